@@ -1,0 +1,58 @@
+/** Builds the Fastify app from its dependencies; never listens (the server and the tests do). */
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppDeps } from './deps';
+import { ApiError, installErrorHandling } from './errors';
+import { authPlugin } from './plugins/auth';
+import { ormPlugin } from './plugins/orm';
+import { accountRoutes } from './routes/account';
+import { agentRoutes } from './routes/agents';
+import { healthRoutes } from './routes/health';
+import { registerRoutes } from './routes/register';
+import { userRoutes } from './routes/users';
+import { versionRoutes } from './routes/version';
+
+/** Secrets that must never reach a log line, wherever they appear. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-arena-secret"]',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+];
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+    trustProxy: config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    // Long-polls can hold a request for up to 50 s; give them headroom.
+    requestTimeout: 120_000,
+    return503OnClosing: true,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installErrorHandling(app);
+
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) =>
+      new ApiError(context.statusCode, `rate limit exceeded: at most ${context.max} requests per ${context.after}; retry later`),
+  });
+  await app.register(ormPlugin, { orm: deps.orm });
+  await app.register(authPlugin);
+
+  await app.register(healthRoutes, { orm: deps.orm, temporal: deps.temporal });
+  await app.register(
+    async (api) => {
+      await api.register(versionRoutes, { publicUrl: config.publicUrl });
+      await api.register(registerRoutes, { registerRateLimit: config.registerRateLimit });
+      await api.register(accountRoutes);
+      await api.register(userRoutes, { publicUrl: config.publicUrl });
+      await api.register(agentRoutes, { prefix: '/agents', deps });
+    },
+    { prefix: '/api' },
+  );
+  return app;
+}

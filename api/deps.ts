@@ -1,0 +1,14 @@
+/** What the API needs from the outside world, built once by the server (or a test) and injected. */
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Connection } from '@temporalio/client';
+import type { Config } from '../infra/config';
+import type { WebhookClient } from '../infra/webhook/client';
+
+export interface AppDeps {
+  config: Config & { encryptionKey: Buffer };
+  orm: MikroORM;
+  temporal: Connection;
+  webhooks: WebhookClient;
+  /** Ping timeout; tests shorten it. */
+  pingTimeoutMs?: number;
+}

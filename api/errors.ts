@@ -1,0 +1,77 @@
+/** The API's one error shape, `{detail}`, and the handler that turns every failure into it. */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+
+/** Thrown by routes for an expected failure: the status and a sentence the client can show. */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+export const notFound = (what: string) => new ApiError(404, `${what} not found`);
+
+/** Connection-level failures of PostgreSQL: the database is down, not the request wrong. */
+const DATABASE_DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08001', '08006']);
+
+function isDatabaseDown(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return (
+    (code !== undefined && DATABASE_DOWN.has(code)) ||
+    /Connection terminated|timeout exceeded when trying to connect/i.test(String((err as Error).message))
+  );
+}
+
+function validationDetail(err: FastifyError & { validationContext?: string }): string {
+  if (hasZodFastifySchemaValidationErrors(err)) {
+    return err.validation
+      .map((v) => {
+        const field = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
+        const where = field ? `${err.validationContext ?? 'request'}.${field}` : (err.validationContext ?? 'request');
+        return `${where}: ${v.message}`;
+      })
+      .join('; ');
+  }
+  return err.message;
+}
+
+export function sendError(reply: FastifyReply, status: number, detail: string): FastifyReply {
+  return reply.code(status).type('application/json; charset=utf-8').send({ detail });
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (err instanceof ApiError) {
+      reply.headers(err.headers);
+      return sendError(reply, err.statusCode, err.detail);
+    }
+    if (err.validation) return sendError(reply, 400, validationDetail(err));
+    if (isDatabaseDown(err)) {
+      request.log.error({ err }, 'database unavailable');
+      reply.header('Retry-After', '5');
+      return sendError(reply, 503, 'the database is unavailable; try again shortly');
+    }
+    const status = err.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+        return sendError(reply, 415, `unsupported content type ${request.headers['content-type'] ?? ''}; send application/json`.trim());
+      }
+      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, 413, 'request body is too large');
+      if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+        return sendError(reply, 400, 'the body is empty but Content-Type is application/json; send a JSON object or no Content-Type');
+      }
+      if (err instanceof SyntaxError || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+        return sendError(reply, 400, `malformed JSON body: ${err.message}`);
+      }
+      return sendError(reply, status, err.message);
+    }
+    request.log.error({ err }, 'unhandled error');
+    return sendError(reply, 500, 'internal server error');
+  });
+
+  app.setNotFoundHandler((request, reply) => sendError(reply, 404, `no route for ${request.method} ${request.url.split('?')[0]}`));
+}

@@ -1,0 +1,39 @@
+/** Bearer API-key authentication for the routes that act on an account. */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { hashToken, looksLikeApiKey } from '../../infra/domain/credentials';
+import { User } from '../../infra/db/entities/user.entity';
+import { ApiError } from '../errors';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    account: User;
+  }
+  interface FastifyInstance {
+    /** onRequest hook for a subtree that needs `Authorization: Bearer <API_KEY>`. */
+    requireAccount: (request: FastifyRequest) => Promise<void>;
+  }
+}
+
+function unauthorized(detail: string): ApiError {
+  return new ApiError(401, detail, { 'WWW-Authenticate': 'Bearer realm="arena"' });
+}
+
+export const authPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.decorateRequest('account', null as unknown as User);
+    app.decorate('requireAccount', async (request: FastifyRequest) => {
+      const header = request.headers.authorization;
+      if (!header) throw unauthorized('missing Authorization header; send Authorization: Bearer <API_KEY>');
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+      if (!match) throw unauthorized('malformed Authorization header; send Authorization: Bearer <API_KEY>');
+      const key = match[1]!;
+      const user = looksLikeApiKey(key)
+        ? await request.em.getRepository(User).findByApiKeyHash(hashToken(key))
+        : null;
+      if (!user) throw unauthorized('invalid API key');
+      request.account = user;
+    });
+  },
+  { name: 'auth', dependencies: ['orm'] },
+);

@@ -1,0 +1,142 @@
+/** /api/agents: create, list, read and edit the caller's own agents. */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { Agent } from '../../../infra/db/entities/agent.entity';
+import { defaultOwnerHandle, isAgentActive, profileUrl, runCommand } from '../../../infra/domain/agent-state';
+import { hashToken, newAgentSecret, sealSecret } from '../../../infra/domain/credentials';
+import type { AppDeps } from '../../deps';
+import { ApiError, notFound } from '../../errors';
+import { agentCreate, agentCreated, agentDetail, agentListItem, agentPatch } from '../../schemas/agent';
+import { errors, idParam } from '../../schemas/common';
+import { agentDetailView, agentListView } from '../../views';
+import { lifecycleRoutes } from './lifecycle';
+import { acceptWebhookUrl, pingAgent, type PingDeps } from './ping';
+import { z } from 'zod';
+
+export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+  app.addHook('onRequest', app.requireAccount);
+  const { config } = deps;
+  const security = [{ bearerAuth: [] }];
+  const pingDeps: PingDeps = {
+    webhooks: deps.webhooks,
+    encryptionKey: config.encryptionKey,
+    allowPrivateWebhooks: config.allowPrivateWebhooks,
+    pingTimeoutMs: deps.pingTimeoutMs,
+  };
+
+  app.post(
+    '/',
+    {
+      schema: {
+        summary: 'Register an agent; push agents are pinged at once. The webhook_secret is shown once.',
+        tags: ['agents'],
+        security,
+        body: agentCreate,
+        response: { 201: agentCreated, ...errors(400, 401) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const owner = request.account;
+      const webhookUrl = body.mode === 'push' ? acceptWebhookUrl(body.webhook_url!, config.allowPrivateWebhooks) : null;
+      const secret = newAgentSecret();
+      const agent = request.em.create(Agent, {
+        owner,
+        name: body.name,
+        mode: body.mode,
+        webhookUrl,
+        ownerHandle: body.owner_handle ?? defaultOwnerHandle(owner),
+        modelClaimed: body.model_claimed ?? null,
+        costClaimed: body.cost_claimed ?? null,
+        toolsClaimed: body.tools_claimed ?? [],
+        description: body.description ?? null,
+        secretHash: hashToken(secret),
+        secretSealed: sealSecret(secret, config.encryptionKey),
+      });
+      await request.em.flush();
+      if (agent.mode === 'push') {
+        await pingAgent(agent, pingDeps);
+        await request.em.flush();
+      }
+      request.log.info({ agentId: agent.id, mode: agent.mode, active: isAgentActive(agent) }, 'agent created');
+      return reply.code(201).send({
+        id: agent.id,
+        name: agent.name,
+        mode: agent.mode,
+        ...(webhookUrl ? { webhook_url: webhookUrl } : {}),
+        active: isAgentActive(agent),
+        ping_error: agent.pingError,
+        webhook_secret: secret,
+        profile_url: profileUrl(config.publicUrl, agent.id),
+        ...(agent.mode === 'pull' ? { run_command: runCommand(config.publicUrl, agent.id) } : {}),
+      });
+    },
+  );
+
+  app.get(
+    '/',
+    { schema: { summary: 'Your agents', tags: ['agents'], security, response: { 200: z.array(agentListItem), ...errors(401) } } },
+    async (request) => {
+      const agents = await request.em.getRepository(Agent).listOwned(request.account.id);
+      return agents.map(agentListView);
+    },
+  );
+
+  app.get(
+    '/:id',
+    {
+      schema: {
+        summary: 'One of your agents in full, with its gym progress',
+        tags: ['agents'],
+        security,
+        params: idParam,
+        response: { 200: agentDetail, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const agent = await request.em.getRepository(Agent).findOwned(request.params.id, request.account.id);
+      if (!agent) throw notFound('agent');
+      return agentDetailView(agent, config.publicUrl);
+    },
+  );
+
+  app.patch(
+    '/:id',
+    {
+      schema: {
+        summary: 'Edit an agent; omitted fields are left as they are. A new webhook_url is pinged at once.',
+        tags: ['agents'],
+        security,
+        params: idParam,
+        body: agentPatch,
+        response: { 200: agentDetail, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const agent = await request.em.getRepository(Agent).findOwned(request.params.id, request.account.id);
+      if (!agent) throw notFound('agent');
+      const body = request.body;
+      let urlChanged = false;
+      if (body.webhook_url !== undefined) {
+        if (agent.mode === 'pull') throw new ApiError(400, 'body.webhook_url: pull agents have no webhook_url');
+        const url = acceptWebhookUrl(body.webhook_url, config.allowPrivateWebhooks);
+        urlChanged = url !== agent.webhookUrl;
+        agent.webhookUrl = url;
+      }
+      if (body.name !== undefined) agent.name = body.name;
+      if (body.owner_handle !== undefined) agent.ownerHandle = body.owner_handle ?? defaultOwnerHandle(request.account);
+      if (body.model_claimed !== undefined) agent.modelClaimed = body.model_claimed;
+      if (body.cost_claimed !== undefined) agent.costClaimed = body.cost_claimed;
+      if (body.tools_claimed !== undefined) agent.toolsClaimed = body.tools_claimed;
+      if (body.description !== undefined) agent.description = body.description;
+      await request.em.flush();
+      // Deactivation is permanent, so a deactivated agent's new URL is saved but not pinged.
+      if (urlChanged && !agent.deactivated) {
+        await pingAgent(agent, pingDeps);
+        await request.em.flush();
+      }
+      return agentDetailView(agent, config.publicUrl);
+    },
+  );
+
+  await app.register(lifecycleRoutes, { pingDeps });
+};

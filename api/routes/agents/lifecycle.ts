@@ -1,0 +1,80 @@
+/** Agent state changes: retest, regenerate-secret and deactivate. */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { Agent } from '../../../infra/db/entities/agent.entity';
+import { hashToken, newAgentSecret, sealSecret } from '../../../infra/domain/credentials';
+import { isAgentActive } from '../../../infra/domain/agent-state';
+import { ApiError, notFound } from '../../errors';
+import { deactivateResult, retestResult, secretResult } from '../../schemas/agent';
+import { errors, idParam } from '../../schemas/common';
+import { pingAgent, type PingDeps } from './ping';
+
+export const lifecycleRoutes: FastifyPluginAsyncZod<{ pingDeps: PingDeps }> = async (app, { pingDeps }) => {
+  const security = [{ bearerAuth: [] }];
+  const findOwned = async (em: import('@mikro-orm/postgresql').EntityManager, id: number, ownerId: number) => {
+    const agent = await em.getRepository(Agent).findOwned(id, ownerId);
+    if (!agent) throw notFound('agent');
+    return agent;
+  };
+
+  app.post(
+    '/:id/retest',
+    {
+      schema: {
+        summary: 'Ping a push agent again; a pass makes it active unless it was deactivated',
+        tags: ['agents'],
+        security,
+        params: idParam,
+        response: { 200: retestResult, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const agent = await findOwned(request.em, request.params.id, request.account.id);
+      if (agent.mode !== 'push') throw new ApiError(400, 'retest applies to push agents only; pull agents are never pinged');
+      if (agent.deactivated) throw new ApiError(409, 'agent is deactivated; deactivation is permanent, register a new agent');
+      await pingAgent(agent, pingDeps);
+      await request.em.flush();
+      return { id: agent.id, active: isAgentActive(agent), ping_error: agent.pingError };
+    },
+  );
+
+  app.post(
+    '/:id/regenerate-secret',
+    {
+      schema: {
+        summary: 'Issue a new webhook_secret (shown once); the old one stops working at once',
+        tags: ['agents'],
+        security,
+        params: idParam,
+        response: { 200: secretResult, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const agent = await findOwned(request.em, request.params.id, request.account.id);
+      const secret = newAgentSecret();
+      agent.secretHash = hashToken(secret);
+      agent.secretSealed = sealSecret(secret, pingDeps.encryptionKey);
+      await request.em.flush();
+      request.log.info({ agentId: agent.id }, 'agent secret regenerated');
+      return { id: agent.id, webhook_secret: secret };
+    },
+  );
+
+  app.post(
+    '/:id/deactivate',
+    {
+      schema: {
+        summary: 'Deactivate an agent for good (there is no inverse)',
+        tags: ['agents'],
+        security,
+        params: idParam,
+        response: { 200: deactivateResult, ...errors(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const agent = await findOwned(request.em, request.params.id, request.account.id);
+      agent.deactivated = true;
+      await request.em.flush();
+      return { id: agent.id, active: false as const };
+    },
+  );
+};

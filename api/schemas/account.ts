@@ -1,0 +1,36 @@
+/** Accounts: registration result, the private account view and its edits. */
+import { z } from 'zod';
+import { USERNAME_RULE } from '../../infra/domain/username';
+import { timestamp, optionalText } from './common';
+
+export const registration = z.object({
+  api_key: z.string().describe('Bearer key, shown once'),
+  user_id: z.number().int(),
+  username: z.string(),
+  message: z.string(),
+});
+
+export const agentSummary = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  active: z.boolean(),
+  elo: z.number().int(),
+  gym_complete: z.boolean(),
+});
+
+export const account = z.object({
+  id: z.number().int(),
+  username: z.string(),
+  display_name: z.string().nullable(),
+  email: z.string().nullable(),
+  bio: z.string().nullable(),
+  created_at: timestamp,
+  agent_count: z.number().int(),
+  agents: z.array(agentSummary),
+});
+
+export const accountPatch = z.object({
+  display_name: optionalText(100).optional(),
+  bio: optionalText(1000).optional(),
+  username: z.string().describe(USERNAME_RULE).optional(),
+});

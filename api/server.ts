@@ -1,0 +1,51 @@
+/** The API process (`npm run api`): builds the real dependencies, listens, and closes gracefully. */
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Connection } from '@temporalio/client';
+import { ConfigError, loadConfig, requireRuntime, type RuntimeConfig } from '../infra/config';
+import { ormConfig } from '../infra/db/orm.config';
+import { WebhookClient } from '../infra/webhook/client';
+import { buildApp } from './app';
+
+export interface RunningApi {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startApi(config: RuntimeConfig): Promise<RunningApi> {
+  const orm = await MikroORM.init(ormConfig(config.databaseUrl));
+  const temporal = await Connection.connect({ address: config.temporalAddress });
+  const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks });
+  const app = await buildApp({ config, orm, temporal, webhooks });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await Promise.allSettled([app.close(), orm.close(), temporal.close(), webhooks.close()]);
+    throw err;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  return {
+    url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+    async close() {
+      // Stop accepting and finish in-flight requests first, then release what they used.
+      await app.close();
+      await Promise.allSettled([orm.close(), temporal.close(), webhooks.close()]);
+    },
+  };
+}
+
+if (require.main === module) {
+  (async () => {
+    const config = requireRuntime(loadConfig(), ['database', 'temporal', 'key']);
+    const api = await startApi(config);
+    console.log(`API listening on ${api.url} (public URL ${config.publicUrl})`);
+    const stop = () => {
+      api.close().then(() => process.exit(0), () => process.exit(1));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  })().catch((err: unknown) => {
+    console.error(err instanceof ConfigError ? err.message : err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,82 @@
+/** Entities to response bodies: the one place that decides which fields leave the service. */
+import type { z } from 'zod';
+import type { Agent } from '../infra/db/entities/agent.entity';
+import type { User } from '../infra/db/entities/user.entity';
+import { isAgentActive, profileUrl, runCommand } from '../infra/domain/agent-state';
+import { formatTimestamp } from '../infra/domain/timestamps';
+import type { account, agentSummary } from './schemas/account';
+import type { agentDetail, agentListItem, gymProgress } from './schemas/agent';
+import type { publicUser, publicUserEntry } from './schemas/user';
+
+export function agentSummaryView(agent: Agent): z.infer<typeof agentSummary> {
+  return { id: agent.id, name: agent.name, active: isAgentActive(agent), elo: agent.elo, gym_complete: agent.gymComplete };
+}
+
+export function accountView(user: User, agents: Agent[]): z.infer<typeof account> {
+  return {
+    id: user.id,
+    username: user.username,
+    display_name: user.displayName,
+    email: user.email,
+    bio: user.bio,
+    created_at: formatTimestamp(user.createdAt),
+    agent_count: agents.length,
+    agents: agents.map(agentSummaryView),
+  };
+}
+
+export function agentListView(agent: Agent): z.infer<typeof agentListItem> {
+  return {
+    id: agent.id,
+    name: agent.name,
+    mode: agent.mode,
+    ...(agent.mode === 'push' && agent.webhookUrl ? { webhook_url: agent.webhookUrl } : {}),
+    active: isAgentActive(agent),
+    ping_error: agent.pingError,
+    elo: agent.elo,
+    model_claimed: agent.modelClaimed,
+    created_at: formatTimestamp(agent.createdAt),
+    gym_complete: agent.gymComplete,
+  };
+}
+
+/** Until the gym runs, the progress object is all zeros. */
+const NO_GYM_YET: z.infer<typeof gymProgress> = {
+  total: 0,
+  done: 0,
+  errors: 0,
+  gym_complete: false,
+  started_at: null,
+  completed_at: null,
+};
+
+export function agentDetailView(agent: Agent, publicUrl: string): z.infer<typeof agentDetail> {
+  return {
+    ...agentListView(agent),
+    owner_handle: agent.ownerHandle,
+    cost_claimed: agent.costClaimed,
+    tools_claimed: agent.toolsClaimed,
+    description: agent.description,
+    profile_url: profileUrl(publicUrl, agent.id),
+    ...(agent.mode === 'pull' ? { run_command: runCommand(publicUrl, agent.id) } : {}),
+    gym: { ...NO_GYM_YET, gym_complete: agent.gymComplete },
+  };
+}
+
+export function publicUserEntryView(user: User, agentCount: number): z.infer<typeof publicUserEntry> {
+  return {
+    id: user.id,
+    username: user.username,
+    display_name: user.displayName,
+    bio: user.bio,
+    agent_count: agentCount,
+    created_at: formatTimestamp(user.createdAt),
+  };
+}
+
+export function publicUserView(user: User, agents: Agent[], publicUrl: string): z.infer<typeof publicUser> {
+  return {
+    ...publicUserEntryView(user, agents.length),
+    agents: agents.map((a) => ({ ...agentSummaryView(a), profile_url: profileUrl(publicUrl, a.id) })),
+  };
+}

@@ -1,0 +1,109 @@
+/** Service configuration: read once from the environment, validated with zod. */
+import path from 'node:path';
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().min(1);
+
+const envSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  ARENA_DATA_DIR: z.string().min(1).default('.arena'),
+  ARENA_PG_PORT: port.default(5433),
+  ARENA_TEMPORAL_PORT: port.default(7233),
+  ARENA_TEMPORAL_UI_PORT: port.default(8233),
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'expected host:port').optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('arena'),
+  TEMPORAL_CLI_PATH: z.string().min(1).optional(),
+  ARENA_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  ARENA_ALLOW_PRIVATE_WEBHOOKS: bool.optional(),
+  ARENA_ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters (32 bytes)')
+    .optional(),
+  ARENA_REGISTER_RATE_LIMIT: positiveInt.default(20),
+  ARENA_TRUST_PROXY: bool.default(false),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  pgPort: number;
+  temporalPort: number;
+  temporalUiPort: number;
+  /** Unset means: the embedded PostgreSQL in the data folder. */
+  databaseUrl?: string;
+  /** Unset means: the embedded Temporal dev server. */
+  temporalAddress?: string;
+  temporalNamespace: string;
+  taskQueue: string;
+  temporalCliPath?: string;
+  publicUrl: string;
+  allowPrivateWebhooks: boolean;
+  /** 32 bytes for AES-256-GCM; generated into the data folder on the embedded stack. */
+  encryptionKey?: Buffer;
+  registerRateLimit: number;
+  trustProxy: boolean;
+  logLevel: string;
+}
+
+/** A configuration whose database, Temporal server and key are all known. */
+export interface RuntimeConfig extends Config {
+  databaseUrl: string;
+  temporalAddress: string;
+  encryptionKey: Buffer;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty variables count as unset, as shells and .env files often leave them so.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  const embedded = !e.DATABASE_URL && !e.TEMPORAL_ADDRESS;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.ARENA_DATA_DIR),
+    pgPort: e.ARENA_PG_PORT,
+    temporalPort: e.ARENA_TEMPORAL_PORT,
+    temporalUiPort: e.ARENA_TEMPORAL_UI_PORT,
+    databaseUrl: e.DATABASE_URL,
+    temporalAddress: e.TEMPORAL_ADDRESS,
+    temporalNamespace: e.TEMPORAL_NAMESPACE,
+    taskQueue: e.TEMPORAL_TASK_QUEUE,
+    temporalCliPath: e.TEMPORAL_CLI_PATH,
+    publicUrl: (e.ARENA_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    allowPrivateWebhooks: e.ARENA_ALLOW_PRIVATE_WEBHOOKS ?? embedded,
+    encryptionKey: e.ARENA_ENCRYPTION_KEY ? Buffer.from(e.ARENA_ENCRYPTION_KEY, 'hex') : undefined,
+    registerRateLimit: e.ARENA_REGISTER_RATE_LIMIT,
+    trustProxy: e.ARENA_TRUST_PROXY,
+    logLevel: e.LOG_LEVEL,
+  };
+}
+
+/** For the separately deployed processes (api, worker, migrate): everything must be given. */
+export function requireRuntime(config: Config, needs: Array<'database' | 'temporal' | 'key'>): RuntimeConfig {
+  const missing: string[] = [];
+  if (needs.includes('database') && !config.databaseUrl) missing.push('DATABASE_URL');
+  if (needs.includes('temporal') && !config.temporalAddress) missing.push('TEMPORAL_ADDRESS');
+  if (needs.includes('key') && !config.encryptionKey) missing.push('ARENA_ENCRYPTION_KEY');
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `missing ${missing.join(', ')}: set ${missing.length > 1 ? 'them' : 'it'}, or use \`npm start\` for the embedded stack`,
+    );
+  }
+  return config as RuntimeConfig;
+}

@@ -1,0 +1,60 @@
+/** A competitor owned by an account, reached by push (webhook) or pull (runner). */
+import { EntityRepositoryType, EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
+import type { AgentMode } from '../../domain/agent-state';
+import { AgentRepository } from '../repositories/agent.repository';
+import { User } from './user.entity';
+
+export class Agent {
+  [OptionalProps]?: 'createdAt' | 'webhookUrl' | 'deactivated' | 'pingOk' | 'pingError' | 'pingsSent' | 'modelClaimed' | 'costClaimed' | 'toolsClaimed' | 'description' | 'elo' | 'gymComplete';
+  id!: number;
+  owner!: Ref<User>;
+  name!: string;
+  mode!: AgentMode;
+  webhookUrl: string | null = null;
+  /** Set once by the owner; permanent. */
+  deactivated = false;
+  /** Result of the last connectivity ping (push mode). */
+  pingOk = false;
+  pingError: string | null = null;
+  pingsSent = 0;
+  ownerHandle!: string;
+  modelClaimed: string | null = null;
+  costClaimed: string | null = null;
+  toolsClaimed: string[] = [];
+  description: string | null = null;
+  elo = 1500;
+  gymComplete = false;
+  /** SHA-256 of the secret, for `X-Arena-Secret`. */
+  secretHash!: string;
+  /** The secret sealed with AES-256-GCM, because signing needs the plain key. */
+  secretSealed!: string;
+  createdAt: Date = new Date();
+  [EntityRepositoryType]?: AgentRepository;
+}
+
+export const AgentSchema = new EntitySchema<Agent>({
+  class: Agent,
+  tableName: 'agents',
+  repository: () => AgentRepository,
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: true },
+    owner: { kind: 'm:1', entity: () => User, ref: true, deleteRule: 'cascade', index: true },
+    name: { type: 'string', length: 100 },
+    mode: { type: 'string', length: 8 },
+    webhookUrl: { type: 'text', nullable: true },
+    deactivated: { type: 'boolean', default: false },
+    pingOk: { type: 'boolean', default: false },
+    pingError: { type: 'text', nullable: true },
+    pingsSent: { type: 'integer', default: 0 },
+    ownerHandle: { type: 'string', length: 100 },
+    modelClaimed: { type: 'string', length: 200, nullable: true },
+    costClaimed: { type: 'string', length: 200, nullable: true },
+    toolsClaimed: { type: 'json', default: '[]' },
+    description: { type: 'string', length: 500, nullable: true },
+    elo: { type: 'integer', default: 1500 },
+    gymComplete: { type: 'boolean', default: false },
+    secretHash: { type: 'string', length: 64 },
+    secretSealed: { type: 'text' },
+    createdAt: { type: 'datetime', length: 6 },
+  },
+});

@@ -1,0 +1,36 @@
+/** Runs the migrations (`npm run migrate`), or creates a new one from the entities (`npm run migration:create`). */
+import { MikroORM } from '@mikro-orm/postgresql';
+import { loadConfig, requireRuntime } from '../config';
+import { ormConfig } from './orm.config';
+
+/** Brings a database up to date. */
+export async function migrateDatabase(databaseUrl: string): Promise<void> {
+  const orm = await MikroORM.init(ormConfig(databaseUrl, { debug: false }));
+  try {
+    await orm.getMigrator().up();
+  } finally {
+    await orm.close(true);
+  }
+}
+
+async function createMigration(databaseUrl: string): Promise<void> {
+  const orm = await MikroORM.init(ormConfig(databaseUrl));
+  try {
+    const result = await orm.getMigrator().createMigration();
+    console.log(result.fileName ? `created ${result.fileName}; add it to infra/db/migrations/index.ts` : 'no changes');
+  } finally {
+    await orm.close(true);
+  }
+}
+
+if (require.main === module) {
+  const config = requireRuntime(loadConfig(), ['database']);
+  const run = process.argv[2] === 'create' ? createMigration : migrateDatabase;
+  run(config.databaseUrl).then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err instanceof Error ? err.message : err);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,35 @@
+/** The MikroORM configuration shared by the API, the worker, migrations and tests. */
+import { defineConfig, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import path from 'node:path';
+import { AgentSchema } from './entities/agent.entity';
+import { ApiKeySchema } from './entities/api-key.entity';
+import { UserSchema } from './entities/user.entity';
+import { migrationsList } from './migrations';
+
+export const entities = [UserSchema, ApiKeySchema, AgentSchema];
+
+export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {}): Options {
+  return defineConfig({
+    clientUrl: databaseUrl,
+    entities,
+    extensions: [Migrator],
+    forceUtcTimezone: true,
+    // Entities are declared as schemas, so no reflection is needed at start-up.
+    discovery: { warnWhenNoEntities: true },
+    pool: { min: 0, max: 10 },
+    migrations: {
+      tableName: 'mikro_orm_migrations',
+      path: path.join(__dirname, 'migrations'),
+      pathTs: path.join(__dirname, 'migrations'),
+      emit: 'ts',
+      snapshot: true,
+      snapshotName: '.snapshot-arena',
+      transactional: true,
+      allOrNothing: true,
+      migrationsList,
+      silent: true,
+    },
+    ...overrides,
+  });
+}

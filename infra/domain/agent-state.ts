@@ -1,0 +1,28 @@
+/** The agent state rule: who is active, and what may change it. */
+
+export type AgentMode = 'push' | 'pull';
+
+export interface AgentStateFacts {
+  mode: AgentMode;
+  deactivated: boolean;
+  pingOk: boolean;
+}
+
+/** Active = not deactivated by the owner, and either pull mode or the last ping passed. */
+export function isAgentActive(agent: AgentStateFacts): boolean {
+  return !agent.deactivated && (agent.mode === 'pull' || agent.pingOk);
+}
+
+/** The default public handle: the local part of the owner's email, else `agent-<user id>`. */
+export function defaultOwnerHandle(owner: { id: number; email: string | null }): string {
+  const local = owner.email?.split('@')[0]?.trim();
+  return local ? local : `agent-${owner.id}`;
+}
+
+export function runCommand(publicUrl: string, agentId: number): string {
+  return `npx arena-runner --base-url ${publicUrl} --agent ${agentId} --secret <AGENT_SECRET> -- <your-agent-command>`;
+}
+
+export function profileUrl(publicUrl: string, agentId: number): string {
+  return `${publicUrl}/agents/${agentId}`;
+}

@@ -1,0 +1,68 @@
+/** The real app on a real database and Temporal server, configured like production, for `inject` tests. */
+import { randomBytes } from 'node:crypto';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../api/app';
+import { loadConfig, type RuntimeConfig } from '../../infra/config';
+import { ormConfig } from '../../infra/db/orm.config';
+import { WebhookClient } from '../../infra/webhook/client';
+import { createTestDatabase } from './test-db';
+
+export interface TestApp {
+  app: FastifyInstance;
+  orm: MikroORM;
+  config: RuntimeConfig;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { pingTimeoutMs?: number } = {},
+): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS!;
+  const config = {
+    ...loadConfig({
+      DATABASE_URL: db.url,
+      TEMPORAL_ADDRESS: temporalAddress,
+      ARENA_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+      ARENA_PUBLIC_URL: 'http://arena.test',
+      ARENA_ALLOW_PRIVATE_WEBHOOKS: 'true',
+      LOG_LEVEL: 'silent',
+      ...env,
+    }),
+  } as RuntimeConfig;
+  const orm = await MikroORM.init(ormConfig(db.url));
+  const temporal = await Connection.connect({ address: temporalAddress });
+  const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks });
+  const app = await buildApp({ config, orm, temporal, webhooks, pingTimeoutMs: options.pingTimeoutMs });
+  await app.ready();
+  return {
+    app,
+    orm,
+    config,
+    async close() {
+      await app.close();
+      await Promise.allSettled([orm.close(), temporal.close(), webhooks.close()]);
+      await db.drop();
+    },
+  };
+}
+
+export interface Registered {
+  apiKey: string;
+  userId: number;
+  username: string;
+  auth: { authorization: string };
+}
+
+let registrations = 0;
+
+/** Registers an account; each call comes from its own address unless one is given, so rate limits stay out of the way. */
+export async function register(app: FastifyInstance, ip = `10.200.${Math.floor(++registrations / 250)}.${registrations % 250}`): Promise<Registered> {
+  const res = await app.inject({ method: 'POST', url: '/api/register', remoteAddress: ip });
+  if (res.statusCode !== 201) throw new Error(`register failed: ${res.statusCode} ${res.body}`);
+  const body = res.json();
+  return { apiKey: body.api_key, userId: body.user_id, username: body.username, auth: { authorization: `Bearer ${body.api_key}` } };
+}

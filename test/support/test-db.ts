@@ -1,0 +1,37 @@
+/** A fresh, migrated database per test file on the run's embedded PostgreSQL. */
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { migrateDatabase } from '../../infra/db/migrate';
+
+function adminUrl(): string {
+  const url = process.env.TEST_PG_ADMIN_URL;
+  if (!url) throw new Error('TEST_PG_ADMIN_URL is not set: run the tests through jest (its global setup starts PostgreSQL)');
+  return url;
+}
+
+async function admin<T>(run: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: adminUrl() });
+  await client.connect();
+  try {
+    return await run(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `arena_test_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`create database ${name}`));
+  const url = new URL(adminUrl());
+  url.pathname = `/${name}`;
+  await migrateDatabase(url.toString());
+  return {
+    url: url.toString(),
+    drop: () => admin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
+  };
+}
