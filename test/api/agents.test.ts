@@ -77,8 +77,8 @@ describe('POST /api/agents', () => {
     ['an unknown mode', { name: 'x', mode: 'carrier-pigeon' }, /body\.mode/],
     ['a description over 500 characters', { name: 'x', mode: 'pull', description: 'd'.repeat(501) }, /body\.description/],
     ['tools that are not strings', { name: 'x', mode: 'pull', tools_claimed: [1] }, /body\.tools_claimed/],
-    ['a non-http webhook', { name: 'x', webhook_url: 'ftp://example.com/' }, /http or https/],
-    ['a garbage webhook', { name: 'x', webhook_url: 'not a url' }, /webhook_url/],
+    ['a non-http webhook', { name: 'x', webhook_url: 'ftp://example.com/' }, /^body\.webhook_url must use http or https$/],
+    ['a garbage webhook', { name: 'x', webhook_url: 'not a url' }, /^body\.webhook_url is not a valid URL$/],
   ])('answers 400 for %s and creates nothing', async (_label, payload, detail) => {
     const [{ n: before }] = await t.orm.em.getConnection().execute('select count(*)::int as n from agents');
     const res = await create(payload);

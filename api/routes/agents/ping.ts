@@ -16,7 +16,7 @@ export interface PingDeps {
 /** The save-time URL check; the connect-time check in the client catches DNS that changes later. */
 export function acceptWebhookUrl(raw: string, allowPrivate: boolean): string {
   const checked = checkWebhookUrl(raw, { allowPrivate });
-  if (!checked.ok) throw new ApiError(400, `body.webhook_url: ${checked.reason}`);
+  if (!checked.ok) throw new ApiError(400, `body.${checked.reason}`);
   return checked.url.toString();
 }
 

@@ -1,0 +1,19 @@
+/** A self-signed certificate for 127.0.0.1, valid for a century: a TLS peer that a client must not trust. Test use only. */
+export const selfSignedCert = `-----BEGIN CERTIFICATE-----
+MIIBtjCCAVygAwIBAgIUQiK6KpkivSSIDzVs8miDoj5DLmAwCgYIKoZIzj0EAwIw
+HTEbMBkGA1UEAwwSYXJlbmEtdGVzdC5pbnZhbGlkMCAXDTI2MTEyMjA1MDg1OFoY
+DzIxMjYxMDI5MDUwODU4WjAdMRswGQYDVQQDDBJhcmVuYS10ZXN0LmludmFsaWQw
+WTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAATKBU+UlCS4r13yX3nm6fKNCfuA3GGg
+ui4tYXlv/KWmVFF5cFVUSxTUmjkjwDHT/8hzWBbrP+vHkR9qqEgWc34wo3gwdjAd
+BgNVHQ4EFgQU5eO1ftQTE7ARy3fyjKVOd0bMCpIwHwYDVR0jBBgwFoAU5eO1ftQT
+E7ARy3fyjKVOd0bMCpIwDwYDVR0TAQH/BAUwAwEB/zAjBgNVHREEHDAaghJhcmVu
+YS10ZXN0LmludmFsaWSHBH8AAAEwCgYIKoZIzj0EAwIDSAAwRQIhAIZMDOCx5/ll
+xL1J30vijlkH2AjqZir4fGeXz06FftO9AiAAmRbtgklQyZh+3OpYD+QrkldeGJut
+suZn0ysB+OJH+g==
+-----END CERTIFICATE-----`;
+
+export const selfSignedKey = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQglv9xChpHgvnaHDVn
+yc9zjW4BrmZFfM4Rlc42IUNIe5+hRANCAATKBU+UlCS4r13yX3nm6fKNCfuA3GGg
+ui4tYXlv/KWmVFF5cFVUSxTUmjkjwDHT/8hzWBbrP+vHkR9qqEgWc34w
+-----END PRIVATE KEY-----`;
