@@ -18,8 +18,9 @@ export async function startWorker(config: RuntimeConfig): Promise<RunningWorker>
   const running = worker.run();
   return {
     async close() {
-      worker.shutdown();
-      await running;
+      // The worker may already have stopped on its own (a fatal error); closing stays safe.
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => undefined);
       await connection.close();
     },
   };

@@ -1,0 +1,98 @@
+/** Embedded Temporal: `temporal server start-dev` on a SQLite file in the data folder. */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { spawnService, waitUntilReady } from './processes';
+
+export interface TemporalDevServerOptions {
+  cliPath: string;
+  /** The parent data folder; the database is `<dataDir>/temporal/temporal.db`. */
+  dataDir: string;
+  port: number;
+  /** Omitted: no Web UI (--headless). */
+  uiPort?: number;
+  namespace: string;
+  log?: (line: string) => void;
+}
+
+export interface TemporalDevServer {
+  /** 127.0.0.1:port */
+  address: string;
+  uiUrl?: string;
+  stop(): Promise<void>;
+}
+
+/** The custom search attributes the arena's workflows set; the values are Temporal's IndexedValueType. */
+export const ARENA_SEARCH_ATTRIBUTES = {
+  ArenaAgentId: { cli: 'Int', indexedValueType: 3 },
+  ArenaKind: { cli: 'Keyword', indexedValueType: 2 },
+  ArenaMode: { cli: 'Keyword', indexedValueType: 2 },
+  ArenaOutcome: { cli: 'Keyword', indexedValueType: 2 },
+} as const;
+
+const READY_TIMEOUT_MS = 60_000;
+
+export async function startTemporalDevServer(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
+  const dbDir = path.join(path.resolve(opts.dataDir), 'temporal');
+  await fs.mkdir(dbDir, { recursive: true });
+  const address = `127.0.0.1:${opts.port}`;
+  const args = [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(opts.port),
+    '--namespace', opts.namespace,
+    '--db-filename', path.join(dbDir, 'temporal.db'),
+    // WAL with synchronous=OFF survives a crash of the server, just not of the machine: fine for a dev stack.
+    '--sqlite-pragma', 'journal_mode=WAL',
+    '--sqlite-pragma', 'synchronous=OFF',
+    ...Object.entries(ARENA_SEARCH_ATTRIBUTES).flatMap(([name, t]) => ['--search-attribute', `${name}=${t.cli}`]),
+    ...(opts.uiPort === undefined ? ['--headless'] : ['--ui-port', String(opts.uiPort)]),
+    // The metrics and HTTP API ports are left to the CLI, which picks free ones.
+    '--log-level', 'warn',
+  ];
+
+  const server = spawnService({
+    name: 'Temporal dev server',
+    command: opts.cliPath,
+    args,
+    cwd: dbDir,
+    // The CLI reads TEMPORAL_* as its own settings; ours (TEMPORAL_NAMESPACE, ...) are not meant for it.
+    env: Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_'))),
+    exitSignal: 'SIGTERM',
+    log: opts.log,
+  });
+  try {
+    await waitUntilReady(server, 'The Temporal dev server', READY_TIMEOUT_MS, async () => {
+      const connection = await Connection.connect({ address, connectTimeout: 2_000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        await ensureSearchAttributes(connection, opts.namespace);
+      } finally {
+        await connection.close();
+      }
+    });
+  } catch (err) {
+    await server.stop('SIGTERM', 10_000);
+    throw err;
+  }
+  return {
+    address,
+    uiUrl: opts.uiPort === undefined ? undefined : `http://127.0.0.1:${opts.uiPort}`,
+    stop: () => server.stop('SIGTERM', 10_000),
+  };
+}
+
+/**
+ * start-dev registers its --search-attribute flags only when it creates the database, so an
+ * attribute added to the list later is registered here; throws until all are visible.
+ */
+async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<void> {
+  const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+  const missing = Object.entries(ARENA_SEARCH_ATTRIBUTES).filter(([name]) => !(customAttributes && name in customAttributes));
+  if (missing.length === 0) return;
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(missing.map(([name, t]) => [name, t.indexedValueType])),
+  });
+  throw new Error(`search attributes just registered, not yet visible: ${missing.map(([name]) => name).join(', ')}`);
+}

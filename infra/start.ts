@@ -1,0 +1,199 @@
+/** `npm start`: the whole arena in one process tree, with embedded PostgreSQL and Temporal unless configured otherwise. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Runtime } from '@temporalio/worker';
+import { startApi } from '../api/server';
+import { startWorker } from '../worker/main';
+import { ConfigError, loadConfig, type Config, type RuntimeConfig } from './config';
+import { migrateDatabase } from './db/migrate';
+import { readOrCreateEncryptionKey } from './embedded/encryption-key';
+import { startEmbeddedPostgres } from './embedded/postgres';
+import { findOrInstallTemporalCli } from './embedded/temporal-cli';
+import { startTemporalDevServer } from './embedded/temporal-server';
+
+interface Stoppable {
+  name: string;
+  stop(): Promise<void>;
+}
+
+/** Filled in as things come up; shutdown stops them in the reverse order of dependence. */
+const started: { api?: Stoppable; worker?: Stoppable; temporal?: Stoppable; postgres?: Stoppable } = {};
+const STOP_STEP_TIMEOUT_MS = 30_000;
+const SIGNAL_ECHO_MS = 1_000;
+let firstSignalAt = 0;
+let startupFinished = false;
+let stopRequested = false;
+let shuttingDown = false;
+/** What a stop after an interrupted start-up exits with: 1 once something has crashed. */
+let interruptedExitCode = 0;
+
+class StartupInterrupted extends Error {}
+
+const say = (line: string): void => console.log(`[arena] ${line}`);
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    process.exit(1);
+  }
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  // By default the Temporal SDK stops every worker by itself when a signal arrives, before
+  // the API (which still starts workflows) is closed; here the shutdown below does it in order.
+  Runtime.install({ shutdownSignals: [] });
+  process.on('uncaughtException', (err) => crashed(err));
+  process.on('unhandledRejection', (reason) => crashed(reason));
+
+  try {
+    const { runtime, apiUrl, temporalUiUrl } = await startStack(config);
+    startupFinished = true;
+    console.log(
+      [
+        '',
+        'Agent Arena is running.',
+        `  API:          ${apiUrl}`,
+        ...(temporalUiUrl ? [`  Temporal UI:  ${temporalUiUrl}`] : []),
+        `  Data folder:  ${config.dataDir}`,
+        ...(started.postgres || started.temporal ? [`  Server logs:  ${path.join(config.dataDir, 'logs')}`] : []),
+        `  Temporal:     ${runtime.temporalAddress} (namespace ${runtime.temporalNamespace})`,
+        'Press Ctrl-C to stop.',
+        '',
+      ].join('\n'),
+    );
+  } catch (err) {
+    if (err instanceof StartupInterrupted) return shutdown(interruptedExitCode);
+    console.error(`\n[arena] start-up failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    return shutdown(1);
+  }
+}
+
+async function startStack(config: Config): Promise<{ runtime: RuntimeConfig; apiUrl: string; temporalUiUrl?: string }> {
+  const logDir = path.join(config.dataDir, 'logs');
+  const fileLog = (name: string) => {
+    fs.mkdirSync(logDir, { recursive: true });
+    const file = path.join(logDir, name);
+    return (line: string) => fs.appendFileSync(file, `${line}\n`);
+  };
+
+  // Both servers start at once; whichever comes up is recorded even if the other fails, so it gets stopped.
+  const database = async (): Promise<string> => {
+    if (config.databaseUrl) return config.databaseUrl;
+    say(`starting PostgreSQL on 127.0.0.1:${config.pgPort}`);
+    const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.pgPort, log: fileLog('postgres.log') });
+    started.postgres = { name: 'PostgreSQL', stop: pg.stop };
+    return pg.url;
+  };
+  const temporal = async (): Promise<{ address: string; uiUrl?: string }> => {
+    if (config.temporalAddress) return { address: config.temporalAddress };
+    const cliPath = await findOrInstallTemporalCli({
+      explicitPath: config.temporalCliPath,
+      toolDir: path.join(config.dataDir, 'tools'),
+      log: say,
+    });
+    say(`starting the Temporal dev server on 127.0.0.1:${config.temporalPort}`);
+    const server = await startTemporalDevServer({
+      cliPath,
+      dataDir: config.dataDir,
+      port: config.temporalPort,
+      uiPort: config.temporalUiPort,
+      namespace: config.temporalNamespace,
+      log: fileLog('temporal.log'),
+    });
+    started.temporal = { name: 'Temporal dev server', stop: server.stop };
+    return server;
+  };
+  const [databaseUrl, temporalServer, encryptionKey] = await allOrFirstError([
+    database(),
+    temporal(),
+    config.encryptionKey ? Promise.resolve(config.encryptionKey) : readOrCreateEncryptionKey(config.dataDir),
+  ] as const);
+  checkpoint();
+
+  const runtime: RuntimeConfig = { ...config, databaseUrl, temporalAddress: temporalServer.address, encryptionKey };
+  say('migrating the database');
+  await migrateDatabase(databaseUrl);
+  checkpoint();
+  say('starting the worker');
+  const worker = await startWorker(runtime);
+  started.worker = { name: 'worker', stop: () => worker.close() };
+  checkpoint();
+  say('starting the API');
+  const api = await startApi(runtime);
+  started.api = { name: 'API', stop: () => api.close() };
+  checkpoint();
+  return { runtime, apiUrl: api.url, temporalUiUrl: temporalServer.uiUrl };
+}
+
+/** Like Promise.all, but waits for every promise before failing, so nothing is left starting unseen. */
+async function allOrFirstError<T extends readonly unknown[]>(promises: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
+  const results = await Promise.allSettled(promises);
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) throw failure.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<unknown>).value) as unknown as T;
+}
+
+/** A signal during start-up is honoured between steps: a half-started step cannot be stopped cleanly. */
+function checkpoint(): void {
+  if (stopRequested) throw new StartupInterrupted();
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  if (stopRequested || shuttingDown) {
+    // Ctrl-C signals the whole process group, and tsx then passes the same signal on to us
+    // as well: a repeat within moments is that echo, not someone asking to force the exit.
+    if (Date.now() - firstSignalAt < SIGNAL_ECHO_MS) return;
+    // The exit handlers of the embedded servers still signal them on the way out.
+    console.error(`\n[arena] ${signal} again: exiting without waiting`);
+    process.exit(1);
+  }
+  stopRequested = true;
+  firstSignalAt = Date.now();
+  if (startupFinished) {
+    void shutdown(0);
+  } else {
+    say(`${signal}: stopping once the current start-up step is done (again to force)`);
+  }
+}
+
+function crashed(reason: unknown): void {
+  console.error('[arena] unexpected error:', reason);
+  if (startupFinished) {
+    void shutdown(1);
+  } else {
+    // Stopping now could miss what the running start-up step is about to start.
+    stopRequested = true;
+    interruptedExitCode = 1;
+  }
+}
+
+async function shutdown(code: number): Promise<void> {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  say('stopping');
+  let clean = true;
+  for (const part of [started.api, started.worker, started.temporal, started.postgres]) {
+    if (!part) continue;
+    try {
+      await withTimeout(part.stop(), STOP_STEP_TIMEOUT_MS, `${part.name} did not stop within ${STOP_STEP_TIMEOUT_MS / 1000} s`);
+      say(`${part.name} stopped`);
+    } catch (err) {
+      clean = false;
+      console.error(`[arena] stopping the ${part.name} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  process.exit(clean ? code : 1);
+}
+
+function withTimeout(work: Promise<void>, ms: number, message: string): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+void main();

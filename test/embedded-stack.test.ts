@@ -1,0 +1,152 @@
+/** End to end: `npm start` brings up the embedded stack, stops cleanly on SIGTERM, and keeps its data across a restart. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../infra/ports';
+
+const REPO = path.resolve(__dirname, '..');
+const START_TIMEOUT_MS = 120_000;
+const STOP_TIMEOUT_MS = 60_000;
+
+interface RunningStack {
+  child: ChildProcess;
+  output: string[];
+  exited: Promise<number | null>;
+}
+
+let dataDir: string;
+let ports: { api: number; pg: number; temporal: number; ui: number };
+let running: RunningStack | undefined;
+
+beforeAll(async () => {
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-stack-'));
+  ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort() };
+});
+
+afterAll(async () => {
+  // Only after a failure is something still running; the servers follow it through their death signal.
+  if (running?.child.pid) killGroup(running.child.pid, 'SIGKILL');
+  await running?.exited;
+  await fs.rm(dataDir, { recursive: true, force: true });
+});
+
+function startStack(): RunningStack {
+  const cliPath = process.env.TEST_TEMPORAL_CLI_PATH;
+  if (!cliPath) throw new Error('TEST_TEMPORAL_CLI_PATH is unset: is test/support/global-setup.ts configured?');
+  const child = spawn(path.join(REPO, 'node_modules', '.bin', 'tsx'), ['infra/start.ts'], {
+    cwd: REPO,
+    detached: true, // a process group of its own, which the test signals like a terminal would
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      // Empty counts as unset: the embedded stack, whatever the environment running the tests has.
+      DATABASE_URL: '',
+      TEMPORAL_ADDRESS: '',
+      ARENA_ENCRYPTION_KEY: '',
+      TEMPORAL_NAMESPACE: '',
+      ARENA_DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(ports.api),
+      ARENA_PG_PORT: String(ports.pg),
+      ARENA_TEMPORAL_PORT: String(ports.temporal),
+      ARENA_TEMPORAL_UI_PORT: String(ports.ui),
+      TEMPORAL_CLI_PATH: cliPath,
+      LOG_LEVEL: 'warn',
+    },
+  });
+  const output: string[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  running = { child, output, exited };
+  return running;
+}
+
+async function waitForHealth(stack: RunningStack): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  let exitCode: number | null | undefined;
+  void stack.exited.then((code) => (exitCode = code));
+  while (Date.now() < deadline) {
+    if (exitCode !== undefined) throw new Error(`npm start exited with ${exitCode}:\n${stack.output.join('')}`);
+    const status = await fetch(`http://127.0.0.1:${ports.api}/health`).then((r) => r.status, () => 0);
+    if (status === 200) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`GET /health did not answer 200 within ${START_TIMEOUT_MS / 1000} s:\n${stack.output.join('')}`);
+}
+
+async function stopStack(stack: RunningStack): Promise<void> {
+  killGroup(stack.child.pid!, 'SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise((resolve) => (timer = setTimeout(() => resolve('timeout'), STOP_TIMEOUT_MS)));
+  const code = await Promise.race([stack.exited, timeout]).finally(() => clearTimeout(timer));
+  expect({ code, output: code === 0 ? '' : stack.output.join('') }).toEqual({ code: 0, output: '' });
+  running = undefined;
+  expect(groupIsGone(stack.child.pid!)).toBe(true);
+  const open = await Promise.all(Object.entries(ports).map(async ([name, port]) => [name, await portIsOpen(port)]));
+  expect(Object.fromEntries(open)).toEqual({ api: false, pg: false, temporal: false, ui: false });
+  // PostgreSQL and Temporal run in process groups of their own; none may remain.
+  expect(await processesMentioning(dataDir)).toEqual([]);
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+function groupIsGone(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+function portIsOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function processesMentioning(text: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const pid of (await fs.readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
+    const cmdline = await fs.readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes(text)) found.push(`${pid}: ${cmdline.replace(/\0/g, ' ')}`);
+  }
+  return found;
+}
+
+test(
+  'npm start runs the embedded stack, stops cleanly, and keeps accounts across a restart',
+  async () => {
+    const first = startStack();
+    await waitForHealth(first);
+    expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBeLessThan(500);
+
+    const registered = await fetch(`http://127.0.0.1:${ports.api}/api/register`, { method: 'POST' });
+    expect(registered.status).toBe(201);
+    const { api_key: apiKey } = (await registered.json()) as { api_key: string };
+    expect(typeof apiKey).toBe('string');
+    const account = () => fetch(`http://127.0.0.1:${ports.api}/api/account`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect((await account()).status).toBe(200);
+    await stopStack(first);
+
+    const second = startStack();
+    await waitForHealth(second);
+    expect((await account()).status).toBe(200);
+    await stopStack(second);
+  },
+  2 * START_TIMEOUT_MS + 2 * STOP_TIMEOUT_MS,
+);

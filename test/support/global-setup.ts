@@ -1,0 +1,58 @@
+/** Jest global setup: one embedded PostgreSQL and one headless Temporal dev server for the whole run. */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startEmbeddedPostgres } from '../../infra/embedded/postgres';
+import { findOrInstallTemporalCli } from '../../infra/embedded/temporal-cli';
+import { startTemporalDevServer } from '../../infra/embedded/temporal-server';
+import { freePort } from '../../infra/ports';
+import globalTeardown from './global-teardown';
+
+/** What global-teardown.ts needs; global setup and teardown share one process and one globalThis. */
+export interface TestStack {
+  tempDir: string;
+  stops: Array<() => Promise<void>>;
+}
+
+declare global {
+  // eslint-disable-next-line no-var
+  var __arenaTestStack: TestStack | undefined;
+}
+
+const REPO = path.resolve(__dirname, '..', '..');
+
+export default async function globalSetup(): Promise<void> {
+  const started = Date.now();
+  const tempDir = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-test-'));
+  const stack: TestStack = { tempDir, stops: [] };
+  globalThis.__arenaTestStack = stack;
+  // Kept quiet unless a server fails, when its last lines are in the error.
+  const verbose = process.env.ARENA_TEST_VERBOSE === '1';
+  const log = (prefix: string) => (verbose ? (line: string) => console.log(`[${prefix}] ${line}`) : undefined);
+
+  const cliPath = findOrInstallTemporalCli({
+    explicitPath: process.env.TEMPORAL_CLI_PATH || undefined,
+    toolDir: path.join(REPO, '.arena', 'tools'),
+    log: (line) => console.log(`[temporal-cli] ${line}`),
+  });
+  const [pgPort, temporalPort] = [await freePort(), await freePort()];
+  const results = await Promise.allSettled([
+    startEmbeddedPostgres({ dataDir: tempDir, port: pgPort, log: log('postgres') }).then((pg) => {
+      stack.stops.push(pg.stop);
+      process.env.TEST_PG_ADMIN_URL = pg.adminUrl;
+    }),
+    cliPath.then(async (cli) => {
+      const temporal = await startTemporalDevServer({ cliPath: cli, dataDir: tempDir, port: temporalPort, namespace: 'default', log: log('temporal') });
+      stack.stops.push(temporal.stop);
+      process.env.TEST_TEMPORAL_ADDRESS = temporal.address;
+      process.env.TEST_TEMPORAL_CLI_PATH = cli;
+    }),
+  ]);
+  const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) {
+    // Jest skips the teardown when the setup throws, so clean up here.
+    await globalTeardown();
+    throw failure.reason;
+  }
+  if (verbose) console.log(`[global-setup] test stack up in ${Date.now() - started} ms`);
+}
