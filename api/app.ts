@@ -12,6 +12,11 @@ import { healthRoutes } from './routes/health';
 import { registerRoutes } from './routes/register';
 import { userRoutes } from './routes/users';
 import { versionRoutes } from './routes/version';
+import { workRoutes } from './routes/work';
+import { activityRoutes } from './routes/activity';
+import { WorkNotifier } from './work-notifier';
+import type { WorkflowDeps } from './deliveries';
+import { Client } from '@temporalio/client';
 
 /** Secrets that must never reach a log line, wherever they appear. */
 export const REDACTED_PATHS = [
@@ -43,6 +48,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(ormPlugin, { orm: deps.orm });
   await app.register(authPlugin);
 
+  const workflows: WorkflowDeps = {
+    client: new Client({ connection: deps.temporal, namespace: config.temporalNamespace }),
+    taskQueue: config.taskQueue,
+    gymRetrySeconds: config.gymRetrySeconds,
+  };
+  const notifier = new WorkNotifier(deps.orm.config.get('clientUrl')!, app.log);
+  await notifier.start();
+  app.addHook('onClose', () => notifier.close());
+
   await app.register(healthRoutes, { orm: deps.orm, temporal: deps.temporal });
   await app.register(
     async (api) => {
@@ -50,7 +64,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(registerRoutes, { registerRateLimit: config.registerRateLimit });
       await api.register(accountRoutes);
       await api.register(userRoutes, { publicUrl: config.publicUrl });
-      await api.register(agentRoutes, { prefix: '/agents', deps });
+      await api.register(agentRoutes, { prefix: '/agents', deps, workflows });
+      await api.register(workRoutes, { prefix: '/agents', workflows, notifier });
+      await api.register(activityRoutes, { prefix: '/agents' });
     },
     { prefix: '/api' },
   );

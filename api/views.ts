@@ -6,7 +6,10 @@ import { isAgentActive, profileUrl, runCommand } from '../infra/domain/agent-sta
 import { formatTimestamp } from '../infra/domain/timestamps';
 import type { account, agentSummary } from './schemas/account';
 import type { agentDetail, agentListItem, gymProgress } from './schemas/agent';
+import type { activitySession } from './schemas/session';
 import type { publicUser, publicUserEntry } from './schemas/user';
+import type { GymCounts, SessionRow } from '../infra/db/repositories/session-queries';
+import { sessionPublicId } from '../infra/domain/sessions';
 
 export function agentSummaryView(agent: Agent): z.infer<typeof agentSummary> {
   return { id: agent.id, name: agent.name, active: isAgentActive(agent), elo: agent.elo, gym_complete: agent.gymComplete };
@@ -40,17 +43,16 @@ export function agentListView(agent: Agent): z.infer<typeof agentListItem> {
   };
 }
 
-/** Until the gym runs, the progress object is all zeros. */
-const NO_GYM_YET: z.infer<typeof gymProgress> = {
-  total: 0,
-  done: 0,
-  errors: 0,
-  gym_complete: false,
-  started_at: null,
-  completed_at: null,
-};
+export function gymView(agent: Agent, counts: GymCounts): z.infer<typeof gymProgress> {
+  return {
+    ...counts,
+    gym_complete: agent.gymComplete,
+    started_at: agent.gymStartedAt ? formatTimestamp(agent.gymStartedAt) : null,
+    completed_at: agent.gymCompletedAt ? formatTimestamp(agent.gymCompletedAt) : null,
+  };
+}
 
-export function agentDetailView(agent: Agent, publicUrl: string): z.infer<typeof agentDetail> {
+export function agentDetailView(agent: Agent, publicUrl: string, gym: GymCounts): z.infer<typeof agentDetail> {
   return {
     ...agentListView(agent),
     owner_handle: agent.ownerHandle,
@@ -59,7 +61,7 @@ export function agentDetailView(agent: Agent, publicUrl: string): z.infer<typeof
     description: agent.description,
     profile_url: profileUrl(publicUrl, agent.id),
     ...(agent.mode === 'pull' ? { run_command: runCommand(publicUrl, agent.id) } : {}),
-    gym: { ...NO_GYM_YET, gym_complete: agent.gymComplete },
+    gym: gymView(agent, gym),
   };
 }
 
@@ -78,5 +80,19 @@ export function publicUserView(user: User, agents: Agent[], publicUrl: string): 
   return {
     ...publicUserEntryView(user, agents.length),
     agents: agents.map((a) => ({ ...agentSummaryView(a), profile_url: profileUrl(publicUrl, a.id) })),
+  };
+}
+
+export function sessionView(row: SessionRow): z.infer<typeof activitySession> {
+  return {
+    id: sessionPublicId(row.kind, row.id),
+    kind: row.kind,
+    category: row.category,
+    prompt: row.prompt,
+    response: row.response,
+    error: row.error,
+    latency_ms: row.latency_ms ?? 0,
+    status: row.status,
+    created_at: formatTimestamp(new Date(row.created_ms)),
   };
 }

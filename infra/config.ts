@@ -28,6 +28,7 @@ const envSchema = z.object({
     .optional(),
   ARENA_REGISTER_RATE_LIMIT: positiveInt.default(20),
   ARENA_TRUST_PROXY: bool.default(false),
+  ARENA_GYM_RETRY_SECONDS: positiveInt.default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -51,6 +52,8 @@ export interface Config {
   encryptionKey?: Buffer;
   registerRateLimit: number;
   trustProxy: boolean;
+  /** Pause between gym cycles while a gym prompt still has no good answer. */
+  gymRetrySeconds: number;
   logLevel: string;
 }
 
@@ -90,6 +93,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: e.ARENA_ENCRYPTION_KEY ? Buffer.from(e.ARENA_ENCRYPTION_KEY, 'hex') : undefined,
     registerRateLimit: e.ARENA_REGISTER_RATE_LIMIT,
     trustProxy: e.ARENA_TRUST_PROXY,
+    gymRetrySeconds: e.ARENA_GYM_RETRY_SECONDS,
     logLevel: e.LOG_LEVEL,
   };
 }

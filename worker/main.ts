@@ -1,29 +1,47 @@
 /** The worker process (`npm run worker`): polls the arena task queue and runs workflows and activities. */
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities';
 import { ConfigError, loadConfig, requireRuntime, type RuntimeConfig } from '../infra/config';
+import { ormConfig } from '../infra/db/orm.config';
+import { WebhookClient } from '../infra/webhook/client';
 
 export interface RunningWorker {
   close(): Promise<void>;
 }
 
-export async function startWorker(config: RuntimeConfig): Promise<RunningWorker> {
-  const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const worker = await Worker.create({
-    connection,
-    namespace: config.temporalNamespace,
-    taskQueue: config.taskQueue,
-    workflowsPath: require.resolve('../workflows'),
-    activities: {},
-  });
-  const running = worker.run();
-  return {
-    async close() {
-      // The worker may already have stopped on its own (a fatal error); closing stays safe.
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running.catch(() => undefined);
-      await connection.close();
-    },
-  };
+export interface WorkerExtras {
+  /** A pre-built workflow bundle (tests bundle once and reuse it); otherwise the workflows are bundled at start. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+}
+
+export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = {}): Promise<RunningWorker> {
+  const orm = await MikroORM.init(ormConfig(config.databaseUrl));
+  const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks });
+  let connection: NativeConnection | undefined;
+  try {
+    connection = await NativeConnection.connect({ address: config.temporalAddress });
+    const worker = await Worker.create({
+      connection,
+      namespace: config.temporalNamespace,
+      taskQueue: config.taskQueue,
+      ...(extras.workflowBundle ? { workflowBundle: extras.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+      activities: createActivities({ orm, webhooks, encryptionKey: config.encryptionKey }),
+    });
+    const running = worker.run();
+    const conn = connection;
+    return {
+      async close() {
+        // The worker may already have stopped on its own (a fatal error); closing stays safe.
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await running.catch(() => undefined);
+        await Promise.allSettled([conn.close(), orm.close(), webhooks.close()]);
+      },
+    };
+  } catch (err) {
+    await Promise.allSettled([connection?.close(), orm.close(), webhooks.close()]);
+    throw err;
+  }
 }
 
 if (require.main === module) {

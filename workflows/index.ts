@@ -1,2 +1,3 @@
-/** Every workflow the worker runs; the worker bundles this module for the Temporal sandbox. */
-export {};
+/** Every workflow the worker runs. */
+export { deliverPrompt } from './deliver-prompt';
+export { runGym } from './run-gym';

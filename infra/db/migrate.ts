@@ -2,12 +2,14 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { loadConfig, requireRuntime } from '../config';
 import { ormConfig } from './orm.config';
+import { seedPrompts } from './seed';
 
-/** Brings a database up to date. */
+/** Brings a database up to date: schema migrations, then the seeded prompts. */
 export async function migrateDatabase(databaseUrl: string): Promise<void> {
   const orm = await MikroORM.init(ormConfig(databaseUrl, { debug: false }));
   try {
     await orm.getMigrator().up();
+    await seedPrompts(orm.em.fork());
   } finally {
     await orm.close(true);
   }

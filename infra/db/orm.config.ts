@@ -4,10 +4,13 @@ import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
 import { AgentSchema } from './entities/agent.entity';
 import { ApiKeySchema } from './entities/api-key.entity';
+import { PromptSchema } from './entities/prompt.entity';
+import { SessionSchema } from './entities/session.entity';
 import { UserSchema } from './entities/user.entity';
+import { WorkItemSchema } from './entities/work-item.entity';
 import { migrationsList } from './migrations';
 
-export const entities = [UserSchema, ApiKeySchema, AgentSchema];
+export const entities = [UserSchema, ApiKeySchema, AgentSchema, PromptSchema, SessionSchema, WorkItemSchema];
 
 export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {}): Options {
   return defineConfig({

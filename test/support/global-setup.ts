@@ -7,6 +7,9 @@ import { findOrInstallTemporalCli } from '../../infra/embedded/temporal-cli';
 import { startTemporalDevServer } from '../../infra/embedded/temporal-server';
 import { freePort } from '../../infra/ports';
 import globalTeardown from './global-teardown';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+
+const quietLogger = new DefaultLogger('WARN');
 
 /** What global-teardown.ts needs; global setup and teardown share one process and one globalThis. */
 export interface TestStack {
@@ -36,7 +39,13 @@ export default async function globalSetup(): Promise<void> {
     log: (line) => console.log(`[temporal-cli] ${line}`),
   });
   const [pgPort, temporalPort] = [await freePort(), await freePort()];
+  const bundling = bundleWorkflowCode({ workflowsPath: path.join(REPO, 'workflows'), logger: quietLogger }).then(async ({ code }) => {
+    const file = path.join(tempDir, 'workflow-bundle.js');
+    await fs.writeFile(file, code);
+    process.env.TEST_WORKFLOW_BUNDLE = file;
+  });
   const results = await Promise.allSettled([
+    bundling,
     startEmbeddedPostgres({ dataDir: tempDir, port: pgPort, log: log('postgres') }).then((pg) => {
       stack.stops.push(pg.stop);
       process.env.TEST_PG_ADMIN_URL = pg.adminUrl;

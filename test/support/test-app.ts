@@ -7,12 +7,23 @@ import { buildApp } from '../../api/app';
 import { loadConfig, type RuntimeConfig } from '../../infra/config';
 import { ormConfig } from '../../infra/db/orm.config';
 import { WebhookClient } from '../../infra/webhook/client';
+import { startWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase } from './test-db';
+
+/** The workflow code, bundled once by the global setup for every test file. */
+export function workflowBundlePath(): string {
+  const file = process.env.TEST_WORKFLOW_BUNDLE;
+  if (!file) throw new Error('TEST_WORKFLOW_BUNDLE is not set: run the tests through jest (its global setup bundles the workflows)');
+  return file;
+}
 
 export interface TestApp {
   app: FastifyInstance;
   orm: MikroORM;
   config: RuntimeConfig;
+  temporal: Connection;
+  /** Starts a worker on this app's task queue (each test file has its own); closed with the app. */
+  startWorker(): Promise<RunningWorker>;
   close(): Promise<void>;
 }
 
@@ -30,6 +41,7 @@ export async function startTestApp(
       ARENA_PUBLIC_URL: 'http://arena.test',
       ARENA_ALLOW_PRIVATE_WEBHOOKS: 'true',
       LOG_LEVEL: 'silent',
+      TEMPORAL_TASK_QUEUE: `test-${randomBytes(6).toString('hex')}`,
       ...env,
     }),
   } as RuntimeConfig;
@@ -38,11 +50,19 @@ export async function startTestApp(
   const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks });
   const app = await buildApp({ config, orm, temporal, webhooks, pingTimeoutMs: options.pingTimeoutMs });
   await app.ready();
+  const workers: RunningWorker[] = [];
   return {
     app,
     orm,
     config,
+    temporal,
+    async startWorker() {
+      const worker = await startWorker(config, { workflowBundle: { codePath: workflowBundlePath() } });
+      workers.push(worker);
+      return worker;
+    },
     async close() {
+      await Promise.allSettled(workers.map((w) => w.close()));
       await app.close();
       await Promise.allSettled([orm.close(), temporal.close(), webhooks.close()]);
       await db.drop();

@@ -8,11 +8,14 @@ import { ApiError, notFound } from '../../errors';
 import { agentCreate, agentCreated, agentDetail, agentListItem, agentPatch } from '../../schemas/agent';
 import { errors, idParam } from '../../schemas/common';
 import { agentDetailView, agentListView } from '../../views';
+import { gymCounts } from '../../../infra/db/repositories/session-queries';
+import { startGymIfFirstActive, type WorkflowDeps } from '../../deliveries';
 import { lifecycleRoutes } from './lifecycle';
+import { sandboxRoutes } from './sandbox';
 import { acceptWebhookUrl, pingAgent, type PingDeps } from './ping';
 import { z } from 'zod';
 
-export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app, { deps }) => {
+export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: WorkflowDeps }> = async (app, { deps, workflows }) => {
   app.addHook('onRequest', app.requireAccount);
   const { config } = deps;
   const security = [{ bearerAuth: [] }];
@@ -57,6 +60,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
         await pingAgent(agent, pingDeps);
         await request.em.flush();
       }
+      await startGymIfFirstActive(request.em, agent, workflows);
       request.log.info({ agentId: agent.id, mode: agent.mode, active: isAgentActive(agent) }, 'agent created');
       return reply.code(201).send({
         id: agent.id,
@@ -95,7 +99,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
     async (request) => {
       const agent = await request.em.getRepository(Agent).findOwned(request.params.id, request.account.id);
       if (!agent) throw notFound('agent');
-      return agentDetailView(agent, config.publicUrl);
+      return agentDetailView(agent, config.publicUrl, await gymCounts(request.em, agent.id, agent.gymStartedAt));
     },
   );
 
@@ -133,10 +137,12 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps }> = async (app,
       if (urlChanged && !agent.deactivated) {
         await pingAgent(agent, pingDeps);
         await request.em.flush();
+        await startGymIfFirstActive(request.em, agent, workflows);
       }
-      return agentDetailView(agent, config.publicUrl);
+      return agentDetailView(agent, config.publicUrl, await gymCounts(request.em, agent.id, agent.gymStartedAt));
     },
   );
 
-  await app.register(lifecycleRoutes, { pingDeps });
+  await app.register(lifecycleRoutes, { pingDeps, workflows });
+  await app.register(sandboxRoutes, { workflows });
 };

@@ -7,8 +7,12 @@ import { ApiError, notFound } from '../../errors';
 import { deactivateResult, retestResult, secretResult } from '../../schemas/agent';
 import { errors, idParam } from '../../schemas/common';
 import { pingAgent, type PingDeps } from './ping';
+import { startGymAttempt, startGymIfFirstActive, type WorkflowDeps } from '../../deliveries';
+import { gymCounts } from '../../../infra/db/repositories/session-queries';
+import { gymView } from '../../views';
+import { gymProgress } from '../../schemas/agent';
 
-export const lifecycleRoutes: FastifyPluginAsyncZod<{ pingDeps: PingDeps }> = async (app, { pingDeps }) => {
+export const lifecycleRoutes: FastifyPluginAsyncZod<{ pingDeps: PingDeps; workflows: WorkflowDeps }> = async (app, { pingDeps, workflows }) => {
   const security = [{ bearerAuth: [] }];
   const findOwned = async (em: import('@mikro-orm/postgresql').EntityManager, id: number, ownerId: number) => {
     const agent = await em.getRepository(Agent).findOwned(id, ownerId);
@@ -33,6 +37,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ pingDeps: PingDeps }> = as
       if (agent.deactivated) throw new ApiError(409, 'agent is deactivated; deactivation is permanent, register a new agent');
       await pingAgent(agent, pingDeps);
       await request.em.flush();
+      await startGymIfFirstActive(request.em, agent, workflows);
       return { id: agent.id, active: isAgentActive(agent), ping_error: agent.pingError };
     },
   );
@@ -75,6 +80,25 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ pingDeps: PingDeps }> = as
       agent.deactivated = true;
       await request.em.flush();
       return { id: agent.id, active: false as const };
+    },
+  );
+
+  app.post(
+    '/:id/gym/restart',
+    {
+      schema: {
+        summary: 'Run the gym again from the start; progress counts from now',
+        tags: ['agents'],
+        security,
+        params: idParam,
+        response: { 200: gymProgress, ...errors(400, 401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const agent = await findOwned(request.em, request.params.id, request.account.id);
+      if (agent.deactivated) throw new ApiError(409, 'agent is deactivated; deactivation is permanent, register a new agent');
+      await startGymAttempt(request.em, agent, workflows);
+      return gymView(agent, await gymCounts(request.em, agent.id, agent.gymStartedAt));
     },
   );
 };

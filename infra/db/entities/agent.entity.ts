@@ -5,7 +5,7 @@ import { AgentRepository } from '../repositories/agent.repository';
 import { User } from './user.entity';
 
 export class Agent {
-  [OptionalProps]?: 'createdAt' | 'webhookUrl' | 'deactivated' | 'pingOk' | 'pingError' | 'pingsSent' | 'modelClaimed' | 'costClaimed' | 'toolsClaimed' | 'description' | 'elo' | 'gymComplete';
+  [OptionalProps]?: 'createdAt' | 'webhookUrl' | 'deactivated' | 'pingOk' | 'pingError' | 'pingsSent' | 'modelClaimed' | 'costClaimed' | 'toolsClaimed' | 'description' | 'elo' | 'gymComplete' | 'gymAttempt' | 'gymStartedAt' | 'gymCompletedAt';
   id!: number;
   owner!: Ref<User>;
   name!: string;
@@ -24,6 +24,10 @@ export class Agent {
   description: string | null = null;
   elo = 1500;
   gymComplete = false;
+  /** Counts gym runs: 0 until the agent first becomes active; each restart adds one. */
+  gymAttempt = 0;
+  gymStartedAt: Date | null = null;
+  gymCompletedAt: Date | null = null;
   /** SHA-256 of the secret, for `X-Arena-Secret`. */
   secretHash!: string;
   /** The secret sealed with AES-256-GCM, because signing needs the plain key. */
@@ -53,6 +57,9 @@ export const AgentSchema = new EntitySchema<Agent>({
     description: { type: 'string', length: 500, nullable: true },
     elo: { type: 'integer', default: 1500 },
     gymComplete: { type: 'boolean', default: false },
+    gymAttempt: { type: 'integer', default: 0 },
+    gymStartedAt: { type: 'datetime', length: 6, nullable: true },
+    gymCompletedAt: { type: 'datetime', length: 6, nullable: true },
     secretHash: { type: 'string', length: 64 },
     secretSealed: { type: 'text' },
     createdAt: { type: 'datetime', length: 6 },

@@ -1,7 +1,9 @@
 /** Every migration, in order: listed explicitly so they load the same under tsx, jest and node. */
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122050346 } from './Migration20261122050346';
+import { Migration20261122081858 } from './Migration20261122081858';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122050346', class: Migration20261122050346 },
+  { name: 'Migration20261122081858', class: Migration20261122081858 },
 ];

@@ -1,0 +1,161 @@
+/** Activities of deliverPrompt: the push POST (at most once), queueing pull work, and recording the outcome once. */
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { openSecret } from '../infra/domain/credentials';
+import { interpretPushResponse } from '../infra/domain/push-response';
+import {
+  deadlineExceededMessage,
+  sessionPublicId,
+  statusForMissedDeadline,
+  type SessionKind,
+  type SessionStatus,
+} from '../infra/domain/sessions';
+import { WORK_CHANNEL } from '../infra/db/work-channel';
+import type { Settlement } from '../workflows/deliver-prompt';
+import type { ActivityDeps } from '.';
+
+interface ClaimedPush {
+  id: number;
+  kind: SessionKind;
+  category: string;
+  deadline_seconds: number;
+  prompt_id: number;
+  text: string;
+  webhook_url: string | null;
+  secret_sealed: string;
+  deactivated: boolean;
+}
+
+export function deliveryActivities({ orm, webhooks, encryptionKey }: ActivityDeps) {
+  const sql = <T = Record<string, unknown>>(query: string, params: unknown[] = []) =>
+    orm.em.getConnection().execute<T[]>(query, params);
+
+  return {
+    /**
+     * Sends one push prompt. The session is marked `sending` before the request goes out, so a
+     * retried attempt after a crash never sends it twice; only a request that provably never left
+     * is released again and retried (by throwing a retryable failure).
+     */
+    async pushPrompt({ sessionId, deadlineAt }: { sessionId: number; deadlineAt: number }): Promise<Settlement> {
+      const [claimed] = await sql<ClaimedPush>(
+        `update sessions s set push_state = 'sending', sent_at = now()
+         from agents a, prompts p
+         where s.id = ? and s.status = 'pending' and s.push_state is null and a.id = s.agent_id and p.id = s.prompt_id
+         returning s.id, s.kind, s.category, s.deadline_seconds, p.id as prompt_id, p.text, a.webhook_url, a.secret_sealed, a.deactivated`,
+        [sessionId],
+      );
+      if (!claimed) {
+        return { status: 'error', error: 'delivery interrupted after the request may have reached the agent; it is not sent twice', latencyMs: 0 };
+      }
+      if (claimed.deactivated || !claimed.webhook_url) {
+        return { status: 'error', error: 'agent is deactivated or has no webhook_url; nothing was sent', latencyMs: 0 };
+      }
+      const body = JSON.stringify({
+        prompt_id: claimed.prompt_id,
+        prompt: claimed.text,
+        category: claimed.category,
+        deadline_seconds: claimed.deadline_seconds,
+      });
+      const result = await webhooks.post({
+        url: claimed.webhook_url,
+        body,
+        secret: openSecret(claimed.secret_sealed, encryptionKey),
+        deliveryId: sessionPublicId(claimed.kind, claimed.id),
+        timeoutMs: Math.max(1, deadlineAt - Date.now()),
+        signal: Context.current().cancellationSignal,
+      });
+      if (result.kind === 'failure') {
+        if (result.neverSent) {
+          // Nothing reached the agent: release the claim and let Temporal try again within the deadline.
+          await sql(`update sessions set push_state = null, sent_at = null, error = ? where id = ? and status = 'pending'`, [result.message, sessionId]);
+          throw ApplicationFailure.retryable(result.message, 'WebhookNeverSent');
+        }
+        // The request's timeout is the delivery deadline, so timing out is missing the deadline.
+        if (result.stage === 'timeout') return { status: 'deadline' };
+        return { status: 'error', error: result.message, latencyMs: Math.max(0, Date.now() - (result.sentAt ?? Date.now())) };
+      }
+      const latencyMs = Math.max(0, Math.round(result.receivedAt - result.sentAt));
+      const answer = interpretPushResponse(result.status, result.body);
+      return answer.ok ? { status: 'answered', response: answer.response, latencyMs } : { status: 'error', error: answer.error, latencyMs };
+    },
+
+    /** Queues a pull delivery and wakes the agent's waiting long-polls, in any API process. */
+    async queueWork({ sessionId }: { sessionId: number }): Promise<void> {
+      await sql(
+        `with queued as (
+           insert into work_items (session_id, agent_id, state, created_at)
+           select id, agent_id, 'queued', now() from sessions where id = ?
+           on conflict (session_id) do nothing
+           returning agent_id)
+         select pg_notify(?, agent_id::text) from queued`,
+        [sessionId, WORK_CHANNEL],
+      );
+    },
+
+    /** Writes the outcome once (`where status = 'pending'`); a retry, or a second call, returns what is recorded. */
+    async recordOutcome(input: { sessionId: number; kind: SessionKind; deadlineSeconds: number; settlement: Settlement }): Promise<{ status: SessionStatus }> {
+      return orm.em.fork().transactional(async (em) => {
+        const conn = em.getConnection();
+        const run = <T>(q: string, p: unknown[]) => conn.execute<T[]>(q, p, 'all', em.getTransactionContext());
+        const [work] = await run<{ leased_ms: number | null }>(
+          `select (extract(epoch from leased_at) * 1000)::float8 as leased_ms from work_items where session_id = ?`,
+          [input.sessionId],
+        );
+        const row = outcomeRow(input, work?.leased_ms ?? null);
+        const [updated] = await run<{ status: SessionStatus }>(
+          `update sessions set status = ?, response = ?, latency_ms = ?, agent_latency_ms = ?, result_hash = ?, completed_at = now(),
+             error = case when ? and error is not null then ? || '; last attempt: ' || error else ? end
+           where id = ? and status = 'pending' returning status`,
+          [row.status, row.response, row.latencyMs, row.agentLatencyMs, row.resultHash, row.keepLastAttempt, row.error, row.error, input.sessionId],
+        );
+        if (!updated) {
+          const [existing] = await run<{ status: SessionStatus }>(`select status from sessions where id = ?`, [input.sessionId]);
+          return { status: existing.status };
+        }
+        await run(`update work_items set state = ? where session_id = ? and state in ('queued', 'leased')`, [
+          input.settlement.status === 'pulled' ? 'completed' : 'expired',
+          input.sessionId,
+        ]);
+        return { status: updated.status };
+      });
+    },
+  };
+}
+
+interface OutcomeRow {
+  status: SessionStatus;
+  response: string | null;
+  error: string | null;
+  latencyMs: number;
+  agentLatencyMs: number | null;
+  resultHash: string | null;
+  /** A missed deadline after never-sent attempts keeps the last attempt's cause in the message. */
+  keepLastAttempt: boolean;
+}
+
+function outcomeRow(input: { kind: SessionKind; deadlineSeconds: number; settlement: Settlement }, leasedAtMs: number | null): OutcomeRow {
+  const base = { response: null, error: null, agentLatencyMs: null, resultHash: null, keepLastAttempt: false };
+  const s = input.settlement;
+  switch (s.status) {
+    case 'answered':
+      return { ...base, status: 'answered', response: s.response, latencyMs: s.latencyMs };
+    case 'error':
+      return { ...base, status: 'error', error: s.error, latencyMs: s.latencyMs };
+    case 'pulled': {
+      const latencyMs = leasedAtMs === null ? 0 : Math.max(0, Math.round(s.result.receivedAt - leasedAtMs));
+      const common = { ...base, latencyMs, agentLatencyMs: s.result.agentLatencyMs, resultHash: s.result.resultHash };
+      return s.result.response !== null
+        ? { ...common, status: 'answered', response: s.result.response }
+        : { ...common, status: 'error', error: s.result.error };
+    }
+    case 'deadline':
+      return {
+        ...base,
+        status: statusForMissedDeadline(input.kind),
+        error: deadlineExceededMessage(input.deadlineSeconds),
+        latencyMs: input.deadlineSeconds * 1000,
+        keepLastAttempt: true,
+      };
+    case 'cancelled':
+      return { ...base, status: 'cancelled', error: 'cancelled by the owner', latencyMs: 0 };
+  }
+}

@@ -1,0 +1,123 @@
+/** Pull-mode work, authenticated by `X-Arena-Secret`: the long-poll for the next prompt, and posting its result. */
+import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { Agent } from '../../infra/db/entities/agent.entity';
+import { claimWork, findSession, type SessionRow } from '../../infra/db/repositories/session-queries';
+import { tokenMatchesHash } from '../../infra/domain/credentials';
+import { deadlineExceededMessage, parseSessionPublicId, sessionPublicId } from '../../infra/domain/sessions';
+import { submitPullResult, type WorkflowDeps } from '../deliveries';
+import { ApiError, notFound } from '../errors';
+import { errors, idParam } from '../schemas/common';
+import { workNextQuery, workParams, workPayload, workRecorded, workResult } from '../schemas/session';
+import type { WorkNotifier } from '../work-notifier';
+
+/** A long-poll re-checks the database at least this often, in case a wake-up was missed. */
+const RECHECK_MS = 5_000;
+
+async function pullAgent(em: EntityManager, agentId: number, secret: string | string[] | undefined): Promise<Agent> {
+  const agent = await em.findOne(Agent, agentId);
+  if (!agent) throw notFound('agent');
+  if (typeof secret !== 'string' || !tokenMatchesHash(secret, agent.secretHash)) {
+    throw new ApiError(403, 'invalid or missing X-Arena-Secret');
+  }
+  if (agent.mode !== 'pull') throw new ApiError(409, 'agent is not in pull mode');
+  if (agent.deactivated) throw new ApiError(409, 'agent is deactivated');
+  return agent;
+}
+
+function resultHash(body: { response?: string; error?: string }): string {
+  return createHash('sha256').update(JSON.stringify([body.response ?? null, body.error ?? null])).digest('hex');
+}
+
+/** Why a result for an already settled item is refused, or null when it is the same result again. */
+function settledConflict(row: SessionRow, hash: string): string | null {
+  if (row.result_hash === hash) return null;
+  if (row.result_hash) return 'a different result was already recorded for this work item';
+  if (row.status === 'cancelled') return 'the task was cancelled';
+  return `work item expired: ${deadlineExceededMessage(row.deadline_seconds)}`;
+}
+
+export const workRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; notifier: WorkNotifier }> = async (app, { workflows, notifier }) => {
+  const security = [{ agentSecret: [] }];
+
+  app.get(
+    '/:id/work/next',
+    {
+      schema: {
+        summary: 'Long-poll for the next prompt (wait up to 50 s); 204 when there is none',
+        tags: ['pull'],
+        security,
+        params: idParam,
+        querystring: workNextQuery,
+        response: { 200: workPayload, 204: z.null().describe('no work available'), ...errors(400, 403, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const agent = await pullAgent(request.em, request.params.id, request.headers['x-arena-secret']);
+      const until = Date.now() + request.query.wait * 1000;
+      const gone = new AbortController();
+      reply.raw.once('close', () => gone.abort());
+      for (;;) {
+        const work = await claimWork(request.em, agent.id);
+        if (work) {
+          return {
+            prompt_id: work.prompt_id,
+            prompt: work.text,
+            category: work.category,
+            deadline_seconds: work.remaining_seconds,
+            kind: work.kind,
+            work_id: sessionPublicId(work.kind, work.id),
+          };
+        }
+        const left = until - Date.now();
+        if (left <= 0 || gone.signal.aborted) return reply.code(204).send(null);
+        await notifier.wait(agent.id, Math.min(left, RECHECK_MS), gone.signal);
+      }
+    },
+  );
+
+  app.post(
+    '/:id/work/:work_id/result',
+    {
+      schema: {
+        summary: 'Post the result of a work item: exactly one of response or error',
+        tags: ['pull'],
+        security,
+        params: workParams,
+        body: workResult,
+        response: { 200: workRecorded, ...errors(400, 403, 404, 409) },
+      },
+    },
+    async (request) => {
+      const receivedAt = Date.now();
+      const agent = await pullAgent(request.em, request.params.id, request.headers['x-arena-secret']);
+      const workId = request.params.work_id;
+      const parsed = parseSessionPublicId(workId);
+      const row = parsed ? await findSession(request.em, agent.id, parsed.id) : undefined;
+      if (!parsed || !row || row.kind !== parsed.kind || row.work_state === null) throw notFound('work item');
+      const recorded = { work_id: workId, recorded: true as const };
+      const hash = resultHash(request.body);
+      if (row.status === 'pending' && row.work_state === 'queued') {
+        throw new ApiError(409, 'work item has not been handed out yet; fetch it with work/next first');
+      }
+      if (row.status === 'pending') {
+        const steer = await submitPullResult(workflows, row.id, {
+          response: request.body.response ?? null,
+          error: request.body.error ?? null,
+          agentLatencyMs: request.body.latency_ms ?? null,
+          resultHash: hash,
+          receivedAt,
+        });
+        if (steer.kind === 'done') return recorded;
+        if (steer.kind === 'refused') throw new ApiError(409, steer.reason);
+      }
+      // Settled already (or it settled while we asked): the same result again is fine, anything else is a conflict.
+      const settled = row.status === 'pending' ? await findSession(request.em, agent.id, row.id) : row;
+      const conflict = settledConflict(settled!, hash);
+      if (conflict) throw new ApiError(409, conflict);
+      return recorded;
+    },
+  );
+};

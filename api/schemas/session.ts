@@ -1,0 +1,77 @@
+/** Activity sessions, the feed, pull work and sandbox tasks. */
+import { z } from 'zod';
+import { MAX_RESPONSE_CHARS, SESSION_KINDS } from '../../infra/domain/sessions';
+import { timestamp } from './common';
+
+export const activitySession = z.object({
+  id: z.string().describe('`<kind>-<n>`'),
+  kind: z.enum(SESSION_KINDS),
+  category: z.string(),
+  prompt: z.string(),
+  response: z.string().nullable(),
+  error: z.string().nullable(),
+  latency_ms: z.number().int().describe('0 while pending'),
+  status: z.enum(['pending', 'answered', 'error', 'timeout', 'cancelled']),
+  created_at: timestamp,
+});
+
+export const activityFeed = z.object({
+  agent_id: z.number().int(),
+  agent_name: z.string(),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  has_more: z.boolean(),
+  sessions: z.array(activitySession),
+});
+
+export const feedQuery = z.object({
+  limit: z.coerce.number().int('must be an integer').min(1, 'must be at least 1').max(100, 'must be at most 100').default(25),
+  offset: z.coerce.number().int('must be an integer').min(0, 'must not be negative').max(2147483647).default(0),
+});
+
+export const workNextQuery = z.object({
+  wait: z.coerce
+    .number()
+    .int('must be a whole number of seconds')
+    .min(0, 'must not be negative')
+    .default(0)
+    .transform((v) => Math.min(v, 50)),
+});
+
+export const workPayload = z.object({
+  prompt_id: z.number().int(),
+  prompt: z.string(),
+  category: z.string(),
+  deadline_seconds: z.number().int(),
+  kind: z.enum(SESSION_KINDS),
+  work_id: z.string(),
+});
+
+export const workParams = z.object({
+  id: z.coerce.number().int().positive().max(2147483647),
+  work_id: z.string().max(40),
+});
+
+export const workResult = z
+  .object({
+    response: z.string().max(MAX_RESPONSE_CHARS, `must be at most ${MAX_RESPONSE_CHARS} characters`).optional(),
+    error: z.string().min(1, 'must not be empty').max(10_000, 'must be at most 10000 characters').optional(),
+    latency_ms: z.number().int('must be an integer').min(0, 'must not be negative').max(86_400_000).optional(),
+  })
+  .refine((b) => (b.response === undefined) !== (b.error === undefined), {
+    message: 'exactly one of response or error is required',
+  });
+
+export const workRecorded = z.object({ work_id: z.string(), recorded: z.literal(true) });
+
+export const sandboxCreate = z.object({
+  prompt: z.string().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters'),
+  category: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').default('sandbox'),
+  deadline_seconds: z.number().int('must be an integer').min(1, 'must be at least 1').max(300, 'must be at most 300').default(60),
+});
+
+export const sandboxParams = z.object({
+  id: z.coerce.number().int().positive().max(2147483647),
+  session_id: z.string().max(40),
+});

@@ -1,0 +1,60 @@
+/** One delivery of one prompt to one agent: the public activity feed entry. */
+import { EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
+import type { AgentMode } from '../../domain/agent-state';
+import type { PushState, SessionKind, SessionStatus } from '../../domain/sessions';
+import { Agent } from './agent.entity';
+import { Prompt } from './prompt.entity';
+
+export class Session {
+  [OptionalProps]?: 'createdAt' | 'status' | 'response' | 'error' | 'latencyMs' | 'agentLatencyMs' | 'pushState' | 'sentAt' | 'completedAt' | 'resultHash' | 'dedupeKey';
+  id!: number;
+  agent!: Ref<Agent>;
+  kind!: SessionKind;
+  prompt!: Ref<Prompt>;
+  /** The agent's mode when the delivery started. */
+  mode!: AgentMode;
+  category!: string;
+  deadlineSeconds!: number;
+  status: SessionStatus = 'pending';
+  response: string | null = null;
+  error: string | null = null;
+  /** Ours: from the prompt leaving the service to the answer arriving. */
+  latencyMs: number | null = null;
+  /** The agent's own timing, as a pull runner reports it. */
+  agentLatencyMs: number | null = null;
+  /** Push only: null until the webhook POST is attempted, `sending` from then on (at most once). */
+  pushState: PushState | null = null;
+  sentAt: Date | null = null;
+  completedAt: Date | null = null;
+  /** SHA-256 of the recorded pull result, to tell a repeated post from a conflicting one. */
+  resultHash: string | null = null;
+  /** Makes the creation of a session by a retried activity idempotent. */
+  dedupeKey: string | null = null;
+  createdAt: Date = new Date();
+}
+
+export const SessionSchema = new EntitySchema<Session>({
+  class: Session,
+  tableName: 'sessions',
+  indexes: [{ name: 'sessions_agent_feed_index', properties: ['agent', 'id'] }],
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: true },
+    agent: { kind: 'm:1', entity: () => Agent, ref: true, deleteRule: 'cascade' },
+    kind: { type: 'string', length: 16 },
+    prompt: { kind: 'm:1', entity: () => Prompt, ref: true, index: true },
+    mode: { type: 'string', length: 8 },
+    category: { type: 'string', length: 100 },
+    deadlineSeconds: { type: 'integer' },
+    status: { type: 'string', length: 16, default: 'pending' },
+    response: { type: 'text', nullable: true },
+    error: { type: 'text', nullable: true },
+    latencyMs: { type: 'integer', nullable: true },
+    agentLatencyMs: { type: 'integer', nullable: true },
+    pushState: { type: 'string', length: 16, nullable: true },
+    sentAt: { type: 'datetime', length: 6, nullable: true },
+    completedAt: { type: 'datetime', length: 6, nullable: true },
+    resultHash: { type: 'string', length: 64, nullable: true },
+    dedupeKey: { type: 'string', length: 200, nullable: true, unique: true },
+    createdAt: { type: 'datetime', length: 6 },
+  },
+});

@@ -1,0 +1,32 @@
+/** Delivery vocabulary shared by the API, the workflows and the activities (pure: no I/O). */
+
+export const SESSION_KINDS = ['main', 'gym', 'sandbox'] as const;
+export type SessionKind = (typeof SESSION_KINDS)[number];
+
+export type SessionStatus = 'pending' | 'answered' | 'error' | 'timeout' | 'cancelled';
+export type PushState = 'sending';
+export type WorkItemState = 'queued' | 'leased' | 'completed' | 'expired';
+
+export const DEFAULT_DEADLINE_SECONDS: Record<SessionKind, number> = { main: 300, gym: 300, sandbox: 60 };
+export const MAX_RESPONSE_CHARS = 100_000;
+
+/** Public id of a session and of its pull work item: `<kind>-<n>`. */
+export function sessionPublicId(kind: SessionKind, id: number): string {
+  return `${kind}-${id}`;
+}
+
+export function parseSessionPublicId(raw: string): { kind: SessionKind; id: number } | null {
+  const match = /^(main|gym|sandbox)-([1-9][0-9]{0,9})$/.exec(raw);
+  if (!match) return null;
+  const id = Number(match[2]);
+  return id <= 2_147_483_647 ? { kind: match[1] as SessionKind, id } : null;
+}
+
+export function deadlineExceededMessage(seconds: number): string {
+  return `deadline exceeded (${seconds} s)`;
+}
+
+/** A missed deadline is an error on main and gym deliveries and its own status on sandbox tasks. */
+export function statusForMissedDeadline(kind: SessionKind): SessionStatus {
+  return kind === 'sandbox' ? 'timeout' : 'error';
+}

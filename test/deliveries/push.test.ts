@@ -1,0 +1,211 @@
+import http from 'node:http';
+import { createHmac } from 'node:crypto';
+import { freePort } from '../../infra/ports';
+import { deliveryWorkflowId } from '../../workflows/contracts';
+import { answer, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
+import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+import { Client } from '@temporalio/client';
+
+let t: TestApp;
+let client: Client;
+let agentServer: TestAgentServer;
+let owner: Registered;
+let agent: { id: number; webhook_secret: string };
+
+beforeAll(async () => {
+  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1'}, { pingTimeoutMs: 2000 });
+  client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
+  agentServer = await startAgentServer();
+  owner = await register(t.app);
+  await t.startWorker();
+  const res = await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'pusher', webhook_url: agentServer.url } });
+  agent = res.json();
+  // The gym starts when the agent first becomes active; let it finish so its prompts stay out of the way.
+  await client.workflow.getHandle(`gym-${agent.id}-1`).result();
+});
+afterAll(async () => {
+  await agentServer.close();
+  await t.close();
+});
+beforeEach(() => agentServer.behave(answer(200, { response: 'the answer' })));
+
+const hmac = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('hex');
+const sandbox = (payload: object) =>
+  t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox`, headers: owner.auth, payload });
+const outcome = (publicId: string) => client.workflow.getHandle(deliveryWorkflowId(Number(publicId.split('-')[1]))).result();
+const feed = async () => (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity` })).json();
+const sessionOf = async (publicId: string) => (await feed()).sessions.find((s: { id: string }) => s.id === publicId);
+const requestsFor = (publicId: string) => agentServer.received.filter((r) => r.headers['x-arena-delivery'] === publicId);
+
+describe('the gym of a push agent', () => {
+  it('sent every gym prompt signed, and completed', async () => {
+    const gymRequests = agentServer.received.filter((r) => String(r.headers['x-arena-delivery']).startsWith('gym-'));
+    expect(gymRequests.length).toBe(6);
+    for (const r of gymRequests) {
+      expect(r.headers['x-arena-signature']).toBe(hmac(agent.webhook_secret, r.body));
+      expect(JSON.parse(r.body)).toEqual({ prompt_id: expect.any(Number), prompt: expect.any(String), category: expect.stringMatching(/^gym-/), deadline_seconds: 300 });
+    }
+    const detail = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}`, headers: owner.auth })).json();
+    expect(detail.gym_complete).toBe(true);
+    expect(detail.gym).toMatchObject({ total: 6, done: 6, errors: 0, gym_complete: true });
+    expect(detail.gym.completed_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/);
+    const gymSessions = (await feed()).sessions.filter((s: { kind: string }) => s.kind === 'gym');
+    expect(gymSessions).toHaveLength(6);
+    expect(gymSessions.every((s: { status: string; response: string }) => s.status === 'answered' && s.response === 'ok')).toBe(true);
+  });
+});
+
+describe('push deliveries', () => {
+  it('delivers a signed prompt and records the answer with its latency', async () => {
+    const res = await sandbox({ prompt: 'What is 6 x 7?', category: 'math', deadline_seconds: 30 });
+    expect(res.statusCode).toBe(202);
+    const pending = res.json();
+    expect(pending).toMatchObject({ kind: 'sandbox', status: 'pending', prompt: 'What is 6 x 7?', category: 'math', response: null, latency_ms: 0 });
+    expect(await outcome(pending.id)).toEqual({ status: 'answered' });
+
+    const [request] = requestsFor(pending.id);
+    expect(requestsFor(pending.id)).toHaveLength(1);
+    expect(JSON.parse(request!.body)).toEqual({ prompt_id: expect.any(Number), prompt: 'What is 6 x 7?', category: 'math', deadline_seconds: 30 });
+    expect(request!.headers['x-arena-signature']).toBe(hmac(agent.webhook_secret, request!.body));
+    expect(await sessionOf(pending.id)).toMatchObject({ status: 'answered', response: 'the answer', error: null, latency_ms: expect.any(Number) });
+  });
+
+  it('records a missed deadline as timeout and never sends the prompt again', async () => {
+    agentServer.behave(hang);
+    const { id } = (await sandbox({ prompt: 'slow', deadline_seconds: 1 })).json();
+    expect(await outcome(id)).toEqual({ status: 'timeout' });
+    expect(await sessionOf(id)).toMatchObject({ status: 'timeout', error: 'deadline exceeded (1 s)', response: null });
+    expect(requestsFor(id)).toHaveLength(1);
+  });
+
+  it('records an HTTP 500 as an error and never sends it again', async () => {
+    agentServer.behave(answer(500, { detail: 'boom' }));
+    const { id } = (await sandbox({ prompt: 'fail', deadline_seconds: 20 })).json();
+    expect(await outcome(id)).toEqual({ status: 'error' });
+    expect(await sessionOf(id)).toMatchObject({ status: 'error', error: 'the webhook answered HTTP 500' });
+    expect(requestsFor(id)).toHaveLength(1);
+  });
+
+  it.each([
+    ['a body that is not JSON', 'not json', /not JSON/],
+    ['JSON without response', JSON.stringify({ answer: 'x' }), /without a "response" field/],
+    ['a response that is not a string', JSON.stringify({ response: 42 }), /not a string/],
+  ])('records %s as an error', async (_label, body, error) => {
+    agentServer.behave((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+    const { id } = (await sandbox({ prompt: 'shape', deadline_seconds: 20 })).json();
+    expect(await outcome(id)).toEqual({ status: 'error' });
+    expect((await sessionOf(id)).error).toMatch(error);
+  });
+
+  it('tries a refused connection again and delivers once the agent is up, within the deadline', async () => {
+    const port = await freePort();
+    await t.orm.em.getConnection().execute('update agents set webhook_url = ? where id = ?', [`http://127.0.0.1:${port}/hook`, agent.id]);
+    const received: string[] = [];
+    let server: http.Server | undefined;
+    try {
+      const { id } = (await sandbox({ prompt: 'are you there?', deadline_seconds: 30 })).json();
+      const sessionId = Number(id.split('-')[1]);
+      // The first attempt failed to connect once its cause is kept on the pending session.
+      await waitFor(async () => {
+        const [row] = await t.orm.em.getConnection().execute('select error from sessions where id = ?', [sessionId]);
+        return /refused/.test(row.error ?? '');
+      });
+      server = http.createServer((req, res) => {
+        let body = '';
+        req.on('data', (c) => (body += c));
+        req.on('end', () => {
+          received.push(body);
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ response: 'here now' }));
+        });
+      });
+      await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+      expect(await outcome(id)).toEqual({ status: 'answered' });
+      expect(received).toHaveLength(1);
+      expect(await sessionOf(id)).toMatchObject({ status: 'answered', response: 'here now', error: null });
+    } finally {
+      server?.closeAllConnections();
+      await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+      await t.orm.em.getConnection().execute('update agents set webhook_url = ? where id = ?', [agentServer.url, agent.id]);
+    }
+  });
+
+  it('cancels a pending sandbox task once, and refuses a second cancel', async () => {
+    agentServer.behave(hang);
+    const { id } = (await sandbox({ prompt: 'never mind', deadline_seconds: 60 })).json();
+    await waitFor(async () => requestsFor(id).length === 1);
+    const cancel = () => t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox/${id}/cancel`, headers: owner.auth });
+    const res = await cancel();
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toMatchObject({ id, status: 'cancelled', error: 'cancelled by the owner' });
+    expect(await outcome(id)).toEqual({ status: 'cancelled' });
+    const again = await cancel();
+    expect(again.statusCode).toBe(409);
+    expect(again.json().detail).toBe('the task has already ended (cancelled)');
+  });
+});
+
+describe('sandbox and feed errors', () => {
+  it.each([
+    [{ prompt: '' }, /body\.prompt/],
+    [{ prompt: 'x', deadline_seconds: 0 }, /body\.deadline_seconds: must be at least 1/],
+    [{ prompt: 'x', deadline_seconds: 301 }, /body\.deadline_seconds: must be at most 300/],
+    [{ prompt: 'x', deadline_seconds: 1.5 }, /body\.deadline_seconds/],
+    [{}, /body\.prompt/],
+  ])('answers 400 for %j and creates nothing', async (payload, detail) => {
+    const [{ n: before }] = await t.orm.em.getConnection().execute('select count(*)::int as n from sessions');
+    const res = await sandbox(payload);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().detail).toMatch(detail);
+    const [{ n: after }] = await t.orm.em.getConnection().execute('select count(*)::int as n from sessions');
+    expect(after).toBe(before);
+  });
+
+  it('hides sandbox routes of agents the caller does not own', async () => {
+    const stranger = await register(t.app);
+    const create = await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox`, headers: stranger.auth, payload: { prompt: 'x' } });
+    expect(create.statusCode).toBe(404);
+    const cancel = await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox/sandbox-1/cancel`, headers: stranger.auth });
+    expect(cancel.statusCode).toBe(404);
+    const restart = await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/gym/restart`, headers: stranger.auth });
+    expect(restart.statusCode).toBe(404);
+  });
+
+  it('answers 404 for a cancel of an unknown or non-sandbox session', async () => {
+    for (const sid of ['sandbox-999999', 'gym-1', 'nonsense']) {
+      const res = await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox/${sid}/cancel`, headers: owner.auth });
+      expect(res.statusCode).toBe(404);
+    }
+  });
+
+  it('pages the public feed newest first and validates limit and offset', async () => {
+    const all = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100` })).json();
+    expect(all.total).toBeGreaterThan(3);
+    const ids = all.sessions.map((s: { id: string }) => Number(s.id.split('-')[1]));
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    const page = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=2&offset=1` })).json();
+    expect(page).toMatchObject({ agent_id: agent.id, agent_name: 'pusher', limit: 2, offset: 1, total: all.total, has_more: true });
+    expect(page.sessions.map((s: { id: string }) => s.id)).toEqual(all.sessions.slice(1, 3).map((s: { id: string }) => s.id));
+    const last = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100&offset=${all.total - 1}` })).json();
+    expect(last.has_more).toBe(false);
+    expect(last.sessions).toHaveLength(1);
+    for (const q of ['limit=0', 'limit=101', 'limit=abc', 'offset=-1', 'offset=1.5']) {
+      const res = await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?${q}` });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().detail).toMatch(/^querystring\.(limit|offset): /);
+    }
+    expect((await t.app.inject({ method: 'GET', url: '/api/agents/999999/activity' })).statusCode).toBe(404);
+  });
+});
+
+/** Awaits a condition on real state (the database, a server's log) rather than sleeping a fixed time. */
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

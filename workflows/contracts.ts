@@ -1,0 +1,75 @@
+/**
+ * What the API, the workflows and the activities agree on: inputs, updates, search attributes.
+ * Deterministic and free of I/O, so workflow code can import it.
+ */
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
+import type { AgentMode } from '../infra/domain/agent-state';
+import type { SessionKind, SessionStatus } from '../infra/domain/sessions';
+
+export const TASK_QUEUE_DEFAULT = 'arena';
+
+export const ArenaAgentId = defineSearchAttributeKey('ArenaAgentId', SearchAttributeType.INT);
+export const ArenaKind = defineSearchAttributeKey('ArenaKind', SearchAttributeType.KEYWORD);
+export const ArenaMode = defineSearchAttributeKey('ArenaMode', SearchAttributeType.KEYWORD);
+export const ArenaOutcome = defineSearchAttributeKey('ArenaOutcome', SearchAttributeType.KEYWORD);
+
+/** Everything a delivery needs to know up front; the payload itself is read by the activities. */
+export interface DeliveryInput {
+  sessionId: number;
+  agentId: number;
+  kind: SessionKind;
+  mode: AgentMode;
+  category: string;
+  deadlineSeconds: number;
+}
+
+/** A pull result as the API hands it to the workflow. */
+export interface PullResult {
+  response: string | null;
+  error: string | null;
+  /** The runner's own timing, when it sent one. */
+  agentLatencyMs: number | null;
+  /** SHA-256 of the response/error, to tell a repeated post from a different one. */
+  resultHash: string;
+  /** When the API received it (ms since the epoch): latency ends here. */
+  receivedAt: number;
+}
+
+/** What a delivery ended as: the recorded session status. */
+export interface DeliveryOutcome {
+  status: SessionStatus;
+}
+
+export function deliveryWorkflowId(sessionId: number): string {
+  return `delivery-${sessionId}`;
+}
+
+export function gymWorkflowId(agentId: number, attempt: number): string {
+  return `gym-${agentId}-${attempt}`;
+}
+
+/** Start options shared by the API (sandbox) and the gym (child workflows): id, search attributes, summary. */
+export function deliveryStartOptions(input: DeliveryInput): {
+  workflowId: string;
+  typedSearchAttributes: SearchAttributePair[];
+  staticSummary: string;
+} {
+  return {
+    workflowId: deliveryWorkflowId(input.sessionId),
+    typedSearchAttributes: [
+      { key: ArenaAgentId, value: input.agentId },
+      { key: ArenaKind, value: input.kind },
+      { key: ArenaMode, value: input.mode },
+    ],
+    staticSummary: `agent ${input.agentId} · ${input.kind} · ${input.category} (${input.mode}, ${input.deadlineSeconds} s)`,
+  };
+}
+
+export interface GymInput {
+  agentId: number;
+  attempt: number;
+  /** Seconds between cycles while some gym prompt still has no good answer, or the agent is inactive. */
+  retrySeconds: number;
+  /** Carried across continue-as-new. */
+  cycle?: number;
+}

@@ -1,0 +1,127 @@
+/**
+ * deliverPrompt: one durable workflow per prompt delivery (`delivery-<session id>`).
+ * Push: an activity makes the signed POST, racing a deadline timer. Pull: an activity queues the
+ * work item, then the workflow waits for the runner's result (the submitResult update), racing
+ * the same timer. Either way one activity records the outcome, exactly once.
+ */
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { createActivities } from '../activities';
+import type { SessionStatus } from '../infra/domain/sessions';
+import { ArenaOutcome, type DeliveryInput, type DeliveryOutcome, type PullResult } from './contracts';
+import { cancelDelivery, submitResult } from './definitions';
+
+type Activities = ReturnType<typeof createActivities>;
+
+/** How the delivery ended, before it is recorded. */
+export type Settlement =
+  | { status: 'answered'; response: string; latencyMs: number }
+  | { status: 'error'; error: string; latencyMs: number }
+  | { status: 'pulled'; result: PullResult }
+  | { status: 'deadline' }
+  | { status: 'cancelled' };
+
+const { recordOutcome, queueWork } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutcome> {
+  const deadlineMs = input.deadlineSeconds * 1000;
+  let cancelRequested = false;
+  let pulled: PullResult | undefined;
+  /** Set once the delivery is settled: why a late result or cancel is refused. */
+  let closedReason: string | undefined;
+  let recorded: SessionStatus | undefined;
+  const whenRecorded = async (): Promise<DeliveryOutcome> => {
+    await condition(() => recorded !== undefined);
+    return { status: recorded! };
+  };
+
+  setHandler(
+    cancelDelivery,
+    () => {
+      cancelRequested = true;
+      return whenRecorded();
+    },
+    {
+      validator: () => {
+        if (closedReason || pulled) throw ApplicationFailure.nonRetryable(closedReason ?? 'the task has already been answered');
+      },
+    },
+  );
+  setHandler(
+    submitResult,
+    (result) => {
+      pulled ??= result;
+      return whenRecorded();
+    },
+    {
+      validator: (result) => {
+        if (input.mode !== 'pull') throw ApplicationFailure.nonRetryable('agent is not in pull mode');
+        if (pulled && pulled.resultHash !== result.resultHash) {
+          throw ApplicationFailure.nonRetryable('a different result was already recorded for this work item');
+        }
+        if (!pulled && closedReason) throw ApplicationFailure.nonRetryable(closedReason);
+      },
+    },
+  );
+
+  let settlement: Settlement;
+  if (input.mode === 'push') {
+    settlement = await push(input, () => cancelRequested);
+  } else {
+    await queueWork({ sessionId: input.sessionId });
+    const settled = await condition(() => pulled !== undefined || cancelRequested, deadlineMs);
+    settlement = pulled ? { status: 'pulled', result: pulled } : settled ? { status: 'cancelled' } : { status: 'deadline' };
+  }
+  closedReason =
+    settlement.status === 'cancelled'
+      ? 'the task was cancelled'
+      : settlement.status === 'deadline'
+        ? `the deadline of ${input.deadlineSeconds} s has passed`
+        : 'the task has already been answered';
+
+  const outcome = await recordOutcome({ sessionId: input.sessionId, kind: input.kind, deadlineSeconds: input.deadlineSeconds, settlement });
+  recorded = outcome.status;
+  upsertSearchAttributes([{ key: ArenaOutcome, value: outcome.status }]);
+  // Update handlers answer with the recorded status; let them reply before the workflow closes.
+  await condition(allHandlersFinished);
+  return outcome;
+}
+
+async function push(input: DeliveryInput, cancelled: () => boolean): Promise<Settlement> {
+  const deadlineMs = input.deadlineSeconds * 1000;
+  const { pushPrompt } = proxyActivities<Activities>({
+    // Only a request that never left is retried (the activity says which), and never past the deadline.
+    scheduleToCloseTimeout: deadlineMs,
+    startToCloseTimeout: deadlineMs + 10_000,
+    retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
+  });
+  let answer: Settlement | undefined;
+  const deadlineAt = Date.now() + deadlineMs;
+  const scope = new CancellationScope();
+  scope
+    .run(() => pushPrompt({ sessionId: input.sessionId, deadlineAt }))
+    .then(
+      (result) => {
+        answer = result;
+      },
+      (err: unknown) => {
+        // Attempts ran out inside the deadline: report it as the deadline. A cancellation is ours.
+        if (!isCancellation(err)) answer = { status: 'deadline' };
+      },
+    );
+  const settled = await condition(() => answer !== undefined || cancelled(), deadlineMs);
+  if (answer) return answer;
+  scope.cancel();
+  return settled ? { status: 'cancelled' } : { status: 'deadline' };
+}
