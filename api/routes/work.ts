@@ -96,10 +96,10 @@ export const workRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; notifi
       const workId = request.params.work_id;
       const parsed = parseSessionPublicId(workId);
       const row = parsed ? await findSession(request.em, agent.id, parsed.id) : undefined;
-      if (!parsed || !row || row.kind !== parsed.kind || row.work_state === null) throw notFound('work item');
+      if (!parsed || !row || row.kind !== parsed.kind || row.mode !== 'pull') throw notFound('work item');
       const recorded = { work_id: workId, recorded: true as const };
       const hash = resultHash(request.body);
-      if (row.status === 'pending' && row.work_state === 'queued') {
+      if (row.status === 'pending' && row.work_state !== 'leased') {
         throw new ApiError(409, 'work item has not been handed out yet; fetch it with work/next first');
       }
       if (row.status === 'pending') {

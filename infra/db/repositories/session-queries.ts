@@ -1,11 +1,13 @@
 /** SQL behind the feed, pull work and gym progress: each query is served by an index. */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AgentMode } from '../../domain/agent-state';
 import type { SessionKind, SessionStatus } from '../../domain/sessions';
 
 export interface SessionRow {
   id: number;
   agent_id: number;
   kind: SessionKind;
+  mode: AgentMode;
   category: string;
   prompt: string;
   response: string | null;
@@ -19,7 +21,7 @@ export interface SessionRow {
 }
 
 // Raw queries get timestamps as text; epoch milliseconds come back as plain numbers.
-const SESSION_COLUMNS = `s.id, s.agent_id, s.kind, s.category, p.text as prompt, s.response, s.error, s.latency_ms, s.status,
+const SESSION_COLUMNS = `s.id, s.agent_id, s.kind, s.mode, s.category, p.text as prompt, s.response, s.error, s.latency_ms, s.status,
   (extract(epoch from s.created_at) * 1000)::float8 as created_ms, s.deadline_seconds, s.result_hash, w.state as work_state`;
 const SESSION_FROM = `sessions s join prompts p on p.id = s.prompt_id left join work_items w on w.session_id = s.id`;
 
