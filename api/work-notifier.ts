@@ -20,7 +20,15 @@ export class WorkNotifier {
     private readonly log: FastifyBaseLogger,
   ) {}
 
+  /** Starts listening; a database that is down now is retried in the background (long-polls still re-check). */
   async start(): Promise<void> {
+    await this.connect().catch((err: Error) => {
+      this.log.warn({ err: err.message }, 'work notifier could not connect; retrying');
+      this.reconnectLater();
+    });
+  }
+
+  private async connect(): Promise<void> {
     const client = new Client({ connectionString: this.databaseUrl });
     const lost = (reason: string) => {
       if (this.client !== client) return;
@@ -33,8 +41,14 @@ export class WorkNotifier {
     client.on('error', (err) => lost(err.message));
     client.on('end', () => lost('connection ended'));
     client.on('notification', (msg) => this.wake(Number(msg.payload)));
-    await client.connect();
-    await client.query(`listen ${WORK_CHANNEL}`);
+    try {
+      await client.connect();
+      await client.query(`listen ${WORK_CHANNEL}`);
+    } catch (err) {
+      await client.end().catch(() => undefined);
+      throw err;
+    }
+    if (this.closed) return void (await client.end().catch(() => undefined));
     this.client = client;
   }
 
@@ -74,7 +88,7 @@ export class WorkNotifier {
     if (this.closed || this.reconnectTimer) return;
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
-      this.start().catch((err: Error) => {
+      this.connect().catch((err: Error) => {
         this.log.warn({ err: err.message }, 'work notifier could not reconnect; trying again');
         this.reconnectLater();
       });

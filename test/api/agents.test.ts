@@ -204,7 +204,7 @@ describe('secrets and deactivation', () => {
 });
 
 describe('listing and detail', () => {
-  it('lists own agents only, with SPEC fields, and shows the full detail with a zero gym', async () => {
+  it('lists own agents only, with SPEC fields, and shows the full detail with the gym started', async () => {
     const mine = await register(t.app);
     const { id } = (await create({ name: 'listed', webhook_url: agentServer.url, cost_claimed: '$0.01', description: 'hi' }, mine.auth)).json();
     await create({ name: 'pulled', mode: 'pull' }, mine.auth);
@@ -217,7 +217,8 @@ describe('listing and detail', () => {
     expect(list.json()[1].webhook_url).toBeUndefined();
     const detail = (await t.app.inject({ method: 'GET', url: `/api/agents/${id}`, headers: mine.auth })).json();
     expect(detail).toMatchObject({ cost_claimed: '$0.01', tools_claimed: [], description: 'hi', elo: 1500 });
-    expect(detail.gym).toEqual({ total: 0, done: 0, errors: 0, gym_complete: false, started_at: null, completed_at: null });
+    // A pull agent is active at once, so its gym has started (no worker runs here, so nothing is done yet).
+    expect(detail.gym).toEqual({ total: 6, done: 0, errors: 0, gym_complete: false, started_at: expect.stringMatching(/^\d{4}-.*\.\d{6}$/), completed_at: null });
   });
 });
 
