@@ -148,6 +148,23 @@ describe('push deliveries', () => {
   });
 });
 
+describe('operators', () => {
+  it('find deliveries in Temporal by agent, kind, mode and outcome, with a readable summary', async () => {
+    agentServer.behave(answer(503, {}));
+    const { id } = (await sandbox({ prompt: 'find me', category: 'ops', deadline_seconds: 20 })).json();
+    expect(await outcome(id)).toEqual({ status: 'error' });
+    const query = `ArenaAgentId = ${agent.id} AND ArenaKind = "sandbox" AND ArenaMode = "push" AND ArenaOutcome = "error"`;
+    const found: string[] = [];
+    await waitFor(async () => {
+      found.length = 0;
+      for await (const wf of client.workflow.list({ query })) found.push(wf.workflowId);
+      return found.includes(deliveryWorkflowId(Number(id.split('-')[1])));
+    });
+    const description = await client.workflow.getHandle(deliveryWorkflowId(Number(id.split('-')[1]))).describe();
+    expect(await description.staticSummary()).toBe(`agent ${agent.id} · sandbox · ops (push, 20 s)`);
+  });
+});
+
 describe('sandbox and feed errors', () => {
   it.each([
     [{ prompt: '' }, /body\.prompt/],
