@@ -52,6 +52,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     client: new Client({ connection: deps.temporal, namespace: config.temporalNamespace }),
     taskQueue: config.taskQueue,
     gymRetrySeconds: config.gymRetrySeconds,
+    callTimeoutMs: deps.workflowCallTimeoutMs ?? 10_000,
   };
   const notifier = new WorkNotifier(deps.orm.config.get('clientUrl')!, app.log);
   await notifier.start();

@@ -11,4 +11,6 @@ export interface AppDeps {
   webhooks: WebhookClient;
   /** Ping timeout; tests shorten it. */
   pingTimeoutMs?: number;
+  /** Bound on starting or cancelling a workflow (default 10 s); tests shorten it. */
+  workflowCallTimeoutMs?: number;
 }

@@ -1,5 +1,6 @@
 /** The API's one error shape, `{detail}`, and the handler that turns every failure into it. */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isGrpcServiceError } from '@temporalio/client';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
 /** Thrown by routes for an expected failure: the status and a sentence the client can show. */
@@ -25,6 +26,16 @@ function isDatabaseDown(err: unknown): boolean {
     /Connection terminated|timeout exceeded when trying to connect/i.test(String((err as Error).message))
   );
 }
+
+/** The Temporal frontend cannot be reached (the SDK wraps gRPC failures in ServiceError). */
+function isWorkflowServiceDown(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (isGrpcServiceError(e) && (e.code === GRPC_UNAVAILABLE || e.code === GRPC_DEADLINE_EXCEEDED)) return true;
+  }
+  return false;
+}
+const GRPC_DEADLINE_EXCEEDED = 4;
+const GRPC_UNAVAILABLE = 14;
 
 function validationDetail(err: FastifyError & { validationContext?: string }): string {
   if (hasZodFastifySchemaValidationErrors(err)) {
@@ -54,6 +65,11 @@ export function installErrorHandling(app: FastifyInstance): void {
       request.log.error({ err }, 'database unavailable');
       reply.header('Retry-After', '5');
       return sendError(reply, 503, 'the database is unavailable; try again shortly');
+    }
+    if (isWorkflowServiceDown(err)) {
+      request.log.error({ err }, 'workflow service unavailable');
+      reply.header('Retry-After', '5');
+      return sendError(reply, 503, 'the workflow service is unavailable; try again shortly');
     }
     const status = err.statusCode ?? 500;
     if (status >= 400 && status < 500) {

@@ -60,7 +60,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
         await pingAgent(agent, pingDeps);
         await request.em.flush();
       }
-      await startGymIfFirstActive(request.em, agent, workflows);
+      await startGymIfFirstActive(request.em, agent, workflows, request.log);
       request.log.info({ agentId: agent.id, mode: agent.mode, active: isAgentActive(agent) }, 'agent created');
       return reply.code(201).send({
         id: agent.id,
@@ -137,7 +137,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
       if (urlChanged && !agent.deactivated) {
         await pingAgent(agent, pingDeps);
         await request.em.flush();
-        await startGymIfFirstActive(request.em, agent, workflows);
+        await startGymIfFirstActive(request.em, agent, workflows, request.log);
       }
       return agentDetailView(agent, config.publicUrl, await gymCounts(request.em, agent.id, agent.gymStartedAt));
     },

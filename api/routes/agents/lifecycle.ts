@@ -37,7 +37,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ pingDeps: PingDeps; workfl
       if (agent.deactivated) throw new ApiError(409, 'agent is deactivated; deactivation is permanent, register a new agent');
       await pingAgent(agent, pingDeps);
       await request.em.flush();
-      await startGymIfFirstActive(request.em, agent, workflows);
+      await startGymIfFirstActive(request.em, agent, workflows, request.log);
       return { id: agent.id, active: isAgentActive(agent), ping_error: agent.pingError };
     },
   );
