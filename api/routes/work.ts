@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { Agent } from '../../infra/db/entities/agent.entity';
-import { claimWork, findSession, type SessionRow } from '../../infra/db/repositories/session-queries';
+import { claimWork, findSession, releaseWork, type SessionRow } from '../../infra/db/repositories/session-queries';
 import { tokenMatchesHash } from '../../infra/domain/credentials';
 import { deadlineExceededMessage, parseSessionPublicId, sessionPublicId } from '../../infra/domain/sessions';
 import { submitPullResult, type WorkflowDeps } from '../deliveries';
@@ -60,7 +60,13 @@ export const workRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; notifi
       const gone = new AbortController();
       reply.raw.once('close', () => gone.abort());
       for (;;) {
+        // Never lease to a runner that has gone: the item would sit leased until its deadline.
+        if (gone.signal.aborted) return reply.code(204).send(null);
         const work = await claimWork(request.em, agent.id);
+        if (work && gone.signal.aborted) {
+          await releaseWork(request.em, work.id);
+          return reply.code(204).send(null);
+        }
         if (work) {
           return {
             prompt_id: work.prompt_id,

@@ -74,6 +74,11 @@ export async function claimWork(em: EntityManager, agentId: number): Promise<Cla
   return row;
 }
 
+/** Puts a just-leased item back, for a long-poll whose client left before it could be answered. */
+export async function releaseWork(em: EntityManager, sessionId: number): Promise<void> {
+  await em.getConnection().execute(`update work_items set state = 'queued', leased_at = null where session_id = ? and state = 'leased'`, [sessionId]);
+}
+
 export interface GymCounts {
   total: number;
   done: number;

@@ -1,0 +1,165 @@
+/** `arena-runner run`: long-polls the arena for work, runs the agent command on it, posts the result. */
+import { runAgentCommand, type AgentCommand, type AgentOutcome } from './adapter';
+import { ArenaClient, RunnerFatalError, type NextWork, type ResultBody } from './arena-client';
+import { Backoff, formatDelay, pause, type BackoffOptions } from './backoff';
+import { stderrLog, type Log } from './log';
+
+export interface PullLoopOptions {
+  baseUrl: string;
+  agentId: string;
+  secret: string;
+  command: AgentCommand;
+  /** How many prompts may run at once; default 1. */
+  concurrency?: number;
+  /** Seconds the arena may hold each long-poll; default 25. */
+  waitSeconds?: number;
+  /** Stop: no new work is fetched; running prompts finish (within their deadline) and are posted. */
+  signal?: AbortSignal;
+  /** Forced stop: running commands are killed at once and nothing more is posted. */
+  killSignal?: AbortSignal;
+  log?: Log;
+  /** Reconnect backoff; tests shorten it. */
+  backoff?: BackoffOptions;
+}
+
+export const DEFAULT_WAIT_SECONDS = 25;
+// An arena that answers 204 at once (or --wait 0) would otherwise be asked again in a tight loop.
+const MIN_EMPTY_POLL_INTERVAL_MS = 1_000;
+const MAX_RESULT_ATTEMPTS = 5;
+const RESULT_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 5_000 };
+
+type WorkItem = Extract<NextWork, { kind: 'work' }>;
+
+interface Loop {
+  client: ArenaClient;
+  command: AgentCommand;
+  waitSeconds: number;
+  polling: AbortSignal;
+  killSignal?: AbortSignal;
+  log: Log;
+  backoff?: BackoffOptions;
+  running: number;
+}
+
+/**
+ * Resolves once stopped and every running prompt has been posted; rejects with RunnerFatalError
+ * when the arena refuses the agent (wrong secret, unknown agent, not in pull mode).
+ *
+ * Concurrency is N independent long-poll loops, each holding at most one prompt. A loop only asks
+ * for work when it is free to start it at once: a work item's deadline runs from the moment it is
+ * leased, so a single poller feeding a queue would lease prompts that then wait for a free slot.
+ */
+export async function runPullLoop(opts: PullLoopOptions): Promise<void> {
+  const log = opts.log ?? stderrLog;
+  const concurrency = opts.concurrency ?? 1;
+  const polling = new AbortController();
+  const loop: Loop = {
+    client: new ArenaClient(opts),
+    command: opts.command,
+    waitSeconds: opts.waitSeconds ?? DEFAULT_WAIT_SECONDS,
+    polling: polling.signal,
+    killSignal: opts.killSignal,
+    log,
+    backoff: opts.backoff,
+    running: 0,
+  };
+  const onStop = () => {
+    if (polling.signal.aborted) return;
+    polling.abort();
+    if (loop.running > 0) log(`stopping: finishing ${plural(loop.running, 'running prompt')} first`);
+  };
+  const stopSignals = [opts.signal, opts.killSignal].filter((s): s is AbortSignal => s !== undefined);
+  for (const s of stopSignals) {
+    if (s.aborted) onStop();
+    else s.addEventListener('abort', onStop, { once: true });
+  }
+
+  log(`agent ${opts.agentId}: waiting for work from ${opts.baseUrl} (concurrency ${concurrency})`);
+  const loops = Array.from({ length: concurrency }, () =>
+    pollAndAnswer(loop).catch((err: unknown) => {
+      // One refusal or failure ends every loop; prompts already running still finish.
+      polling.abort();
+      throw err;
+    }),
+  );
+  const ended = await Promise.allSettled(loops);
+  for (const s of stopSignals) s.removeEventListener('abort', onStop);
+  await loop.client.close();
+
+  const failures = ended.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  const fatal = failures.find((e) => e instanceof RunnerFatalError);
+  if (fatal ?? failures[0]) throw fatal ?? failures[0];
+  log('stopped');
+}
+
+async function pollAndAnswer(loop: Loop): Promise<void> {
+  const backoff = new Backoff(loop.backoff);
+  while (!loop.polling.aborted) {
+    const askedAt = Date.now();
+    const next = await loop.client.nextWork(loop.waitSeconds, loop.polling);
+    switch (next.kind) {
+      case 'stopped':
+        return;
+      case 'none':
+        backoff.reset();
+        await pause(MIN_EMPTY_POLL_INTERVAL_MS - (Date.now() - askedAt), loop.polling);
+        break;
+      case 'retry': {
+        const delay = next.retryAfterMs ?? backoff.nextDelayMs();
+        loop.log(`work/next failed (${next.reason}); retrying in ${formatDelay(delay)}`);
+        await pause(delay, loop.polling);
+        break;
+      }
+      case 'work':
+        backoff.reset();
+        await answer(loop, next);
+        break;
+    }
+  }
+}
+
+async function answer(loop: Loop, work: WorkItem): Promise<void> {
+  const { payload } = work.delivery;
+  const receivedAt = performance.now();
+  const deadlineAt = Date.now() + payload.deadline_seconds * 1000;
+  loop.running += 1;
+  try {
+    loop.log(`${work.workId}: received prompt ${payload.prompt_id} (deadline ${payload.deadline_seconds} s)`);
+    const outcome = await runAgentCommand(loop.command, work.delivery, { killSignal: loop.killSignal });
+    const latencyMs = Math.round(performance.now() - receivedAt);
+    loop.log(`${work.workId}: ${describeOutcome(outcome, latencyMs)}`);
+    if (loop.killSignal?.aborted) return;
+    const body: ResultBody = outcome.ok ? { response: outcome.response, latency_ms: latencyMs } : { error: outcome.error, latency_ms: latencyMs };
+    await postResult(loop, work.workId, body, deadlineAt);
+  } finally {
+    loop.running -= 1;
+  }
+}
+
+// The first attempt is always made; retries only while the arena could still accept the result.
+async function postResult(loop: Loop, workId: string, body: ResultBody, deadlineAt: number): Promise<void> {
+  const backoff = new Backoff(RESULT_BACKOFF);
+  for (let attempt = 1; ; attempt += 1) {
+    const posted = await loop.client.postResult(workId, body);
+    if (posted.kind === 'recorded') return;
+    if (posted.kind === 'refused') {
+      loop.log(`${workId}: result not recorded (HTTP ${posted.status}): ${posted.detail}`);
+      return;
+    }
+    const delay = posted.retryAfterMs ?? backoff.nextDelayMs();
+    if (attempt >= MAX_RESULT_ATTEMPTS || Date.now() + delay >= deadlineAt || loop.killSignal?.aborted) {
+      loop.log(`${workId}: could not post the result (${posted.reason}); giving up after ${plural(attempt, 'attempt')}`);
+      return;
+    }
+    loop.log(`${workId}: posting the result failed (${posted.reason}); retrying in ${formatDelay(delay)}`);
+    await pause(delay, loop.killSignal);
+  }
+}
+
+function describeOutcome(outcome: AgentOutcome, latencyMs: number): string {
+  return outcome.ok ? `answered in ${latencyMs} ms` : `error after ${latencyMs} ms: ${outcome.error}`;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,152 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { request } from 'undici';
+import { signatureHeaders } from '../../infra/webhook/signing';
+import { startFakeArena, type FakeArena } from './support/fake-arena';
+import { isRunning, until } from './support/wait';
+
+const BIN = path.resolve(__dirname, '..', '..', 'runner', 'bin', 'arena-runner.js');
+// Answers after a second, so a test can stop the runner while it runs; it touches $RUNNER_TEST_STARTED
+// (when set) once it is running, so the test knows when that is.
+const AGENT = [
+  process.execPath,
+  '-e',
+  `if (process.env.RUNNER_TEST_STARTED) require('fs').writeFileSync(process.env.RUNNER_TEST_STARTED, '');
+   let s = ''; process.stdin.on('data', (c) => (s += c)).on('end', () => setTimeout(() => console.log('done: ' + JSON.parse(s).prompt), 1000));`,
+];
+
+interface CliRun {
+  child: ChildProcess;
+  stderr(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+let arenas: FakeArena[] = [];
+let children: ChildProcess[] = [];
+
+afterEach(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await Promise.all(arenas.map((a) => a.close()));
+  arenas = [];
+  children = [];
+});
+
+// Each run leads its own process group, so a test can signal the group the way Ctrl-C in a terminal does.
+function cli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, ARENA_BASE_URL: '', ARENA_AGENT_SECRET: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  children.push(child);
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, stderr: () => stderr, exited };
+}
+
+async function fakeArena(): Promise<FakeArena> {
+  const arena = await startFakeArena();
+  arenas.push(arena);
+  return arena;
+}
+
+describe('arena-runner run', () => {
+  it('on Ctrl-C, finishes the running prompt, posts it, and exits 0', async () => {
+    const arena = await fakeArena();
+    arena.queue({ prompt: 'Hello there' });
+    const started = path.join(os.tmpdir(), `arena-runner-cli-started-${process.pid}-${Date.now()}`);
+    const run = cli(['run', '--base-url', arena.baseUrl, '--agent', arena.agentId, '--wait', '1', '--', ...AGENT], {
+      ARENA_AGENT_SECRET: arena.secret,
+      RUNNER_TEST_STARTED: started,
+    });
+    // Only once the command runs: a process still being started has not left the runner's group yet.
+    await until(() => fs.existsSync(started), 'the command to start', 20_000);
+    fs.rmSync(started);
+
+    // What a terminal does on Ctrl-C: SIGINT to the whole foreground group, which must not reach the command.
+    process.kill(-run.child.pid!, 'SIGINT');
+
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    expect(arena.results).toHaveLength(1);
+    expect(arena.results[0].body).toEqual({ response: 'done: Hello there', latency_ms: expect.any(Number) });
+    expect(run.stderr()).toMatch(/^\[arena-runner\] sandbox-1: answered in \d+ ms$/m);
+    expect(run.stderr()).toMatch(/\[arena-runner\] stopped\n$/);
+    expect(run.stderr()).not.toContain(arena.secret);
+  }, 30_000);
+
+  it('on a second signal, kills the running command and exits at once', async () => {
+    const arena = await fakeArena();
+    arena.queue({ prompt: 'Never mind' });
+    const pidFile = path.join(os.tmpdir(), `arena-runner-cli-${process.pid}-${Date.now()}`);
+    const slow = [process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setTimeout(() => {}, 20000)`];
+    const run = cli(['run', '--base-url', arena.baseUrl, '--agent', arena.agentId, '--wait', '1', '--', ...slow], {
+      ARENA_AGENT_SECRET: arena.secret,
+    });
+    await until(() => fs.existsSync(pidFile), 'the command to start', 20_000);
+    const commandPid = Number(fs.readFileSync(pidFile, 'utf8'));
+    fs.rmSync(pidFile);
+
+    run.child.kill('SIGINT');
+    await until(() => run.stderr().includes('SIGINT: stopping'), 'the first signal to be seen');
+    run.child.kill('SIGINT');
+
+    expect(await run.exited).toEqual({ code: 130, signal: null });
+    expect(arena.results).toHaveLength(0);
+    expect(run.stderr()).toContain('SIGINT again: killing running commands');
+    await until(() => !isRunning(commandPid), 'the command to be killed', 3_000);
+  }, 30_000);
+
+  it('exits 1 with a clear message on a wrong secret', async () => {
+    const arena = await fakeArena();
+    const run = cli(['run', '--base-url', arena.baseUrl, '--agent', arena.agentId, '--secret', 'agsec_wrong', '--', ...AGENT]);
+
+    expect(await run.exited).toEqual({ code: 1, signal: null });
+    expect(run.stderr()).toContain('[arena-runner] error: the arena rejected the secret for agent 7 (HTTP 403: invalid agent secret)');
+    expect(run.stderr()).not.toMatch(/^\s+at /m);
+  }, 30_000);
+
+  it('runs pull mode without the word run, as the arena shows run_command', async () => {
+    const arena = await fakeArena();
+    const run = cli(['--base-url', arena.baseUrl, '--agent', arena.agentId, '--secret', 'agsec_wrong', '--', ...AGENT]);
+    expect(await run.exited).toEqual({ code: 1, signal: null });
+    expect(run.stderr()).toContain('rejected the secret for agent 7');
+  }, 30_000);
+
+  it('exits 1 when no secret is given', async () => {
+    const run = cli(['run', '--base-url', 'http://127.0.0.1:9', '--agent', '7', '--', 'true']);
+    expect(await run.exited).toEqual({ code: 1, signal: null });
+    expect(run.stderr()).toContain('missing agent secret: pass --secret or set ARENA_AGENT_SECRET');
+  }, 30_000);
+
+  it('refuses flags it cannot use', async () => {
+    const run = cli(['run', '--base-url', 'ftp://arena', '--agent', 'seven', '--', 'true']);
+    expect((await run.exited).code).toBe(1);
+    expect(run.stderr()).toContain("option '--base-url <url>' argument 'ftp://arena' is invalid");
+  }, 30_000);
+});
+
+describe('arena-runner push', () => {
+  it('prints its URL, answers a ping, and exits 0 on SIGTERM', async () => {
+    const secret = 'agsec_cli_push_secret';
+    const run = cli(['push', '--port', '0', '--', ...AGENT], { ARENA_AGENT_SECRET: secret });
+    await until(() => /listening on (http:\/\/\S+)/.test(run.stderr()), 'the listening URL', 20_000);
+    const url = /listening on (http:\/\/\S+)/.exec(run.stderr())![1];
+
+    const ping = JSON.stringify({ prompt_id: 'ping-1', prompt: 'ping', category: 'ping', deadline_seconds: 15 });
+    const res = await request(url, {
+      method: 'POST',
+      body: ping,
+      headers: { 'content-type': 'application/json', ...signatureHeaders(secret, ping, { deliveryId: 'ping-1', timestamp: Date.now() / 1000 }) },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(await res.body.json()).toEqual({ response: 'pong' });
+
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+  }, 30_000);
+});

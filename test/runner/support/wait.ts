@@ -1,0 +1,33 @@
+/** Waiting on conditions in runner tests, and agent commands written as small Node scripts. */
+import fs from 'node:fs';
+import type { AgentCommand } from '../../../runner/adapter';
+
+/** Resolves once check() is truthy; fails the test with `what` after timeoutMs. */
+export async function until(check: () => unknown, what: string, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** An agent command that runs `script` in a fresh Node process. */
+export function nodeScript(script: string): AgentCommand {
+  return { command: process.execPath, args: ['-e', script] };
+}
+
+/** Whether a process still runs; a zombie waiting to be reaped counts as gone. */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) state ..."; the comm may contain spaces, the state follows the last ')'.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
