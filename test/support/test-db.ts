@@ -1,5 +1,5 @@
 /** A fresh, migrated database per test file on the run's embedded PostgreSQL. */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { Client } from 'pg';
 import { migrateDatabase } from '../../infra/db/migrate';
 
@@ -19,6 +19,23 @@ async function admin<T>(run: (client: Client) => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Workflow ids are made from row ids (`delivery-<session id>`, `gym-<agent id>-1`) and are unique
+ * per Temporal namespace, which every test file shares. Starting each database's ids at its own
+ * random offset keeps one file's workflows from colliding with another's.
+ */
+async function spreadIds(url: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const base = randomInt(1, 2000) * 1_000_000;
+    const { rows } = await client.query<{ seq: string }>(`select sequencename as seq from pg_sequences where schemaname = 'public'`);
+    for (const { seq } of rows) await client.query(`alter sequence ${client.escapeIdentifier(seq)} restart with ${base}`);
+  } finally {
+    await client.end();
+  }
+}
+
 export interface TestDatabase {
   url: string;
   drop(): Promise<void>;
@@ -30,6 +47,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const url = new URL(adminUrl());
   url.pathname = `/${name}`;
   await migrateDatabase(url.toString());
+  await spreadIds(url.toString());
   return {
     url: url.toString(),
     drop: () => admin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
