@@ -15,7 +15,7 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type { SessionStatus } from '../infra/domain/sessions';
+import { deadlineExceededMessage, type SessionStatus } from '../infra/domain/sessions';
 import { ArenaOutcome, type DeliveryInput, type DeliveryOutcome, type PullResult } from './contracts';
 import { cancelDelivery, submitResult } from './definitions';
 
@@ -54,7 +54,7 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
     },
     {
       validator: () => {
-        if (closedReason || pulled) throw ApplicationFailure.nonRetryable(closedReason ?? 'the task has already been answered');
+        if (closedReason || pulled) throw ApplicationFailure.nonRetryable('the task has already ended');
       },
     },
   );
@@ -87,7 +87,7 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
     settlement.status === 'cancelled'
       ? 'the task was cancelled'
       : settlement.status === 'deadline'
-        ? `the deadline of ${input.deadlineSeconds} s has passed`
+        ? `work item expired: ${deadlineExceededMessage(input.deadlineSeconds)}`
         : 'the task has already been answered';
 
   const outcome = await recordOutcome({ sessionId: input.sessionId, kind: input.kind, deadlineSeconds: input.deadlineSeconds, settlement });
