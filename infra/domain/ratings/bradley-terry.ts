@@ -1,0 +1,222 @@
+/** The leaderboard's Bradley-Terry ratings, with bootstrap 95% intervals and interval-aware ranks. */
+
+import { BradleyTerrySolver, type PairIndex } from './bt-fit';
+import { ELO_SCALE, INITIAL_ELO, type VoteOutcome } from './elo';
+import { mulberry32 } from './random';
+
+export interface BattleVote {
+  a: number;
+  b: number;
+  outcome: VoteOutcome;
+}
+
+export interface LeaderboardEntry {
+  agentId: number;
+  /** Bradley-Terry rating on the Elo scale; the mean over the fitted agents is 1500. */
+  rating: number;
+  ciLow: number;
+  ciHigh: number;
+  votes: number;
+  wins: number;
+  losses: number;
+  /** Ties and both-bad verdicts. */
+  ties: number;
+}
+
+export interface LeaderboardOptions {
+  /** Bootstrap resamples of the votes; default 100. */
+  resamples?: number;
+  /** Seed for the resampling generator; the same votes and seed give the same intervals. */
+  seed?: number;
+  /** Two-sided coverage of the interval; default 0.95. */
+  confidence?: number;
+  /**
+   * Standard deviation, in Elo points, of the Gaussian prior that keeps unbeaten and winless
+   * agents finite. Default 1000: worth about an eighth of one even game's evidence, so it pulls
+   * an agent with a few dozen votes toward the mean by a point or two at most.
+   */
+  priorSd?: number;
+  /** Convergence tolerance on the ratings, in Elo points; default 1e-6. */
+  tolerance?: number;
+  /** Newton iteration cap per fit; default 100. */
+  maxIterations?: number;
+}
+
+// Bound once: inside a vm context (Temporal's workflow sandbox, jest) every global lookup such
+// as `Math.exp` goes through the context's interceptors, which is slow in a hot loop.
+const { floor } = Math;
+
+/** Natural-log strength to Elo points: 400·log10(e^θ). */
+const ELO_PER_NAT = ELO_SCALE / Math.LN10;
+
+/** Outcome kinds per pair, relative to the pair's first (lower-index) agent. */
+const FIRST_WINS = 0;
+const SECOND_WINS = 1;
+const DRAW = 2;
+
+/**
+ * Fits ratings to all votes, then refits to `resamples` bootstrap resamples of the votes and
+ * takes percentile intervals. Ties and both-bad count half a win to each side, as in Elo.
+ * A vote of an agent against itself carries no information and is ignored. Entries come back
+ * best first (equal ratings by agent id).
+ */
+export function fitLeaderboard(votes: readonly BattleVote[], options: LeaderboardOptions = {}): LeaderboardEntry[] {
+  const resamples = options.resamples ?? 100;
+  const confidence = options.confidence ?? 0.95;
+  const priorSd = options.priorSd ?? 1000;
+  if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError('resamples must be a positive integer');
+  if (!(confidence > 0 && confidence < 1)) throw new RangeError('confidence must be between 0 and 1');
+  if (!(priorSd > 0)) throw new RangeError('priorSd must be positive');
+
+  const table = tabulate(votes);
+  const n = table.agentIds.length;
+  if (n === 0) return [];
+
+  const solver = new BradleyTerrySolver(table.pairs, {
+    priorPrecision: (ELO_PER_NAT / priorSd) ** 2,
+    tolerance: (options.tolerance ?? 1e-6) / ELO_PER_NAT,
+    maxIterations: options.maxIterations ?? 100,
+  });
+  const pairCount = table.pairs.first.length;
+  const score = new Float64Array(pairCount);
+  const games = new Float64Array(pairCount);
+
+  const kindCounts = new Float64Array(pairCount * 3);
+  for (const kind of table.voteKinds) kindCounts[kind] += 1;
+  pairTotals(kindCounts, score, games);
+  const fitted = new Float64Array(n);
+  solver.solve(score, games, fitted);
+  const ratings = toRatings(fitted, new Float64Array(n));
+
+  // Resampling the votes with replacement is a multinomial draw over vote indices; only the
+  // per-pair outcome counts matter to the fit, so each resample refills the same count arrays.
+  const random = mulberry32(options.seed ?? 1);
+  const kinds = table.voteKinds;
+  const voteCount = kinds.length;
+  const samples = new Float64Array(resamples * n);
+  const theta = new Float64Array(n);
+  const resampledRatings = new Float64Array(n);
+  for (let r = 0; r < resamples; r++) {
+    kindCounts.fill(0);
+    for (let v = 0; v < voteCount; v++) kindCounts[kinds[floor(random() * voteCount)]] += 1;
+    pairTotals(kindCounts, score, games);
+    theta.set(fitted);
+    solver.solve(score, games, theta);
+    samples.set(toRatings(theta, resampledRatings), r * n);
+  }
+
+  const tail = (1 - confidence) / 2;
+  const column = new Float64Array(resamples);
+  const entries: LeaderboardEntry[] = table.agentIds.map((agentId, i) => {
+    for (let r = 0; r < resamples; r++) column[r] = samples[r * n + i];
+    column.sort();
+    return {
+      agentId,
+      rating: ratings[i],
+      ciLow: percentile(column, tail),
+      ciHigh: percentile(column, 1 - tail),
+      ...table.records[i],
+    };
+  });
+  return entries.sort((x, y) => y.rating - x.rating || x.agentId - y.agentId);
+}
+
+/**
+ * An agent's rank is 1 + the number of agents clearly ahead of it: those whose interval lies
+ * entirely above its own (their ciLow above its ciHigh). Agents whose intervals overlap share
+ * ranks, so a rank is a claim the data supports. Input order is kept.
+ */
+export function rankByIntervals<T extends { ciLow: number; ciHigh: number }>(entries: readonly T[]): (T & { rank: number })[] {
+  const lows = Float64Array.from(entries, (entry) => entry.ciLow).sort();
+  return entries.map((entry) => ({ ...entry, rank: 1 + lows.length - countAtMost(lows, entry.ciHigh) }));
+}
+
+interface VoteTable {
+  agentIds: number[];
+  pairs: PairIndex;
+  /** For each counted vote: pair index · 3 + outcome kind. */
+  voteKinds: Int32Array;
+  records: { votes: number; wins: number; losses: number; ties: number }[];
+}
+
+function tabulate(votes: readonly BattleVote[]): VoteTable {
+  const counted = votes.filter((vote) => vote.a !== vote.b);
+  const agentIds = [...new Set(counted.flatMap((vote) => [vote.a, vote.b]))].sort((x, y) => x - y);
+  const indexOf = new Map(agentIds.map((id, i) => [id, i]));
+  const n = agentIds.length;
+  const pairOf = new Map<number, number>();
+  const first: number[] = [];
+  const second: number[] = [];
+  const records = agentIds.map(() => ({ votes: 0, wins: 0, losses: 0, ties: 0 }));
+  const voteKinds = new Int32Array(counted.length);
+
+  counted.forEach((vote, v) => {
+    const a = indexOf.get(vote.a)!;
+    const b = indexOf.get(vote.b)!;
+    const [low, high] = a < b ? [a, b] : [b, a];
+    let pair = pairOf.get(low * n + high);
+    if (pair === undefined) {
+      pair = first.length;
+      pairOf.set(low * n + high, pair);
+      first.push(low);
+      second.push(high);
+    }
+    const winner = vote.outcome === 'a' ? a : vote.outcome === 'b' ? b : null;
+    const kind = winner === null ? DRAW : winner === low ? FIRST_WINS : SECOND_WINS;
+    voteKinds[v] = pair * 3 + kind;
+
+    records[a].votes += 1;
+    records[b].votes += 1;
+    if (winner === null) {
+      records[a].ties += 1;
+      records[b].ties += 1;
+    } else {
+      records[winner].wins += 1;
+      records[winner === a ? b : a].losses += 1;
+    }
+  });
+  return {
+    agentIds,
+    pairs: { agentCount: n, first: Int32Array.from(first), second: Int32Array.from(second) },
+    voteKinds,
+    records,
+  };
+}
+
+function pairTotals(kindCounts: Float64Array, score: Float64Array, games: Float64Array): void {
+  for (let p = 0; p < score.length; p++) {
+    const firstWins = kindCounts[p * 3 + FIRST_WINS];
+    const draws = kindCounts[p * 3 + DRAW];
+    score[p] = firstWins + 0.5 * draws;
+    games[p] = firstWins + kindCounts[p * 3 + SECOND_WINS] + draws;
+  }
+}
+
+/** Elo-scale ratings whose mean is 1500, written into `out`. */
+function toRatings(theta: Float64Array, out: Float64Array): Float64Array {
+  let mean = 0;
+  for (let i = 0; i < theta.length; i++) mean += theta[i];
+  mean /= theta.length;
+  for (let i = 0; i < theta.length; i++) out[i] = INITIAL_ELO + (theta[i] - mean) * ELO_PER_NAT;
+  return out;
+}
+
+/** Linear interpolation between order statistics (the common "type 7" definition). */
+function percentile(sorted: Float64Array, q: number): number {
+  const position = q * (sorted.length - 1);
+  const below = Math.floor(position);
+  const above = Math.min(below + 1, sorted.length - 1);
+  return sorted[below] + (position - below) * (sorted[above] - sorted[below]);
+}
+
+/** How many values in the ascending array are at most `limit`. */
+function countAtMost(sorted: Float64Array, limit: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle] <= limit) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
