@@ -111,6 +111,9 @@ export function deliveryActivities({ orm, webhooks, encryptionKey }: ActivityDep
           const [existing] = await run<{ status: SessionStatus }>(`select status from sessions where id = ?`, [input.sessionId]);
           return { status: existing.status };
         }
+        if (input.kind === 'main' && updated.status === 'answered') {
+          await run(`update prompts set answer_count = answer_count + 1 where id = (select prompt_id from sessions where id = ?)`, [input.sessionId]);
+        }
         await run(`update work_items set state = ? where session_id = ? and state in ('queued', 'leased')`, [
           input.settlement.status === 'pulled' ? 'completed' : 'expired',
           input.sessionId,

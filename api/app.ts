@@ -14,6 +14,9 @@ import { userRoutes } from './routes/users';
 import { versionRoutes } from './routes/version';
 import { workRoutes } from './routes/work';
 import { activityRoutes } from './routes/activity';
+import { battleRoutes } from './routes/battles';
+import { judgeRoutes } from './routes/judge';
+import { ratingRoutes } from './routes/ratings';
 import { WorkNotifier } from './work-notifier';
 import type { WorkflowDeps } from './deliveries';
 import { Client } from '@temporalio/client';
@@ -68,6 +71,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(agentRoutes, { prefix: '/agents', deps, workflows });
       await api.register(workRoutes, { prefix: '/agents', workflows, notifier });
       await api.register(activityRoutes, { prefix: '/agents' });
+      await api.register(judgeRoutes, { prefix: '/judge', workflows, arena: config.arena });
+      await api.register(battleRoutes, { prefix: '/battles', workflows, arena: config.arena });
+      await api.register(ratingRoutes);
     },
     { prefix: '/api' },
   );

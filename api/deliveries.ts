@@ -4,8 +4,20 @@ import type { FastifyBaseLogger } from 'fastify';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { Agent } from '../infra/db/entities/agent.entity';
 import { isAgentActive } from '../infra/domain/agent-state';
-import { deliveryStartOptions, deliveryWorkflowId, gymWorkflowId, type DeliveryInput, type DeliveryOutcome, type PullResult } from '../workflows/contracts';
+import {
+  deliveryStartOptions,
+  deliveryWorkflowId,
+  gymWorkflowId,
+  liveBattleWorkflowId,
+  voteWorkflowId,
+  type DeliveryInput,
+  type DeliveryOutcome,
+  type LiveBattleInput,
+  type PullResult,
+  type VoteOutcome,
+} from '../workflows/contracts';
 import { cancelDelivery, submitResult } from '../workflows/definitions';
+import type { Verdict } from '../infra/domain/arena';
 
 export interface WorkflowDeps {
   client: Client;
@@ -99,4 +111,35 @@ export function submitPullResult(deps: WorkflowDeps, sessionId: number, result: 
 
 export function cancelSandbox(deps: WorkflowDeps, sessionId: number): Promise<SteerResult> {
   return steer(deps, sessionId, (handle) => handle.executeUpdate(cancelDelivery));
+}
+
+/** Runs the vote workflow (`vote-<battle id>`) and waits for the rating change; null when the battle was already voted. */
+export async function castVote(deps: WorkflowDeps, battleId: number, winner: Verdict): Promise<VoteOutcome | null> {
+  try {
+    const handle = await within(deps, deps.callTimeoutMs, () =>
+      deps.client.workflow.start('recordVote', {
+        workflowId: voteWorkflowId(battleId),
+        taskQueue: deps.taskQueue,
+        args: [{ battleId, winner }],
+        staticSummary: `vote on battle ${battleId}: ${winner}`,
+        // A closed vote workflow keeps its id: a battle can never be voted twice.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      }),
+    );
+    return await within(deps, UPDATE_TIMEOUT_MS, () => handle.result() as Promise<VoteOutcome>);
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return null;
+    throw err;
+  }
+}
+
+export async function startLiveBattle(deps: WorkflowDeps, input: LiveBattleInput): Promise<void> {
+  await within(deps, deps.callTimeoutMs, () =>
+    deps.client.workflow.start('liveBattle', {
+      workflowId: liveBattleWorkflowId(input.battleId),
+      taskQueue: deps.taskQueue,
+      args: [input],
+      staticSummary: `live battle ${input.battleId}: agents ${input.deliveries[0].agentId} and ${input.deliveries[1].agentId}`,
+    }),
+  );
 }

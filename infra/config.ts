@@ -29,8 +29,28 @@ const envSchema = z.object({
   ARENA_REGISTER_RATE_LIMIT: positiveInt.default(20),
   ARENA_TRUST_PROXY: bool.default(false),
   ARENA_GYM_RETRY_SECONDS: positiveInt.default(60),
+  ARENA_DISPATCH_INTERVAL: positiveInt.default(10),
+  ARENA_DISPATCH_BATCH: positiveInt.max(1000, 'must be at most 1000').default(50),
+  ARENA_MIN_GAP_SECONDS: z.coerce.number().int('expected a whole number').min(0, 'must not be negative').default(30),
+  ARENA_MAIN_DEADLINE_SECONDS: positiveInt.max(3600, 'must be at most 3600').default(300),
+  ARENA_REQUIRE_GYM: bool.default(true),
+  ARENA_DAILY_VOTES: positiveInt.default(200),
+  ARENA_LEADERBOARD_INTERVAL: positiveInt.default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
+
+/** The main arena's rules an operator can tune. */
+export interface ArenaSettings {
+  dispatchIntervalSeconds: number;
+  /** Most agents one dispatch step serves; the rest are due on the next step (longest waiting first). */
+  dispatchBatch: number;
+  minGapSeconds: number;
+  mainDeadlineSeconds: number;
+  /** False lets agents into the arena without completing the gym (private or development arenas). */
+  requireGym: boolean;
+  dailyVotes: number;
+  leaderboardIntervalSeconds: number;
+}
 
 export interface Config {
   port: number;
@@ -54,6 +74,7 @@ export interface Config {
   trustProxy: boolean;
   /** Pause between gym cycles while a gym prompt still has no good answer. */
   gymRetrySeconds: number;
+  arena: ArenaSettings;
   logLevel: string;
 }
 
@@ -94,6 +115,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     registerRateLimit: e.ARENA_REGISTER_RATE_LIMIT,
     trustProxy: e.ARENA_TRUST_PROXY,
     gymRetrySeconds: e.ARENA_GYM_RETRY_SECONDS,
+    arena: {
+      dispatchIntervalSeconds: e.ARENA_DISPATCH_INTERVAL,
+      dispatchBatch: e.ARENA_DISPATCH_BATCH,
+      minGapSeconds: e.ARENA_MIN_GAP_SECONDS,
+      mainDeadlineSeconds: e.ARENA_MAIN_DEADLINE_SECONDS,
+      requireGym: e.ARENA_REQUIRE_GYM,
+      dailyVotes: e.ARENA_DAILY_VOTES,
+      leaderboardIntervalSeconds: e.ARENA_LEADERBOARD_INTERVAL,
+    },
     logLevel: e.LOG_LEVEL,
   };
 }

@@ -1,6 +1,8 @@
 /** The worker process (`npm run worker`): polls the arena task queue and runs workflows and activities. */
 import { MikroORM } from '@mikro-orm/postgresql';
+import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { ensureSchedules } from './schedules';
 import { createActivities } from '../activities';
 import { ConfigError, loadConfig, requireRuntime, type RuntimeConfig } from '../infra/config';
 import { ormConfig } from '../infra/db/orm.config';
@@ -13,6 +15,8 @@ export interface RunningWorker {
 export interface WorkerExtras {
   /** A pre-built workflow bundle (tests bundle once and reuse it); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Create or update the arena's schedules (dispatch, leaderboard); default true. Tests drive those steps themselves. */
+  schedules?: boolean;
 }
 
 export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = {}): Promise<RunningWorker> {
@@ -26,8 +30,16 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
       namespace: config.temporalNamespace,
       taskQueue: config.taskQueue,
       ...(extras.workflowBundle ? { workflowBundle: extras.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
-      activities: createActivities({ orm, webhooks, encryptionKey: config.encryptionKey }),
+      activities: createActivities({ orm, webhooks, encryptionKey: config.encryptionKey, arena: config.arena }),
     });
+    if (extras.schedules ?? true) {
+      const client = await Connection.connect({ address: config.temporalAddress });
+      try {
+        await ensureSchedules(client, config);
+      } finally {
+        await client.close();
+      }
+    }
     const running = worker.run();
     const conn = connection;
     return {

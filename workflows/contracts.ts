@@ -73,3 +73,30 @@ export interface GymInput {
   /** Carried across continue-as-new. */
   cycle?: number;
 }
+
+export function voteWorkflowId(battleId: number): string {
+  return `vote-${battleId}`;
+}
+
+export function liveBattleWorkflowId(battleId: number): string {
+  return `battle-${battleId}`;
+}
+
+/** One side of a vote's rating change. */
+export interface RatingMove {
+  agentId: number;
+  before: number;
+  after: number;
+}
+
+export interface VoteOutcome {
+  battleId: number;
+  winner: 'a' | 'b' | 'tie' | 'both_bad';
+  a: RatingMove;
+  b: RatingMove;
+}
+
+export interface LiveBattleInput {
+  battleId: number;
+  deliveries: [DeliveryInput, DeliveryInput];
+}

@@ -4,13 +4,28 @@ import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
 import { AgentSchema } from './entities/agent.entity';
 import { ApiKeySchema } from './entities/api-key.entity';
+import { BattleSchema } from './entities/battle.entity';
+import { JudgeFlagSchema } from './entities/judge-flag.entity';
+import { LeaderboardEntrySchema } from './entities/leaderboard-entry.entity';
 import { PromptSchema } from './entities/prompt.entity';
+import { RatingChangeSchema } from './entities/rating-change.entity';
 import { SessionSchema } from './entities/session.entity';
 import { UserSchema } from './entities/user.entity';
 import { WorkItemSchema } from './entities/work-item.entity';
 import { migrationsList } from './migrations';
 
-export const entities = [UserSchema, ApiKeySchema, AgentSchema, PromptSchema, SessionSchema, WorkItemSchema];
+export const entities = [
+  UserSchema,
+  ApiKeySchema,
+  AgentSchema,
+  PromptSchema,
+  SessionSchema,
+  WorkItemSchema,
+  BattleSchema,
+  RatingChangeSchema,
+  LeaderboardEntrySchema,
+  JudgeFlagSchema,
+];
 
 export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {}): Options {
   return defineConfig({

@@ -22,8 +22,8 @@ export interface TestApp {
   orm: MikroORM;
   config: RuntimeConfig;
   temporal: Connection;
-  /** Starts a worker on this app's task queue (each test file has its own); closed with the app. */
-  startWorker(): Promise<RunningWorker>;
+  /** Starts a worker on this app's task queue (each test file has its own); closed with the app. No schedules unless asked. */
+  startWorker(options?: { schedules?: boolean }): Promise<RunningWorker>;
   close(): Promise<void>;
 }
 
@@ -56,8 +56,8 @@ export async function startTestApp(
     orm,
     config,
     temporal,
-    async startWorker() {
-      const worker = await startWorker(config, { workflowBundle: { codePath: workflowBundlePath() } });
+    async startWorker({ schedules = false } = {}) {
+      const worker = await startWorker(config, { workflowBundle: { codePath: workflowBundlePath() }, schedules });
       workers.push(worker);
       return worker;
     },

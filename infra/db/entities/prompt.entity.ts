@@ -1,17 +1,22 @@
-/** A prompt that can be delivered: a gym calibration prompt, a pool prompt of the main arena, or an owner's sandbox task. */
+/** A prompt that can be delivered: a gym calibration prompt, a pool prompt of the main arena, an owner's sandbox task, or a live battle's. */
 import { EntitySchema, OptionalProps } from '@mikro-orm/core';
-import type { SessionKind } from '../../domain/sessions';
 
-export type PromptSource = 'gym' | 'pool' | 'sandbox';
+export type PromptSource = 'gym' | 'pool' | 'sandbox' | 'live';
 
 export class Prompt {
-  [OptionalProps]?: 'createdAt' | 'slug';
+  [OptionalProps]?: 'createdAt' | 'slug' | 'retiredAt' | 'bothBadCount' | 'answerCount';
   id!: number;
   source!: PromptSource;
   /** Stable name of a seeded prompt (`gym/echo`); null for sandbox prompts. */
   slug: string | null = null;
   category!: string;
   text!: string;
+  /** A retired pool prompt is never dispatched again; its past answers stay judgeable. */
+  retiredAt: Date | null = null;
+  /** Votes that found both answers bad: a sign the prompt itself may be poor. */
+  bothBadCount = 0;
+  /** Main-arena answers so far; dispatch prefers prompts with exactly one, so battles form quickly. */
+  answerCount = 0;
   createdAt: Date = new Date();
 }
 
@@ -24,8 +29,10 @@ export const PromptSchema = new EntitySchema<Prompt>({
     slug: { type: 'string', length: 100, nullable: true, unique: true },
     category: { type: 'string', length: 100 },
     text: { type: 'text' },
+    retiredAt: { type: 'datetime', length: 6, nullable: true },
+    bothBadCount: { type: 'integer', default: 0 },
+    answerCount: { type: 'integer', default: 0 },
     createdAt: { type: 'datetime', length: 6 },
   },
 });
 
-export const promptSourceOf: Record<SessionKind, PromptSource> = { gym: 'gym', main: 'pool', sandbox: 'sandbox' };

@@ -36,7 +36,26 @@ export class Session {
 export const SessionSchema = new EntitySchema<Session>({
   class: Session,
   tableName: 'sessions',
-  indexes: [{ name: 'sessions_agent_feed_index', properties: ['agent', 'id'] }],
+  indexes: [
+    { name: 'sessions_agent_feed_index', properties: ['agent', 'id'] },
+    // Dispatch: an agent's latest main delivery, and whether one is in flight.
+    {
+      name: 'sessions_main_agent_index',
+      expression: `create index "sessions_main_agent_index" on "sessions" ("agent_id", "created_at") where "kind" = 'main'`,
+    },
+    // Judging: the answered main sessions of a prompt.
+    {
+      name: 'sessions_main_answered_index',
+      expression: `create index "sessions_main_answered_index" on "sessions" ("prompt_id") where "kind" = 'main' and "status" = 'answered'`,
+    },
+  ],
+  // A main-arena prompt reaches an agent at most once.
+  uniques: [
+    {
+      name: 'sessions_main_prompt_unique',
+      expression: `create unique index "sessions_main_prompt_unique" on "sessions" ("agent_id", "prompt_id") where "kind" = 'main'`,
+    },
+  ],
   properties: {
     id: { type: 'integer', primary: true, autoincrement: true },
     agent: { kind: 'm:1', entity: () => Agent, ref: true, deleteRule: 'cascade' },

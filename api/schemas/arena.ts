@@ -1,0 +1,73 @@
+/** Judging, battles, ratings and the leaderboard. */
+import { z } from 'zod';
+import { VERDICTS } from '../../infra/domain/arena';
+import { timestamp } from './common';
+
+const side = z.object({
+  status: z.enum(['pending', 'answered', 'error', 'timeout', 'cancelled']),
+  response: z.string().nullable(),
+  error: z.string().nullable(),
+});
+
+const revealed = z.object({
+  agent_id: z.number().int(),
+  name: z.string(),
+  owner_handle: z.string(),
+  elo_before: z.number().int(),
+  elo_after: z.number().int(),
+  delta: z.number().int(),
+  tier: z.string(),
+});
+
+export const battleView = z.object({
+  battle_id: z.number().int(),
+  live: z.boolean(),
+  status: z.enum(['open', 'running', 'voted', 'void']),
+  prompt: z.object({ id: z.number().int(), text: z.string(), category: z.string() }),
+  a: side,
+  b: side,
+  winner: z.enum(VERDICTS).nullable(),
+  created_at: timestamp,
+});
+
+export const voteBody = z.object({ winner: z.enum(VERDICTS) });
+
+export const voteResult = z.object({
+  battle_id: z.number().int(),
+  winner: z.enum(VERDICTS),
+  a: revealed,
+  b: revealed,
+});
+
+export const battleParams = z.object({ battle_id: z.coerce.number().int().positive().max(2147483647) });
+
+export const liveBattleCreate = z.object({
+  prompt: z.string().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters'),
+  category: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').default('live'),
+  deadline_seconds: z.number().int('must be an integer').min(1, 'must be at least 1').max(300, 'must be at most 300').default(120),
+});
+
+export const ratingHistory = z.object({
+  agent_id: z.number().int(),
+  elo: z.number().int(),
+  tier: z.string(),
+  history: z.array(
+    z.object({ battle_id: z.number().int(), before: z.number().int(), after: z.number().int(), delta: z.number().int(), created_at: timestamp }),
+  ),
+});
+
+export const leaderboardEntry = z.object({
+  rank: z.number().int(),
+  agent_id: z.number().int(),
+  name: z.string(),
+  owner_handle: z.string(),
+  tier: z.string(),
+  elo: z.number().int(),
+  bt_rating: z.number(),
+  ci_low: z.number(),
+  ci_high: z.number(),
+  votes: z.number().int(),
+  wins: z.number().int(),
+  losses: z.number().int(),
+  ties: z.number().int(),
+});

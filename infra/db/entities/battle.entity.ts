@@ -1,0 +1,56 @@
+/**
+ * A battle: two answers to one prompt from agents of different owners, shown to one judge as
+ * anonymous sides a and b. Pool battles are made by judge/next from existing answers; live
+ * battles by POST /api/battles, which sends its own prompt to two agents.
+ */
+import { EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
+import type { BattleStatus, Verdict } from '../../domain/arena';
+import { Agent } from './agent.entity';
+import { Prompt } from './prompt.entity';
+import { Session } from './session.entity';
+import { User } from './user.entity';
+
+export class Battle {
+  [OptionalProps]?: 'createdAt' | 'votedAt' | 'winner' | 'live' | 'status';
+  id!: number;
+  prompt!: Ref<Prompt>;
+  judge!: Ref<User>;
+  sessionA!: Ref<Session>;
+  sessionB!: Ref<Session>;
+  agentA!: Ref<Agent>;
+  agentB!: Ref<Agent>;
+  /** The two sessions' ids in ascending order: the unordered pair, to count how often it was judged. */
+  pairLow!: number;
+  pairHigh!: number;
+  live = false;
+  status: BattleStatus = 'open';
+  winner: Verdict | null = null;
+  votedAt: Date | null = null;
+  createdAt: Date = new Date();
+}
+
+export const BattleSchema = new EntitySchema<Battle>({
+  class: Battle,
+  tableName: 'battles',
+  indexes: [
+    { name: 'battles_pair_index', properties: ['pairLow', 'pairHigh'] },
+    { name: 'battles_judge_voted_index', properties: ['judge', 'votedAt'] },
+  ],
+  uniques: [{ name: 'battles_judge_pair_unique', properties: ['judge', 'pairLow', 'pairHigh'] }],
+  properties: {
+    id: { type: 'integer', primary: true, autoincrement: true },
+    prompt: { kind: 'm:1', entity: () => Prompt, ref: true },
+    judge: { kind: 'm:1', entity: () => User, ref: true, deleteRule: 'cascade' },
+    sessionA: { kind: 'm:1', entity: () => Session, ref: true, deleteRule: 'cascade' },
+    sessionB: { kind: 'm:1', entity: () => Session, ref: true, deleteRule: 'cascade' },
+    agentA: { kind: 'm:1', entity: () => Agent, ref: true, deleteRule: 'cascade', index: true },
+    agentB: { kind: 'm:1', entity: () => Agent, ref: true, deleteRule: 'cascade', index: true },
+    pairLow: { type: 'integer' },
+    pairHigh: { type: 'integer' },
+    live: { type: 'boolean', default: false },
+    status: { type: 'string', length: 16, default: 'open' },
+    winner: { type: 'string', length: 16, nullable: true },
+    votedAt: { type: 'datetime', length: 6, nullable: true },
+    createdAt: { type: 'datetime', length: 6 },
+  },
+});

@@ -1,0 +1,58 @@
+/** A small arena for tests: push agents of different owners on one loopback server, all past the gym. */
+import { Client } from '@temporalio/client';
+import { answer, startAgentServer, type TestAgentServer } from '../support/agent-server';
+import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+import { deliveryWorkflowId } from '../../workflows/contracts';
+
+export interface Arena {
+  t: TestApp;
+  client: Client;
+  server: TestAgentServer;
+  owners: Registered[];
+  agents: Array<{ id: number; owner: Registered; path: string }>;
+  /** Runs one dispatch step now (the schedule does this in production) and awaits every delivery it started. */
+  dispatch(): Promise<number[]>;
+  sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+let dispatches = 0;
+
+export async function startArena(agentCount: number, env: Record<string, string> = {}): Promise<Arena> {
+  const t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ...env });
+  const client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
+  // Each agent answers with its own path, so answers tell who wrote them.
+  const server = await startAgentServer((req, res) => answer(200, { response: `answer from ${req.url}` })(req, res));
+  await t.startWorker();
+  const sql = <T>(query: string, params: unknown[] = []) => t.orm.em.getConnection().execute<T[]>(query, params);
+  const owners: Registered[] = [];
+  const agents: Arena['agents'] = [];
+  for (let i = 0; i < agentCount; i++) {
+    const owner = await register(t.app);
+    owners.push(owner);
+    const path = `/agent-${i}`;
+    const res = await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: `agent-${i}`, webhook_url: server.url.replace('/hook', path) } });
+    agents.push({ id: res.json().id, owner, path });
+  }
+  await Promise.all(agents.map((a) => client.workflow.getHandle(`gym-${a.id}-1`).result()));
+  return {
+    t,
+    client,
+    server,
+    owners,
+    agents,
+    sql,
+    async dispatch() {
+      const before = await sql<{ id: number }>(`select id from sessions where kind = 'main'`);
+      const count = await client.workflow.execute('dispatchArena', { taskQueue: t.config.taskQueue, workflowId: `dispatch-test-${++dispatches}-${Date.now()}` });
+      const after = await sql<{ id: number }>(`select id from sessions where kind = 'main' and id > ? order by id`, [Math.max(0, ...before.map((r) => r.id))]);
+      expect(after).toHaveLength(count as number);
+      await Promise.all(after.map((s) => client.workflow.getHandle(deliveryWorkflowId(s.id)).result()));
+      return after.map((s) => s.id);
+    },
+    async close() {
+      await server.close();
+      await t.close();
+    },
+  };
+}
