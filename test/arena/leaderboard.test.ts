@@ -40,3 +40,35 @@ it('is empty before any vote, then lists voted agents with BT ratings, intervals
   expect(board[0].agent_id).toBe(arena.agents[0]!.id);
   expect(board.reduce((sum: number, r: { bt_rating: number }) => sum + r.bt_rating, 0) / 3).toBeCloseTo(1500, 6);
 });
+
+it('flags a judge who votes against a clear consensus and leaves their votes out of the fit', async () => {
+  // Two agents of the arena; agent-0's answers are plainly better. Twelve honest judges agree; one always disagrees.
+  const [best, worst] = [arena.agents[0]!, arena.agents[1]!];
+  const [pair] = await arena.sql<{ prompt_id: number; a: number; b: number }>(
+    `select x.prompt_id, x.id as a, y.id as b from sessions x join sessions y on y.prompt_id = x.prompt_id
+     where x.agent_id = ? and y.agent_id = ? and x.kind = 'main' and y.kind = 'main' limit 1`,
+    [best.id, worst.id],
+  );
+  expect(pair).toBeDefined();
+  const judges: number[] = [];
+  for (let j = 0; j < 13; j++) judges.push((await register(arena.t.app)).userId);
+  const contrarian = judges[12]!;
+  let n = 0;
+  for (const judge of judges) {
+    for (let v = 0; v < 6; v++) {
+      await arena.sql(
+        `insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high, status, winner, voted_at, created_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, 'voted', ?, now() - interval '3 days', now())`,
+        [pair!.prompt_id, judge, pair!.a, pair!.b, best.id, worst.id, 5_000_000 + n, 5_000_000 + n++, judge === contrarian ? 'b' : 'a'],
+      );
+    }
+  }
+  const refresh = await arena.client.workflow.execute('refreshLeaderboard', { taskQueue: arena.t.config.taskQueue, workflowId: `refresh-flag-${Date.now()}` });
+  expect(refresh).toMatch(/; 1 judges flagged$/);
+  const flagged = await arena.sql<{ judge_id: number }>(`select judge_id from judge_flags`);
+  expect(flagged.map((f) => f.judge_id)).toEqual([contrarian]);
+  const [{ total }] = await arena.sql<{ total: number }>(`select count(*)::int as total from battles where status = 'voted' and judge_id <> ?`, [contrarian]);
+  const board = (await arena.t.app.inject({ method: 'GET', url: '/api/leaderboard' })).json();
+  const votesCounted = board.reduce((sum: number, r: { votes: number }) => sum + r.votes, 0) / 2;
+  expect(votesCounted).toBe(total);
+});
