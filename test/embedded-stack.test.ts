@@ -1,10 +1,10 @@
 /** End to end: `npm start` brings up the embedded stack, stops cleanly on SIGTERM, and keeps its data across a restart. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../infra/ports';
+import { portIsOpen } from './support/net';
 
 const REPO = path.resolve(__dirname, '..');
 const START_TIMEOUT_MS = 120_000;
@@ -106,17 +106,6 @@ function groupIsGone(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'ESRCH';
   }
-}
-
-function portIsOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 async function processesMentioning(text: string): Promise<string[]> {

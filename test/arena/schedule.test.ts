@@ -15,7 +15,7 @@ it('a worker sets up the dispatch schedule, which sends pool prompts on its own'
   await arena.t.startWorker({ schedules: true });
   const ids = scheduleIds(arena.t.config.taskQueue);
   const described = await arena.client.schedule.getHandle(ids.dispatch).describe();
-  expect(described.spec.intervals[0]!.every).toBe(1000);
+  expect(described.spec.intervals?.[0]?.every).toBe(1000);
   expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'dispatchArena', taskQueue: arena.t.config.taskQueue });
   await arena.client.schedule.getHandle(ids.leaderboard).describe();
 

@@ -1,6 +1,5 @@
 /** The embedded PostgreSQL and Temporal dev server: start, persist across restarts, stop without leftovers. */
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
@@ -8,6 +7,7 @@ import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../../infra/embedded/postgres';
 import { ARENA_SEARCH_ATTRIBUTES, startTemporalDevServer } from '../../infra/embedded/temporal-server';
 import { freePort } from '../../infra/ports';
+import { portIsOpen } from '../support/net';
 
 jest.setTimeout(90_000);
 
@@ -18,17 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await fs.rm(dataDir, { recursive: true, force: true });
 });
-
-function portIsOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 async function query(url: string, sql: string): Promise<Array<Record<string, unknown>>> {
   const client = new Client({ connectionString: url });
