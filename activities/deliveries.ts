@@ -13,6 +13,9 @@ import { WORK_CHANNEL } from '../infra/db/work-channel';
 import type { Settlement } from '../workflows/deliver-prompt';
 import type { ActivityDeps } from '.';
 
+/** How often the push activity heartbeats; the workflow's heartbeat timeout is a few times this. */
+export const HEARTBEAT_EVERY_MS = 2_000;
+
 interface ClaimedPush {
   id: number;
   kind: SessionKind;
@@ -55,14 +58,25 @@ export function deliveryActivities({ orm, webhooks, encryptionKey }: ActivityDep
         category: claimed.category,
         deadline_seconds: claimed.deadline_seconds,
       });
-      const result = await webhooks.post({
-        url: claimed.webhook_url,
-        body,
-        secret: openSecret(claimed.secret_sealed, encryptionKey),
-        deliveryId: sessionPublicId(claimed.kind, claimed.id),
-        timeoutMs: Math.max(1, deadlineAt - Date.now()),
-        signal: Context.current().cancellationSignal,
-      });
+      const context = Context.current();
+      // Heartbeats let Temporal notice a dead worker (the retry then records the interruption) and
+      // carry a cancellation (the deadline, an owner's cancel) to the open request.
+      const beat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+      const result = await webhooks
+        .post({
+          url: claimed.webhook_url,
+          body,
+          secret: openSecret(claimed.secret_sealed, encryptionKey),
+          deliveryId: sessionPublicId(claimed.kind, claimed.id),
+          timeoutMs: Math.max(1, deadlineAt - Date.now()),
+          signal: context.cancellationSignal,
+        })
+        .finally(() => clearInterval(beat));
+      if (result.kind === 'failure' && context.cancellationDetails?.workerShutdown && !result.neverSent) {
+        // This worker is stopping mid-request: fail the attempt, and the retry on another worker
+        // records the interruption without sending again.
+        throw ApplicationFailure.retryable('the worker stopped while the request was open', 'WorkerShutdown');
+      }
       if (result.kind === 'failure') {
         if (result.neverSent) {
           // Nothing reached the agent: release the claim and let Temporal try again within the deadline.

@@ -8,6 +8,8 @@ import { ConfigError, loadConfig, requireRuntime, type RuntimeConfig } from '../
 import { ormConfig } from '../infra/db/orm.config';
 import { WebhookClient } from '../infra/webhook/client';
 
+const SHUTDOWN_GRACE = '20 seconds';
+
 export interface RunningWorker {
   close(): Promise<void>;
 }
@@ -31,6 +33,8 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
       taskQueue: config.taskQueue,
       ...(extras.workflowBundle ? { workflowBundle: extras.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
       activities: createActivities({ orm, webhooks, encryptionKey: config.encryptionKey, arena: config.arena }),
+      // On a graceful stop, open webhook requests get this long to be answered before they are cut.
+      shutdownGraceTime: SHUTDOWN_GRACE,
     });
     if (extras.schedules ?? true) {
       const client = await Connection.connect({ address: config.temporalAddress });

@@ -101,9 +101,10 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
 async function push(input: DeliveryInput, cancelled: () => boolean): Promise<Settlement> {
   const deadlineMs = input.deadlineSeconds * 1000;
   const { pushPrompt } = proxyActivities<Activities>({
-    // Only a request that never left is retried (the activity says which), and never past the deadline.
+    // The deadline bounds every attempt. A request that never left is tried again; an attempt lost
+    // with its worker (no heartbeat) is retried too, and the retry records it without sending again.
     scheduleToCloseTimeout: deadlineMs,
-    startToCloseTimeout: deadlineMs + 10_000,
+    heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
   });
   let answer: Settlement | undefined;
