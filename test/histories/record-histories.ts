@@ -1,0 +1,144 @@
+/**
+ * Records the workflow histories that test/replay/replay.test.ts replays, into test/histories/*.json.
+ *
+ * Not part of the normal test run (jest only collects `*.test.ts`). Run it on purpose, through jest
+ * so its global setup provides PostgreSQL, the Temporal dev server and the workflow bundle:
+ *
+ *   RECORD_HISTORIES=1 npx jest --testMatch '<rootDir>/test/histories/record-histories.ts'
+ *
+ * It overwrites the files of the same name. Each is one workflow execution's history in Temporal's
+ * proto JSON (as `temporal workflow show --output json` prints it), with the worker and client
+ * identities and the host name (which name the recording machine) replaced. When a workflow change
+ * makes a saved history fail to replay, do not just record it again: executions still running on
+ * the old code would fail the same way in production. Make the change with `patched()`, rename the
+ * old file (say push-answered.v1.json) so that it is still replayed, then record the new one.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@temporalio/client';
+import { deliveryWorkflowId, gymWorkflowId } from '../../workflows/contracts';
+import { answer, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
+import { historyToJson } from '../support/history-json';
+import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+
+const HISTORIES_DIR = __dirname;
+const IDENTITY = 'arena-history-recorder';
+
+const recording = process.env.RECORD_HISTORIES === '1' ? describe : describe.skip;
+
+recording('recording workflow histories', () => {
+  let t: TestApp;
+  let client: Client;
+  let agentServer: TestAgentServer;
+  let owner: Registered;
+  let pusher: { id: number };
+  let puller: { id: number; webhook_secret: string };
+
+  beforeAll(async () => {
+    t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 5000 });
+    client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
+    agentServer = await startAgentServer(answer(200, { response: 'recorded answer' }));
+    owner = await register(t.app);
+    await t.startWorker();
+  }, 60_000);
+  afterAll(async () => {
+    await agentServer?.close();
+    await t?.close();
+  });
+
+  const createAgent = async (payload: object) => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload });
+    if (res.statusCode !== 201) throw new Error(`creating an agent failed: ${res.statusCode} ${res.body}`);
+    return res.json();
+  };
+  const sandbox = async (agentId: number, payload: object): Promise<{ id: string; sessionId: number }> => {
+    const res = await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/sandbox`, headers: owner.auth, payload });
+    if (res.statusCode !== 202) throw new Error(`sandbox failed: ${res.statusCode} ${res.body}`);
+    const { id } = res.json();
+    return { id, sessionId: Number(id.split('-')[1]) };
+  };
+  const cancel = (agentId: number, id: string) =>
+    t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/sandbox/${id}/cancel`, headers: owner.auth });
+  const next = (wait: number) =>
+    t.app.inject({ method: 'GET', url: `/api/agents/${puller.id}/work/next?wait=${wait}`, headers: { 'x-arena-secret': puller.webhook_secret } });
+  const post = (workId: string, payload: object) =>
+    t.app.inject({ method: 'POST', url: `/api/agents/${puller.id}/work/${workId}/result`, headers: { 'x-arena-secret': puller.webhook_secret }, payload });
+
+  /** Awaits the workflow's end and saves its history under `<name>.json`. */
+  async function save(name: string, workflowId: string, expected: unknown): Promise<void> {
+    const handle = client.workflow.getHandle(workflowId);
+    expect(await handle.result()).toEqual(expected);
+    const history = historyToJson(await handle.fetchHistory());
+    const file = path.join(HISTORIES_DIR, `${name}.json`);
+    await fs.writeFile(file, JSON.stringify(scrubIdentities(history), null, 2) + '\n');
+  }
+
+  it('a push agent: its gym, an answer, a missed deadline, a cancel', async () => {
+    pusher = await createAgent({ name: 'recorded-pusher', webhook_url: agentServer.url });
+    await save('gym-push-complete', gymWorkflowId(pusher.id, 1), 'complete');
+
+    const answered = await sandbox(pusher.id, { prompt: 'What is 6 x 7?', category: 'math', deadline_seconds: 30 });
+    await save('push-answered', deliveryWorkflowId(answered.sessionId), { status: 'answered' });
+
+    agentServer.behave(hang);
+    const late = await sandbox(pusher.id, { prompt: 'too slow', deadline_seconds: 1 });
+    await save('push-deadline', deliveryWorkflowId(late.sessionId), { status: 'timeout' });
+
+    const cancelled = await sandbox(pusher.id, { prompt: 'never mind', deadline_seconds: 60 });
+    await waitFor(async () => agentServer.received.some((r) => r.headers['x-arena-delivery'] === cancelled.id));
+    expect((await cancel(pusher.id, cancelled.id)).statusCode).toBe(200);
+    await save('push-cancelled', deliveryWorkflowId(cancelled.sessionId), { status: 'cancelled' });
+  }, 120_000);
+
+  it('a pull agent: its gym with a second cycle, an answer, an expiry, a cancel', async () => {
+    puller = await createAgent({ name: 'recorded-puller', mode: 'pull' });
+    // The first gym prompt fails once, so the gym sends it again on a later cycle.
+    let failed = false;
+    const gym = client.workflow.getHandle(gymWorkflowId(puller.id, 1));
+    while ((await gym.describe()).status.name === 'RUNNING') {
+      const res = await next(2);
+      if (res.statusCode !== 200) continue;
+      const result = await post(res.json().work_id, failed ? { response: 'fine' } : { error: 'not ready yet' });
+      expect(result.statusCode).toBe(200);
+      failed = true;
+    }
+    await save('gym-pull-retried', gymWorkflowId(puller.id, 1), 'complete');
+
+    const answered = await sandbox(puller.id, { prompt: 'What is 6 x 7?', category: 'math', deadline_seconds: 30 });
+    expect((await next(10)).json().work_id).toBe(answered.id);
+    expect((await post(answered.id, { response: '42', latency_ms: 5 })).statusCode).toBe(200);
+    await save('pull-answered', deliveryWorkflowId(answered.sessionId), { status: 'answered' });
+
+    const expired = await sandbox(puller.id, { prompt: 'too slow', deadline_seconds: 1 });
+    expect((await next(10)).json().work_id).toBe(expired.id);
+    await save('pull-expired', deliveryWorkflowId(expired.sessionId), { status: 'timeout' });
+
+    const cancelled = await sandbox(puller.id, { prompt: 'never mind', deadline_seconds: 60 });
+    expect((await cancel(puller.id, cancelled.id)).statusCode).toBe(200);
+    await save('pull-cancelled', deliveryWorkflowId(cancelled.sessionId), { status: 'cancelled' });
+  }, 120_000);
+});
+
+/**
+ * Replaces what names the recording machine: every `identity` (pid@host of a worker or client) by a
+ * fixed string, and the host name inside sticky task queue names. Replay reads neither.
+ */
+function scrubIdentities(value: unknown): unknown {
+  if (typeof value === 'string') return value.split(os.hostname()).join('recorder-host');
+  if (Array.isArray(value)) return value.map(scrubIdentities);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, v]) => [key, key === 'identity' && typeof v === 'string' ? IDENTITY : scrubIdentities(v)]),
+    );
+  }
+  return value;
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
