@@ -36,7 +36,7 @@ async function newSession(kind = 'sandbox'): Promise<number> {
   );
   return row!.id;
 }
-const run = <R>(fn: () => Promise<R>) => new MockActivityEnvironment().run(fn);
+const run = <R>(fn: () => Promise<R>): Promise<R> => new MockActivityEnvironment().run(fn) as Promise<R>;
 const deadlineAt = () => Date.now() + 10_000;
 const requestsFor = (sessionId: number) => server.received.filter((r) => r.headers['x-arena-delivery'] === `sandbox-${sessionId}`);
 
