@@ -9,6 +9,20 @@ import { ormConfig } from '../../infra/db/orm.config';
 import { WebhookClient } from '../../infra/webhook/client';
 import { startWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase } from './test-db';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+
+let runtimeInstalled = false;
+
+/** The SDK logs every worker state change at INFO; tests only want warnings. */
+function quietWorkerLogs(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // A runtime already exists in this process; its logger stays.
+  }
+}
 
 /** The workflow code, bundled once by the global setup for every test file. */
 export function workflowBundlePath(): string {
@@ -57,6 +71,7 @@ export async function startTestApp(
     config,
     temporal,
     async startWorker({ schedules = false } = {}) {
+      quietWorkerLogs();
       const worker = await startWorker(config, { workflowBundle: { codePath: workflowBundlePath() }, schedules });
       workers.push(worker);
       return worker;
