@@ -7,6 +7,8 @@ const bool = z
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().min(1);
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+const OIDC_VARIABLES = ['ARENA_OIDC_ISSUER', 'ARENA_OIDC_CLIENT_ID', 'ARENA_OIDC_CLIENT_SECRET'] as const;
 
 const envSchema = z.object({
   PORT: port.default(3000),
@@ -37,6 +39,25 @@ const envSchema = z.object({
   ARENA_DAILY_VOTES: positiveInt.default(200),
   ARENA_LEADERBOARD_INTERVAL: positiveInt.default(60),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ARENA_SESSION_DAYS: positiveInt.max(365, 'must be at most 365').default(30),
+  ARENA_LOGIN_RATE_LIMIT: positiveInt.default(10),
+  ARENA_OIDC_ISSUER: z
+    .url({ protocol: /^https?$/ })
+    .refine((v) => v.startsWith('https:') || LOOPBACK_HOSTS.has(new URL(v).hostname), 'must be https (plain http only for localhost)')
+    .optional(),
+  ARENA_OIDC_CLIENT_ID: z.string().min(1).optional(),
+  ARENA_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+}).superRefine((env, ctx) => {
+  // Half an OpenID Connect set-up is a mistake, not a choice: name what is missing.
+  const given = OIDC_VARIABLES.filter((name) => env[name] !== undefined);
+  if (given.length === 0 || given.length === OIDC_VARIABLES.length) return;
+  for (const name of OIDC_VARIABLES.filter((n) => env[n] === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [name],
+      message: `missing: set ${OIDC_VARIABLES.join(', ')} together to enable sign-in with an identity provider, or none of them`,
+    });
+  }
 });
 
 /** The main arena's rules an operator can tune. */
@@ -76,6 +97,18 @@ export interface Config {
   gymRetrySeconds: number;
   arena: ArenaSettings;
   logLevel: string;
+  /** How long a website sign-in lasts (the session cookie's Max-Age and the row's expiry). */
+  sessionDays: number;
+  /** Website log-in attempts per client address per 15 minutes. */
+  loginRateLimit: number;
+  /** Sign-in through an OpenID Connect provider; unset when not configured. */
+  oidc?: OidcSettings;
+}
+
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
 }
 
 /** A configuration whose database, Temporal server and key are all known. */
@@ -125,6 +158,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaderboardIntervalSeconds: e.ARENA_LEADERBOARD_INTERVAL,
     },
     logLevel: e.LOG_LEVEL,
+    sessionDays: e.ARENA_SESSION_DAYS,
+    loginRateLimit: e.ARENA_LOGIN_RATE_LIMIT,
+    oidc:
+      e.ARENA_OIDC_ISSUER && e.ARENA_OIDC_CLIENT_ID && e.ARENA_OIDC_CLIENT_SECRET
+        ? { issuer: e.ARENA_OIDC_ISSUER, clientId: e.ARENA_OIDC_CLIENT_ID, clientSecret: e.ARENA_OIDC_CLIENT_SECRET }
+        : undefined,
   };
 }
 

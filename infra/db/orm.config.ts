@@ -11,6 +11,9 @@ import { PromptSchema } from './entities/prompt.entity';
 import { RatingChangeSchema } from './entities/rating-change.entity';
 import { SessionSchema } from './entities/session.entity';
 import { UserSchema } from './entities/user.entity';
+import { UserIdentitySchema } from './entities/user-identity.entity';
+import { UserPasswordSchema } from './entities/user-password.entity';
+import { WebSessionSchema } from './entities/web-session.entity';
 import { WorkItemSchema } from './entities/work-item.entity';
 import { migrationsList } from './migrations';
 
@@ -25,6 +28,9 @@ export const entities = [
   RatingChangeSchema,
   LeaderboardEntrySchema,
   JudgeFlagSchema,
+  UserPasswordSchema,
+  WebSessionSchema,
+  UserIdentitySchema,
 ];
 
 export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {}): Options {

@@ -1,0 +1,40 @@
+/**
+ * Human sign-in for the website: cookies, form bodies, the server-side session and CSRF tokens
+ * in one plugin, plus the account functions and the OpenID Connect routes. Separate from the
+ * API's bearer keys: nothing here authenticates an /api request.
+ */
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { derivedKey } from './cookies';
+import { webCsrfPlugin } from './csrf';
+import { webSessionPlugin } from './web-session.plugin';
+
+export interface WebAuthOptions {
+  /** `ARENA_PUBLIC_URL`: cookies are Secure when it is https. */
+  publicUrl: string;
+  /** The service's 32-byte key (`config.encryptionKey`); cookie-signing and CSRF keys are derived from it. */
+  secretKey: Buffer;
+  /** `config.sessionDays`; 30 when unset. */
+  sessionDays?: number;
+}
+
+export const webAuthPlugin = fp<WebAuthOptions>(
+  async (app: FastifyInstance, { publicUrl, secretKey, sessionDays }) => {
+    await app.register(cookie, { secret: derivedKey(secretKey, 'cookie-signing').toString('base64url') });
+    await app.register(formbody);
+    await app.register(webSessionPlugin, { publicUrl, sessionDays });
+    await app.register(webCsrfPlugin, { publicUrl, secretKey });
+  },
+  { name: 'web-auth', dependencies: ['orm'] },
+);
+
+export { issueApiKeyFor, logIn, normaliseEmail, setPassword, signUp, WRONG_LOGIN, type LogInInput, type SignUpInput } from './accounts';
+export { CSRF_COOKIE, SESSION_COOKIE } from './cookies';
+export { accountForIdentity } from './identities';
+export { oidcRedirectUri, oidcRoutes, type OidcRoutesOptions } from './oidc.routes';
+export { PASSWORD_RULE } from './passwords';
+export { loginRateLimit, signUpRateLimit } from './rate-limits';
+export { deleteExpiredSessions, endAllSessions, endSession, findSession, startSession } from './sessions';
+export { safeNextPath, webSessionPlugin } from './web-session.plugin';

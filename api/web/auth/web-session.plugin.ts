@@ -1,0 +1,92 @@
+/** Who is signed in on the website: the session cookie resolved to `request.webUser`, and the hooks and helpers around it. */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { User } from '../../../infra/db/entities/user.entity';
+import type { WebSession } from '../../../infra/db/entities/web-session.entity';
+import { ApiError } from '../../errors';
+import { SESSION_COOKIE, sessionCookieOptions } from './cookies';
+import { DEFAULT_SESSION_DAYS, endSession, findSession, startSession } from './sessions';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signed-in person on the website, or null. Never set by an API key. */
+    webUser: User | null;
+    webSession: WebSession | null;
+  }
+  interface FastifyInstance {
+    /** onRequest/preHandler hook: HTML requests without a session go to `/login?next=…`, others get 401. */
+    requireWebUser: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
+  }
+  interface FastifyReply {
+    /** Starts a session for the account and sets its cookie (replacing any session this browser had). */
+    signInWebUser: (user: User) => Promise<void>;
+    /** Ends this browser's session, if any, and clears its cookie. */
+    signOutWebUser: () => Promise<void>;
+  }
+}
+
+export interface WebSessionOptions {
+  /** `ARENA_PUBLIC_URL`: cookies are Secure when it is https. */
+  publicUrl: string;
+  sessionDays?: number;
+}
+
+/** Only same-site paths, so `?next=` cannot send someone to another site after logging in. */
+export function safeNextPath(next: unknown): string {
+  return typeof next === 'string' && /^\/(?![/\\])/.test(next) && !/[\r\n]/.test(next) ? next : '/';
+}
+
+function wantsHtml(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? '').includes('text/html');
+}
+
+export const webSessionPlugin = fp<WebSessionOptions>(
+  async (app: FastifyInstance, { publicUrl, sessionDays = DEFAULT_SESSION_DAYS }) => {
+    const cookieOptions = sessionCookieOptions(publicUrl, sessionDays);
+    const { maxAge: _maxAge, ...clearOptions } = cookieOptions;
+
+    app.decorateRequest('webUser', null);
+    app.decorateRequest('webSession', null);
+
+    app.addHook('onRequest', async (request, reply) => {
+      const token = request.cookies[SESSION_COOKIE];
+      if (!token) return;
+      const session = await findSession(request.em, token);
+      if (!session) {
+        // Ended, expired or forged: drop it so the browser stops sending it.
+        reply.clearCookie(SESSION_COOKIE, clearOptions);
+        return;
+      }
+      request.webSession = session;
+      request.webUser = session.user.getEntity();
+    });
+
+    app.decorate('requireWebUser', async (request: FastifyRequest, reply: FastifyReply) => {
+      if (request.webUser) return undefined;
+      if (!wantsHtml(request)) throw new ApiError(401, 'sign in on the website first');
+      const back = request.method === 'GET' || request.method === 'HEAD' ? `?next=${encodeURIComponent(request.url)}` : '';
+      return reply.redirect(`/login${back}`, 303);
+    });
+
+    app.decorateReply('signInWebUser', async function signInWebUser(this: FastifyReply, user: User) {
+      const request = this.request;
+      // A fresh token at every sign-in: a token planted before it (session fixation) never becomes a session.
+      const previous = request.cookies[SESSION_COOKIE];
+      if (previous) await endSession(request.em, previous);
+      const { token, session } = await startSession(request.em, user, { days: sessionDays });
+      request.webSession = session;
+      request.webUser = user;
+      this.setCookie(SESSION_COOKIE, token, cookieOptions);
+    });
+
+    app.decorateReply('signOutWebUser', async function signOutWebUser(this: FastifyReply) {
+      const request = this.request;
+      const token = request.cookies[SESSION_COOKIE];
+      if (token) await endSession(request.em, token);
+      request.webSession = null;
+      request.webUser = null;
+      this.clearCookie(SESSION_COOKIE, clearOptions);
+    });
+  },
+  { name: 'web-session', dependencies: ['orm', '@fastify/cookie'] },
+);

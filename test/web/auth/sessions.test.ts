@@ -1,0 +1,94 @@
+import { MikroORM } from '@mikro-orm/postgresql';
+import { signUp } from '../../../api/web/auth/accounts';
+import { deleteExpiredSessions, endAllSessions, endSession, findSession, startSession } from '../../../api/web/auth/sessions';
+import type { User } from '../../../infra/db/entities/user.entity';
+import { WebSession } from '../../../infra/db/entities/web-session.entity';
+import { ormConfig } from '../../../infra/db/orm.config';
+import { hashToken } from '../../../infra/domain/credentials';
+import { createTestDatabase, type TestDatabase } from '../../support/test-db';
+import { freshEmail, GOOD_PASSWORD } from './support';
+
+let db: TestDatabase;
+let orm: MikroORM;
+let user: User;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  orm = await MikroORM.init(ormConfig(db.url));
+  user = await signUp(orm.em.fork(), { email: freshEmail(), password: GOOD_PASSWORD });
+});
+afterAll(async () => {
+  await orm.close();
+  await db.drop();
+});
+
+const em = () => orm.em.fork();
+const DAY = 24 * 60 * 60 * 1000;
+const daysFromNow = (days: number) => new Date(Date.now() + days * DAY);
+
+describe('web sessions', () => {
+  it('keeps only the SHA-256 of the token, with a CSRF secret and a 30-day expiry', async () => {
+    const now = new Date();
+    const { token, session } = await startSession(em(), user, { now });
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const rows = await orm.em.getConnection().execute<Array<{ id: string; csrf_secret: string; expires_at: Date }>>(
+      'select * from web_sessions where user_id = ?',
+      [user.id],
+    );
+    const row = rows.find((r) => r.id === session.id)!;
+    expect(row.id).toBe(hashToken(token));
+    expect(JSON.stringify(rows)).not.toContain(token);
+    expect(row.csrf_secret).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(new Date(row.expires_at).getTime() - now.getTime()).toBe(30 * DAY);
+  });
+
+  it('looks a session up by its token, with the account loaded', async () => {
+    const { token } = await startSession(em(), user);
+    const found = await findSession(em(), token);
+    expect(found?.user.getEntity().email).toBe(user.email);
+    expect(await findSession(em(), `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`)).toBeNull();
+    expect(await findSession(em(), 'not a token')).toBeNull();
+  });
+
+  it('does not find a session past its expiry, and the next sign-in sweeps it away', async () => {
+    const { token, session } = await startSession(em(), user, { days: 1, now: daysFromNow(-2) });
+    expect(await findSession(em(), token)).toBeNull();
+    expect(await findSession(em(), token, daysFromNow(-1.5))).not.toBeNull();
+    await startSession(em(), user);
+    expect(await em().findOne(WebSession, session.id)).toBeNull();
+  });
+
+  it('ends a session at logout: the same token no longer works', async () => {
+    const { token } = await startSession(em(), user);
+    expect(await endSession(em(), token)).toBe(true);
+    expect(await findSession(em(), token)).toBeNull();
+    expect(await endSession(em(), token)).toBe(false);
+  });
+
+  it('ends every session of an account at once', async () => {
+    const other = await signUp(em(), { email: freshEmail(), password: GOOD_PASSWORD });
+    const tokens = [await startSession(em(), other), await startSession(em(), other)].map((s) => s.token);
+    const kept = await startSession(em(), user);
+    expect(await endAllSessions(em(), other)).toBe(2);
+    for (const token of tokens) expect(await findSession(em(), token)).toBeNull();
+    expect(await findSession(em(), kept.token)).not.toBeNull();
+  });
+
+  it('notes when a session was last seen, at most every few minutes', async () => {
+    const started = new Date();
+    const { token, session } = await startSession(em(), user, { now: started });
+    await findSession(em(), token, new Date(started.getTime() + 60_000));
+    expect((await em().findOneOrFail(WebSession, session.id)).lastSeenAt.getTime()).toBe(started.getTime());
+    const later = new Date(started.getTime() + 10 * 60_000);
+    await findSession(em(), token, later);
+    expect((await em().findOneOrFail(WebSession, session.id)).lastSeenAt.getTime()).toBe(later.getTime());
+  });
+
+  it('deletes expired sessions in one sweep', async () => {
+    const live = await startSession(em(), user);
+    const other = await signUp(em(), { email: freshEmail(), password: GOOD_PASSWORD });
+    const old = await startSession(em(), other, { days: 1, now: daysFromNow(-3) });
+    expect(await deleteExpiredSessions(em())).toBeGreaterThanOrEqual(1);
+    expect(await em().findOne(WebSession, old.session.id)).toBeNull();
+    expect(await em().findOne(WebSession, live.session.id)).not.toBeNull();
+  });
+});
