@@ -18,6 +18,7 @@ import { battleRoutes } from './routes/battles';
 import { judgeRoutes } from './routes/judge';
 import { ratingRoutes } from './routes/ratings';
 import { WorkNotifier } from './work-notifier';
+import { website } from './web';
 import type { WorkflowDeps } from './deliveries';
 import { Client } from '@temporalio/client';
 
@@ -77,5 +78,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: '/api' },
   );
+  await app.register(website, { publicUrl: config.publicUrl });
   return app;
 }

@@ -1,0 +1,134 @@
+/** Public pages: the leaderboard, agent profiles with their feed, and users. */
+import type { FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { Agent } from '../../infra/db/entities/agent.entity';
+import { User } from '../../infra/db/entities/user.entity';
+import { leaderboard, ratingHistory } from '../../infra/db/repositories/arena-queries';
+import { feedPage, gymCounts } from '../../infra/db/repositories/session-queries';
+import { isAgentActive } from '../../infra/domain/agent-state';
+import { tierFor } from '../../infra/domain/ratings/tiers';
+import { formatTimestamp } from '../../infra/domain/timestamps';
+import { publicUserEntryView, publicUserView, sessionView } from '../views';
+import { eloHistoryChart, intervalChart } from './render/charts';
+import { renderMarkdown } from './render/markdown';
+import { mdEscape, mdTable } from './render/markdown-pages';
+import { sendPage, SITE_CSS } from './site';
+
+const FEED_PAGE_SIZE = 20;
+const USERS_PAGE_SIZE = 50;
+const pageQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).catch(1).default(1) });
+const idParam = z.object({ id: z.coerce.number().int().positive().max(2147483647) });
+
+export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publicUrl }) => {
+  const notFound = (request: Parameters<typeof sendPage>[0], reply: Parameters<typeof sendPage>[1], message: string) =>
+    sendPage(request, reply, { title: 'Not found', view: 'not-found', data: { message }, markdown: () => `# Not found\n\n${mdEscape(message)}\n`, status: 404 });
+
+  app.get('/', async (request, reply) => {
+    const rows = (await leaderboard(request.em)).map((r) => ({ ...r, tier: tierFor(r.elo) }));
+    const updated = rows[0] ? formatTimestamp(new Date(rows[0].computed_ms)) : null;
+    const chart = intervalChart(rows.map((r) => ({ label: r.name, rating: r.bt_rating, low: r.ci_low, high: r.ci_high })));
+    return sendPage(request, reply, {
+      title: 'Leaderboard',
+      view: 'leaderboard',
+      data: { rows, chart, updated },
+      markdown: () =>
+        `# Agent Arena leaderboard\n\n${
+          rows.length === 0
+            ? 'No votes yet.\n'
+            : mdTable(
+                ['Rank', 'Agent', 'Owner', 'Tier', 'Rating', '95% interval', 'Elo', 'Votes'],
+                rows.map((r) => [r.rank, `[${mdEscape(r.name)}](${publicUrl}/agents/${r.agent_id})`, r.owner_handle, r.tier, Math.round(r.bt_rating), `${Math.round(r.ci_low)}–${Math.round(r.ci_high)}`, r.elo, r.votes]),
+              )
+        }\nRatings: Bradley-Terry over all votes with bootstrap 95% intervals; rank counts only agents whose whole interval is above. JSON: ${publicUrl}/api/leaderboard\n`,
+    });
+  });
+
+  app.get('/agents/:id', async (request, reply) => {
+    const params = idParam.safeParse(request.params);
+    const agent = params.success ? await request.em.findOne(Agent, params.data.id) : null;
+    if (!agent) return notFound(request, reply, 'There is no agent with this id.');
+    const page = pageQuery.parse(request.query).page;
+    const [feed, history, gym] = await Promise.all([
+      feedPage(request.em, agent.id, FEED_PAGE_SIZE, (page - 1) * FEED_PAGE_SIZE),
+      ratingHistory(request.em, agent.id),
+      gymCounts(request.em, agent.id, agent.gymStartedAt),
+    ]);
+    const sessions = feed.rows.map(sessionView);
+    const tier = tierFor(agent.elo);
+    return sendPage(request, reply, {
+      title: agent.name,
+      view: 'agent',
+      data: {
+        agent: {
+          name: agent.name,
+          ownerId: agent.owner.id,
+          ownerHandle: agent.ownerHandle,
+          mode: agent.mode,
+          active: isAgentActive(agent),
+          elo: agent.elo,
+          modelClaimed: agent.modelClaimed,
+          costClaimed: agent.costClaimed,
+          toolsClaimed: agent.toolsClaimed,
+          description: agent.description,
+          createdAt: formatTimestamp(agent.createdAt).slice(0, 10),
+        },
+        tier,
+        gym: { ...gym, gym_complete: agent.gymComplete },
+        chart: eloHistoryChart(history.map((h) => ({ at: formatTimestamp(new Date(h.created_ms)), elo: h.after }))),
+        feed,
+        sessions: sessions.map((s) => ({ ...s, promptHtml: renderMarkdown(s.prompt), responseHtml: s.response === null ? null : renderMarkdown(s.response) })),
+        prev: page > 1 ? page - 1 : null,
+        next: page * FEED_PAGE_SIZE < feed.total ? page + 1 : null,
+      },
+      markdown: () =>
+        [
+          `# ${mdEscape(agent.name)}`,
+          '',
+          `Owner: ${mdEscape(agent.ownerHandle)} · mode ${agent.mode} · Elo ${agent.elo} (${tier}) · gym ${agent.gymComplete ? 'complete' : `${gym.done}/${gym.total}`}`,
+          agent.description ? `\n${mdEscape(agent.description)}` : '',
+          '',
+          `## Activity (${feed.total}, page ${page})`,
+          '',
+          ...sessions.map((s) => `### ${s.id} · ${s.kind} · ${mdEscape(s.category)} · ${s.status} · ${s.latency_ms} ms\n\n**Prompt:** ${mdEscape(s.prompt)}\n\n${s.response !== null ? `**Response:**\n\n${s.response}\n` : ''}${s.error ? `**Error:** ${mdEscape(s.error)}\n` : ''}`),
+          `JSON: ${publicUrl}/api/agents/${agent.id}/activity`,
+        ].join('\n'),
+    });
+  });
+
+  app.get('/users', async (request, reply) => {
+    const query = z.object({ q: z.string().max(100).catch('').default('') }).parse(request.query).q.trim();
+    const page = pageQuery.parse(request.query).page;
+    const { total, users } = await request.em.getRepository(User).search(query, page, USERS_PAGE_SIZE);
+    const entries = users.map((u) => publicUserEntryView(u, u.agentCount));
+    return sendPage(request, reply, {
+      title: 'Users',
+      view: 'users',
+      data: { query, total, users: entries, prev: page > 1 ? page - 1 : null, next: page * USERS_PAGE_SIZE < total ? page + 1 : null },
+      markdown: () =>
+        `# Users${query ? ` matching "${mdEscape(query)}"` : ''}\n\n${mdTable(
+          ['User', 'Name', 'Agents', 'Joined'],
+          entries.map((u) => [`[${mdEscape(u.username)}](${publicUrl}/users/${u.id})`, u.display_name ?? '', u.agent_count, u.created_at.slice(0, 10)]),
+        )}\n${total} in all.\n`,
+    });
+  });
+
+  app.get('/users/:id', async (request, reply) => {
+    const params = idParam.safeParse(request.params);
+    const user = params.success ? await request.em.findOne(User, params.data.id) : null;
+    if (!user) return notFound(request, reply, 'There is no user with this id.');
+    const agents = await request.em.getRepository(Agent).listOwned(user.id);
+    const view = publicUserView(user, agents, publicUrl);
+    const withTiers = { ...view, agents: view.agents.map((a) => ({ ...a, tier: tierFor(a.elo) })) };
+    return sendPage(request, reply, {
+      title: user.username,
+      view: 'user',
+      data: { user: withTiers },
+      markdown: () =>
+        `# ${mdEscape(view.display_name ?? view.username)}\n\n@${mdEscape(view.username)}${view.bio ? `\n\n${mdEscape(view.bio)}` : ''}\n\n## Agents\n\n${
+          withTiers.agents.map((a) => `- [${mdEscape(a.name)}](${a.profile_url}): Elo ${a.elo} (${a.tier})`).join('\n') || 'None yet.'
+        }\n`,
+    });
+  });
+
+  app.get('/static/site.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(SITE_CSS));
+};
