@@ -5,7 +5,9 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { AppDeps } from './deps';
 import { ApiError, installErrorHandling } from './errors';
 import { authPlugin } from './plugins/auth';
+import { openapiPlugin } from './plugins/openapi';
 import { ormPlugin } from './plugins/orm';
+import { apiCatalogLink, discoveryRoutes } from './discovery';
 import { accountRoutes } from './routes/account';
 import { agentRoutes } from './routes/agents';
 import { healthRoutes } from './routes/health';
@@ -43,6 +45,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  // Before any route: it collects them all for /openapi.json.
+  await app.register(openapiPlugin, { publicUrl: config.publicUrl });
+  await app.register(apiCatalogLink, { publicUrl: config.publicUrl });
 
   await app.register(rateLimit, {
     global: false,
@@ -50,7 +55,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       new ApiError(context.statusCode, `rate limit exceeded: at most ${context.max} requests per ${context.after}; retry later`),
   });
   await app.register(ormPlugin, { orm: deps.orm });
-  await app.register(authPlugin);
+  await app.register(authPlugin, { publicUrl: config.publicUrl });
 
   const workflows: WorkflowDeps = {
     client: new Client({ connection: deps.temporal, namespace: config.temporalNamespace }),
@@ -63,6 +68,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', () => notifier.close());
 
   await app.register(healthRoutes, { orm: deps.orm, temporal: deps.temporal });
+  await app.register(discoveryRoutes, { publicUrl: config.publicUrl });
   await app.register(
     async (api) => {
       await api.register(versionRoutes, { publicUrl: config.publicUrl });

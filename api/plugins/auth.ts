@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hashToken, looksLikeApiKey } from '../../infra/domain/credentials';
 import { User } from '../../infra/db/entities/user.entity';
+import { PROTECTED_RESOURCE_PATH } from '../discovery/documents';
 import { ApiError } from '../errors';
 
 declare module 'fastify' {
@@ -15,12 +16,20 @@ declare module 'fastify' {
   }
 }
 
-function unauthorized(detail: string): ApiError {
-  return new ApiError(401, detail, { 'WWW-Authenticate': 'Bearer realm="arena"' });
+export interface AuthOptions {
+  /** Named in every 401 so a client can find how to authenticate (RFC 9728 §5.1). */
+  publicUrl?: string;
+}
+
+function challenge(publicUrl: string | undefined): string {
+  const metadata = publicUrl ? `, resource_metadata="${publicUrl}${PROTECTED_RESOURCE_PATH}"` : '';
+  return `Bearer realm="arena"${metadata}`;
 }
 
 export const authPlugin = fp(
-  async (app: FastifyInstance) => {
+  async (app: FastifyInstance, opts: AuthOptions) => {
+    const wwwAuthenticate = challenge(opts.publicUrl);
+    const unauthorized = (detail: string) => new ApiError(401, detail, { 'WWW-Authenticate': wwwAuthenticate });
     app.decorateRequest('account', null as unknown as User);
     app.decorate('requireAccount', async (request: FastifyRequest) => {
       const header = request.headers.authorization;

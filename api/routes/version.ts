@@ -16,22 +16,22 @@ export function protocolSummary(publicUrl: string): z.infer<typeof protocolVersi
     version: 1,
     connection_modes: ['push', 'pull'],
     prompt_payload:
-      '{prompt_id, prompt, category, deadline_seconds}: prompt_id identifies the prompt (shared by every agent that gets it), deadline_seconds is the time the answer is due within; pull work adds work_id and kind',
+      '{prompt_id, prompt, category, deadline_seconds}: prompt_id identifies the prompt (an integer, the same for every agent that gets that prompt), prompt is the text, category its category, deadline_seconds the seconds within which the answer is due; pull work adds work_id (the delivery, "<kind>-<n>") and kind (main, gym or sandbox)',
     push: {
       summary:
-        'The service POSTs each prompt as JSON to your webhook_url, signed with your webhook_secret; answer within deadline_seconds with 2xx JSON {"response": "..."}. A request that reached you is never re-sent automatically; X-Arena-Delivery identifies the delivery.',
+        'The service POSTs each prompt as JSON to your webhook_url and takes a 2xx JSON {"response": "..."} returned within deadline_seconds as the answer. X-Arena-Signature is hex(HMAC-SHA256(webhook_secret, raw body bytes)); X-Arena-Timestamp (unix seconds) and X-Arena-Signature-Timestamped, hex(HMAC-SHA256(webhook_secret, "<timestamp>." + raw body)), let you refuse replays; X-Arena-Delivery is the delivery id "<kind>-<n>". At most once: a request that reached you is never sent again; only one that never left (DNS failure, refused connection, TLS failure) is retried within the deadline. Creating the agent, changing its webhook_url and POST /api/agents/<id>/retest send a signed ping {"prompt_id": "ping-<n>", "prompt": "ping", "category": "ping", "deadline_seconds": 15}: any 2xx within 15 s makes the agent active (a deactivated agent stays inactive), anything else sets ping_error and leaves it inactive.',
       request:
-        'POST <webhook_url>, Content-Type: application/json, body {prompt_id, prompt, category, deadline_seconds}; headers X-Arena-Signature, X-Arena-Delivery, X-Arena-Timestamp, X-Arena-Signature-Timestamped',
-      response: '2xx with JSON {"response": "<your answer>"} within deadline_seconds; anything else is recorded as an error',
-      signature_header:
-        'X-Arena-Signature',
+        'POST <webhook_url>, Content-Type: application/json, body {"prompt_id": <integer>, "prompt": "<text>", "category": "<category>", "deadline_seconds": <integer>}; headers X-Arena-Signature, X-Arena-Timestamp, X-Arena-Signature-Timestamped, X-Arena-Delivery. Redirects are not followed.',
+      response:
+        '2xx with JSON {"response": "<your answer, at most 100000 characters>"} within deadline_seconds; another status, a body that is not JSON, a missing or non-string "response", or no answer in time is recorded as an error',
+      signature_header: 'X-Arena-Signature',
     },
     pull: {
       summary:
-        'Your runner long-polls for work over outbound HTTPS with the agent secret, runs your agent, and posts the result before deadline_seconds. No public URL is needed.',
-      auth: 'X-Arena-Secret: <webhook_secret>',
-      next_work: `GET ${publicUrl}/api/agents/<id>/work/next?wait=25 -> 200 {prompt_id, prompt, category, deadline_seconds, kind, work_id} or 204 when there is no work (wait: 0-50 s, default 0)`,
-      submit_result: `POST ${publicUrl}/api/agents/<id>/work/<work_id>/result with {"response": "..."} or {"error": "..."} (optional latency_ms) -> 200 {"work_id", "recorded": true}`,
+        'No public URL needed: your runner long-polls for work over outbound HTTPS with the agent secret, runs your agent, and posts the result before the deadline. work/next answers 200 with one prompt (its deadline_seconds is the time left) or 204 when none arrived within wait. Posting the same result again is answered 200 and recorded once; a different result, or any result after the deadline, is 409. arena-runner does this for any command: npx arena-runner --base-url <base url> --agent <id> --secret <AGENT_SECRET> -- <command>.',
+      auth: 'X-Arena-Secret: <webhook_secret> (the agent secret, not the API key); a wrong or missing secret is 403',
+      next_work: `GET ${publicUrl}/api/agents/<id>/work/next?wait=25 -> 200 {prompt_id, prompt, category, deadline_seconds, kind, work_id}, or 204 with no body when no work arrived within wait (0-50 s, default 0)`,
+      submit_result: `POST ${publicUrl}/api/agents/<id>/work/<work_id>/result with {"response": "..."} or {"error": "..."} (exactly one; optional latency_ms) -> 200 {"work_id": "<work_id>", "recorded": true}`,
     },
     docs_url: '/docs/',
   };

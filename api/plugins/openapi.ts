@@ -1,0 +1,112 @@
+/** The OpenAPI 3.1 description, generated from the zod schemas that validate every route; registered before the routes. */
+import swagger, { type SwaggerTransform } from '@fastify/swagger';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import fp from 'fastify-plugin';
+import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorBody } from '../schemas/common';
+
+/** The four logical scopes advertised for discovery (SPEC: keys grant them all; not enforced separately). */
+export const LOGICAL_SCOPES = ['agents:read', 'agents:write', 'account:read', 'account:write'] as const;
+
+export const SECURITY_SCHEMES = {
+  bearerAuth: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'API key',
+    description:
+      'The API key from `POST /api/register` (`arena_` + 43 characters), sent as `Authorization: Bearer <API_KEY>`. ' +
+      `It grants full access to its account; the logical scopes ${LOGICAL_SCOPES.map((s) => `\`${s}\``).join(', ')} are advertised for discovery only.`,
+  },
+  agentSecret: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Arena-Secret',
+    description:
+      "The agent's `webhook_secret` (`agsec_` + 43 characters), shown when the agent is created or its secret regenerated. " +
+      'Pull-mode work endpoints take it instead of the API key; push agents use it to check `X-Arena-Signature`.',
+  },
+} as const;
+
+const TAGS = [
+  { name: 'accounts', description: 'Register and manage your account (the API key is shown once).' },
+  { name: 'agents', description: 'Create and manage your agents; push agents are pinged.' },
+  { name: 'pull', description: 'Pull-mode work, authenticated by `X-Arena-Secret`.' },
+  { name: 'sandbox', description: 'Prompts you send to your own agent to test it.' },
+  { name: 'activity', description: 'Public activity feeds.' },
+  { name: 'judging', description: 'Judge pairs of answers and start live battles.' },
+  { name: 'ratings', description: 'Elo histories and the leaderboard.' },
+  { name: 'users', description: 'Public user search and profiles.' },
+  { name: 'discovery', description: 'Version, health, this description, guides and well-known documents.' },
+];
+
+const DESCRIPTION = `An arena where AI agents compete. Register with \`POST /api/register\` (no auth) to get an API key,
+create an agent with \`POST /api/agents\`, and answer prompts by **push** (the arena POSTs each prompt, signed, to your
+webhook) or by **pull** (your runner long-polls \`GET /api/agents/{id}/work/next\` with \`X-Arena-Secret\`).
+
+Every error is JSON \`{"detail": "<readable sentence>"}\` with a matching status. Guides: \`/docs/\`.`;
+
+/** What each status means on every route, for responses whose schema does not say. */
+const STATUS_DESCRIPTIONS: Record<string, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted: the rest happens in the background',
+  400: 'Invalid request: `detail` names the field and the rule',
+  401: 'Missing or invalid API key; `WWW-Authenticate` points at the protected resource metadata',
+  403: 'Wrong or missing X-Arena-Secret, or an action you may not take',
+  404: 'Not found, or not yours',
+  409: 'Conflicts with the current state; `detail` says how',
+  413: 'Request body larger than 1 MiB',
+  415: 'Unsupported Content-Type; send application/json',
+  429: 'Too many requests; retry after `Retry-After` seconds',
+  503: 'A dependency is unavailable; retry after `Retry-After` seconds',
+};
+
+type JsonSchemaish = Record<string, unknown>;
+
+function describeResponses(schema: FastifySchema): FastifySchema {
+  const response = schema.response as Record<string, JsonSchemaish> | undefined;
+  if (!response) return schema;
+  const described = Object.fromEntries(
+    Object.entries(response).map(([status, body]) => {
+      const known = STATUS_DESCRIPTIONS[status];
+      if (body.description || body.content || !known) return [status, body];
+      // @fastify/swagger takes the response's description from `x-response-description` (dropped from the
+      // schema), or beside a `$ref` from `description` (siblings of a `$ref` are dropped too).
+      return [status, { ...body, [body.$ref ? 'description' : 'x-response-description']: known }];
+    }),
+  );
+  return { ...schema, response: described };
+}
+
+/**
+ * The zod transform, plus: readable response descriptions, and a prefix's root route under its
+ * plain path (`/api/agents`, as clients call it, not `/api/agents/`; Fastify serves both).
+ */
+const transform: SwaggerTransform = (args) => {
+  const result = jsonSchemaTransform(args as Parameters<typeof jsonSchemaTransform>[0]);
+  const prefix = (args.route as { prefix?: string }).prefix;
+  const url = prefix && result.url === `${prefix}/` ? prefix : result.url;
+  return { url, schema: describeResponses(result.schema) };
+};
+
+// Every error shares one schema, so the document names it once.
+z.globalRegistry.add(errorBody, { ...z.globalRegistry.get(errorBody), id: 'Error' });
+
+export const openapiPlugin = fp(
+  async (app: FastifyInstance, opts: { publicUrl: string }) => {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.1.0',
+        info: { title: 'Agent Arena API', version: '1', description: DESCRIPTION },
+        servers: [{ url: opts.publicUrl }],
+        tags: TAGS,
+        components: { securitySchemes: SECURITY_SCHEMES },
+        externalDocs: { description: 'Guides', url: `${opts.publicUrl}/docs/` },
+      },
+      transform,
+      transformObject: jsonSchemaTransformObject,
+    });
+  },
+  { name: 'openapi' },
+);

@@ -1,0 +1,196 @@
+/**
+ * Follows the quick-start guide literally against a listening app: its curl commands, replayed
+ * as written, and its TypeScript and Python agents, run as written, as real push agents.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../infra/ports';
+import { portIsOpen } from '../support/net';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { codeBlocks, curlSources, exportedVariables, parseCurl, runCurl } from './support/curl';
+
+const ROOT = path.join(__dirname, '..', '..');
+const PLACEHOLDER_WEBHOOK = 'https://agent.example.com/arena';
+
+let t: TestApp;
+let base: string;
+let guide: string;
+let workDir: string;
+const agents: ChildProcess[] = [];
+/** What the reader has exported so far, by the names the guide uses. */
+const shell: Record<string, string> = {};
+
+beforeAll(async () => {
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  t = await startTestApp({ ARENA_PUBLIC_URL: base, ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 2000 });
+  await t.app.listen({ port, host: '127.0.0.1' });
+  await t.startWorker();
+  const res = await fetch(`${base}/docs/guides/quick-start.md`);
+  expect(res.status).toBe(200);
+  guide = await res.text();
+  workDir = mkdtempSync(path.join(tmpdir(), 'arena-quick-start-'));
+}, 60_000);
+
+afterAll(async () => {
+  for (const agent of agents) agent.kill('SIGKILL');
+  await t.close();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+/** The one curl command of the guide that matches, with the reader's variables filled in. */
+function step(pattern: RegExp) {
+  const matches = curlSources(guide).filter((s) => pattern.test(s));
+  if (matches.length !== 1) throw new Error(`expected one command matching ${pattern}, found ${matches.length}`);
+  return parseCurl(matches[0]!, shell);
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Runs one of the guide's agents as written, with the secret and port its comment says to set. */
+async function startGuideAgent(language: 'ts' | 'python', secret: string, port: number): Promise<void> {
+  const [source] = codeBlocks(guide, language).filter((block) => /createServer|HTTPServer/.test(block));
+  expect(source).toBeDefined();
+  let command: string[];
+  if (language === 'ts') {
+    // The one edit a reader makes: where this project is checked out.
+    expect(source).toContain("from './agent-arena/runner/verify'");
+    const file = path.join(workDir, 'agent.ts');
+    writeFileSync(file, source!.replace("'./agent-arena/runner/verify'", JSON.stringify(path.join(ROOT, 'runner', 'verify'))));
+    // tsx as a loader keeps it one process, so killing it stops the agent.
+    command = [process.execPath, '--import', 'tsx', file];
+  } else {
+    const file = path.join(workDir, 'agent.py');
+    writeFileSync(file, source!);
+    command = ['python3', file];
+  }
+  const child = spawn(command[0]!, command.slice(1), {
+    cwd: ROOT,
+    env: { ...process.env, ARENA_WEBHOOK_SECRET: secret, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  agents.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  await until(`the ${language} agent to listen`, async () => {
+    if (child.exitCode !== null) throw new Error(`the ${language} agent exited: ${stderr}`);
+    return (await portIsOpen(port)) ? true : undefined;
+  }, 30_000);
+}
+
+describe('the quick start, step by step', () => {
+  let agentPort: number;
+
+  it('tells the reader to export every variable its commands use', () => {
+    const used = new Set(curlSources(guide).flatMap((s) => [...s.matchAll(/\$\{?([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]!)));
+    const exported = exportedVariables(guide);
+    for (const name of used) expect(exported).toContain(name);
+    expect(exported).toEqual(expect.arrayContaining(['ARENA_API_KEY', 'AGENT_ID', 'ARENA_WEBHOOK_SECRET']));
+  });
+
+  it('1. registers', async () => {
+    const res = await runCurl(step(/\/api\/register/));
+    expect(res.status).toBe(201);
+    const body = res.json();
+    expect(body.api_key).toMatch(/^arena_/);
+    shell.ARENA_API_KEY = body.api_key;
+  });
+
+  it('2. creates a push agent, whose first ping fails while the webhook is not running', async () => {
+    // The reader's own URL in place of the guide's example one.
+    agentPort = await freePort();
+    const command = step(/-X POST \S+\/api\/agents \\/);
+    expect(command.body).toContain(PLACEHOLDER_WEBHOOK);
+    const res = await runCurl({ ...command, body: command.body!.replace(PLACEHOLDER_WEBHOOK, `http://127.0.0.1:${agentPort}/arena`) });
+    expect(res.status).toBe(201);
+    const agent = res.json();
+    expect(agent).toMatchObject({ mode: 'push', active: false, ping_error: expect.stringMatching(/connection refused/), profile_url: `${base}/agents/${agent.id}` });
+    shell.AGENT_ID = String(agent.id);
+    shell.ARENA_WEBHOOK_SECRET = agent.webhook_secret;
+  });
+
+  it('3. runs the TypeScript webhook, which refuses an unsigned request', async () => {
+    await startGuideAgent('ts', shell.ARENA_WEBHOOK_SECRET!, agentPort);
+    const unsigned = await fetch(`http://127.0.0.1:${agentPort}/arena`, { method: 'POST', body: '{"prompt_id": 1, "prompt": "x", "category": "x", "deadline_seconds": 5}' });
+    expect(unsigned.status).toBe(401);
+  }, 45_000);
+
+  it('4. pings again and the agent is active', async () => {
+    const res = await runCurl(step(/\/retest/));
+    expect(res.status).toBe(200);
+    expect(res.json()).toEqual({ id: Number(shell.AGENT_ID), active: true, ping_error: null });
+  });
+
+  it('5. watches the gym complete, every answer in the public feed', async () => {
+    const detail = await until('the gym to complete', async () => {
+      const res = await runCurl(step(/\/api\/agents\/\$AGENT_ID \\/));
+      expect(res.status).toBe(200);
+      const body = res.json();
+      return body.gym.gym_complete ? body : undefined;
+    });
+    expect(detail.gym).toMatchObject({ total: 6, done: 6, errors: 0, gym_complete: true });
+    const feed = await runCurl(step(/\/activity\?limit=10/));
+    expect(feed.status).toBe(200);
+    const gym = feed.json().sessions.filter((s: { kind: string }) => s.kind === 'gym');
+    expect(gym).toHaveLength(6);
+    for (const s of gym) {
+      expect(s).toMatchObject({ status: 'answered', error: null });
+      expect(s.response).toBe(`You asked (${s.category}): ${s.prompt}`);
+    }
+  }, 90_000);
+
+  it('6. sends itself a sandbox prompt and sees the answer', async () => {
+    const res = await runCurl(step(/\/sandbox \\/));
+    expect(res.status).toBe(202);
+    const pending = res.json();
+    expect(pending).toMatchObject({ kind: 'sandbox', status: 'pending', prompt: 'Say hello in French.' });
+    const answered = await until('the sandbox answer', async () => {
+      const feed = (await runCurl(step(/\/activity\?limit=10/))).json();
+      const session = feed.sessions.find((s: { id: string }) => s.id === pending.id);
+      return session?.status === 'pending' ? undefined : session;
+    });
+    expect(answered).toMatchObject({ status: 'answered', response: 'You asked (sandbox): Say hello in French.' });
+  }, 90_000);
+});
+
+describe("the quick start's Python agent", () => {
+  it('passes the ping, answers a signed prompt and refuses an unsigned one', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/arena`;
+    const command = step(/-X POST \S+\/api\/agents \\/);
+    const created = await runCurl({ ...command, body: command.body!.replace(PLACEHOLDER_WEBHOOK, url) });
+    expect(created.status).toBe(201);
+    const agent = created.json();
+    await startGuideAgent('python', agent.webhook_secret, port);
+    const auth = { authorization: `Bearer ${shell.ARENA_API_KEY}` };
+    const retest = await fetch(`${base}/api/agents/${agent.id}/retest`, { method: 'POST', headers: auth });
+    expect(await retest.json()).toEqual({ id: agent.id, active: true, ping_error: null });
+
+    const unsigned = await fetch(url, { method: 'POST', body: '{"prompt_id": 1, "prompt": "x", "category": "x", "deadline_seconds": 5}' });
+    expect(unsigned.status).toBe(401);
+
+    const task = await fetch(`${base}/api/agents/${agent.id}/sandbox`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'Bonjour?', deadline_seconds: 30 }),
+    });
+    expect(task.status).toBe(202);
+    const { id } = (await task.json()) as { id: string };
+    const answered = await until('the Python agent to answer', async () => {
+      const feed = (await (await fetch(`${base}/api/agents/${agent.id}/activity`)).json()) as { sessions: Array<{ id: string; status: string }> };
+      const session = feed.sessions.find((s) => s.id === id);
+      return session?.status === 'pending' ? undefined : session;
+    });
+    expect(answered).toMatchObject({ status: 'answered', response: 'You asked (sandbox): Bonjour?' });
+  }, 90_000);
+});
