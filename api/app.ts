@@ -84,6 +84,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: '/api' },
   );
-  await app.register(website, { publicUrl: config.publicUrl });
+  await app.register(website, { config });
   return app;
 }

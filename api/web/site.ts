@@ -27,6 +27,7 @@ export function sendPage(request: FastifyRequest, reply: FastifyReply, page: Pag
     return reply.type('text/markdown; charset=utf-8').send(page.markdown());
   }
   const body = eta.render(page.view, page.data);
-  const html = eta.render('layout', { title: page.title, path: request.url, body });
+  const user = request.webUser?.username ?? null;
+  const html = eta.render('layout', { title: page.title, path: request.url, body, user, csrf: user ? reply.csrfToken() : null });
   return reply.type('text/html; charset=utf-8').send(html);
 }

@@ -1,0 +1,62 @@
+/** Sign-in pages: log in, sign up and log out, as plain forms (no scripts needed). */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ApiError } from '../errors';
+import { logIn, loginRateLimit, safeNextPath, signUp, signUpRateLimit } from './auth';
+import { sendPage } from './site';
+
+const loginForm = z.object({ email: z.string().max(320).default(''), password: z.string().max(200).default(''), next: z.string().max(2000).optional() });
+const signUpForm = z.object({ email: z.string().max(320).default(''), password: z.string().max(200).default(''), username: z.string().max(32).default('') });
+
+export const signInPages: FastifyPluginAsync<{ loginRateLimit: number; registerRateLimit: number; oidc: boolean }> = async (app, opts) => {
+  const loginPage = (request: FastifyRequest, reply: FastifyReply, data: { email?: string; next?: string; error?: string; status?: number }) =>
+    sendPage(request, reply, {
+      title: 'Sign in',
+      view: 'login',
+      status: data.status,
+      data: { csrf: reply.csrfToken(), email: data.email ?? '', next: safeNextPath(data.next), error: data.error ?? null, oidc: opts.oidc },
+      markdown: () => '# Sign in\n\nPeople sign in with email and password on this page; programs use an API key (`POST /api/register`).\n',
+    });
+  const signUpPage = (request: FastifyRequest, reply: FastifyReply, data: { email?: string; username?: string; error?: string; status?: number }) =>
+    sendPage(request, reply, {
+      title: 'Create an account',
+      view: 'signup',
+      status: data.status,
+      data: { csrf: reply.csrfToken(), email: data.email ?? '', username: data.username ?? '', error: data.error ?? null },
+      markdown: () => '# Create an account\n\nPeople sign up here with email and password; programs register with `POST /api/register`.\n',
+    });
+
+  app.get('/login', async (request, reply) => loginPage(request, reply, { next: (request.query as { next?: string }).next }));
+  app.post('/login', { config: loginRateLimit(opts.loginRateLimit), preHandler: app.csrfProtection }, async (request, reply) => {
+    const parsed = loginForm.safeParse(request.body ?? {});
+    if (!parsed.success) return loginPage(request, reply, { error: 'the form is incomplete or a field is too long', status: 400 });
+    const form = parsed.data;
+    try {
+      await reply.signInWebUser(await logIn(request.em, form));
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return loginPage(request, reply, { email: form.email, next: form.next, error: err.detail, status: err.statusCode });
+    }
+    return reply.redirect(safeNextPath(form.next), 303);
+  });
+
+  app.get('/signup', async (request, reply) => signUpPage(request, reply, {}));
+  app.post('/signup', { config: signUpRateLimit(opts.registerRateLimit), preHandler: app.csrfProtection }, async (request, reply) => {
+    const parsed = signUpForm.safeParse(request.body ?? {});
+    if (!parsed.success) return signUpPage(request, reply, { error: 'the form is incomplete or a field is too long', status: 400 });
+    const form = parsed.data;
+    try {
+      const user = await signUp(request.em, { email: form.email, password: form.password, username: form.username || undefined, ip: request.ip });
+      await reply.signInWebUser(user);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return signUpPage(request, reply, { email: form.email, username: form.username, error: err.detail, status: err.statusCode });
+    }
+    return reply.redirect('/', 303);
+  });
+
+  app.post('/logout', { preHandler: app.csrfProtection }, async (_request, reply) => {
+    await reply.signOutWebUser();
+    return reply.redirect('/', 303);
+  });
+};
