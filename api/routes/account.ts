@@ -1,9 +1,7 @@
 /** GET and PATCH /api/account: the caller's own account. */
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Agent } from '../../infra/db/entities/agent.entity';
-import { isValidUsername, normaliseUsername, USERNAME_RULE } from '../../infra/domain/username';
-import { ApiError } from '../errors';
+import { editAccount } from '../actions/account';
 import { account, accountPatch } from '../schemas/account';
 import { errors } from '../schemas/common';
 import { accountView } from '../views';
@@ -34,22 +32,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const user = request.account;
-      const body = request.body;
-      if (body.username !== undefined) {
-        const username = normaliseUsername(body.username);
-        if (!isValidUsername(username)) throw new ApiError(400, `body.username: must be ${USERNAME_RULE}`);
-        user.username = username;
-      }
-      if (body.display_name !== undefined) user.displayName = body.display_name;
-      if (body.bio !== undefined) user.bio = body.bio;
-      try {
-        await request.em.flush();
-      } catch (err) {
-        if (err instanceof UniqueConstraintViolationException) {
-          throw new ApiError(409, `username ${user.username} is already taken`);
-        }
-        throw err;
-      }
+      await editAccount(request.em, user, request.body);
       const agents = await request.em.getRepository(Agent).listOwned(user.id);
       return accountView(user, agents);
     },

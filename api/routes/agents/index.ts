@@ -4,7 +4,8 @@ import { Agent } from '../../../infra/db/entities/agent.entity';
 import { defaultOwnerHandle, isAgentActive, profileUrl, runCommand } from '../../../infra/domain/agent-state';
 import { hashToken, newAgentSecret, sealSecret } from '../../../infra/domain/credentials';
 import type { AppDeps } from '../../deps';
-import { ApiError, notFound } from '../../errors';
+import { ApiError } from '../../errors';
+import { ownedAgent } from '../../actions/agents';
 import { agentCreate, agentCreated, agentDetail, agentListItem, agentPatch } from '../../schemas/agent';
 import { errors, idParam } from '../../schemas/common';
 import { agentDetailView, agentListView } from '../../views';
@@ -97,8 +98,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
       },
     },
     async (request) => {
-      const agent = await request.em.getRepository(Agent).findOwned(request.params.id, request.account.id);
-      if (!agent) throw notFound('agent');
+      const agent = await ownedAgent(request.em, request.params.id, request.account.id);
       return agentDetailView(agent, config.publicUrl, await gymCounts(request.em, agent.id, agent.gymStartedAt));
     },
   );
@@ -116,8 +116,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
       },
     },
     async (request) => {
-      const agent = await request.em.getRepository(Agent).findOwned(request.params.id, request.account.id);
-      if (!agent) throw notFound('agent');
+      const agent = await ownedAgent(request.em, request.params.id, request.account.id);
       const body = request.body;
       let urlChanged = false;
       if (body.webhook_url !== undefined) {

@@ -1,9 +1,8 @@
 /** Agent state changes: retest, regenerate-secret and deactivate. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Agent } from '../../../infra/db/entities/agent.entity';
-import { hashToken, newAgentSecret, sealSecret } from '../../../infra/domain/credentials';
 import { isAgentActive } from '../../../infra/domain/agent-state';
-import { ApiError, notFound } from '../../errors';
+import { deactivateAgent, ownedAgent, regenerateSecret } from '../../actions/agents';
+import { ApiError } from '../../errors';
 import { deactivateResult, retestResult, secretResult } from '../../schemas/agent';
 import { errors, idParam } from '../../schemas/common';
 import { pingAgent, type PingDeps } from './ping';
@@ -14,11 +13,6 @@ import { gymProgress } from '../../schemas/agent';
 
 export const lifecycleRoutes: FastifyPluginAsyncZod<{ pingDeps: PingDeps; workflows: WorkflowDeps }> = async (app, { pingDeps, workflows }) => {
   const security = [{ bearerAuth: [] }];
-  const findOwned = async (em: import('@mikro-orm/postgresql').EntityManager, id: number, ownerId: number) => {
-    const agent = await em.getRepository(Agent).findOwned(id, ownerId);
-    if (!agent) throw notFound('agent');
-    return agent;
-  };
 
   app.post(
     '/:id/retest',
@@ -32,7 +26,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ pingDeps: PingDeps; workfl
       },
     },
     async (request) => {
-      const agent = await findOwned(request.em, request.params.id, request.account.id);
+      const agent = await ownedAgent(request.em, request.params.id, request.account.id);
       if (agent.mode !== 'push') throw new ApiError(400, 'retest applies to push agents only; pull agents are never pinged');
       if (agent.deactivated) throw new ApiError(409, 'agent is deactivated; deactivation is permanent, register a new agent');
       await pingAgent(agent, pingDeps);
@@ -54,13 +48,8 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ pingDeps: PingDeps; workfl
       },
     },
     async (request) => {
-      const agent = await findOwned(request.em, request.params.id, request.account.id);
-      const secret = newAgentSecret();
-      agent.secretHash = hashToken(secret);
-      agent.secretSealed = sealSecret(secret, pingDeps.encryptionKey);
-      await request.em.flush();
-      request.log.info({ agentId: agent.id }, 'agent secret regenerated');
-      return { id: agent.id, webhook_secret: secret };
+      const agent = await ownedAgent(request.em, request.params.id, request.account.id);
+      return { id: agent.id, webhook_secret: await regenerateSecret(request.em, agent, pingDeps.encryptionKey, request.log) };
     },
   );
 
@@ -76,9 +65,8 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ pingDeps: PingDeps; workfl
       },
     },
     async (request) => {
-      const agent = await findOwned(request.em, request.params.id, request.account.id);
-      agent.deactivated = true;
-      await request.em.flush();
+      const agent = await ownedAgent(request.em, request.params.id, request.account.id);
+      await deactivateAgent(request.em, agent);
       return { id: agent.id, active: false as const };
     },
   );
@@ -95,7 +83,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ pingDeps: PingDeps; workfl
       },
     },
     async (request) => {
-      const agent = await findOwned(request.em, request.params.id, request.account.id);
+      const agent = await ownedAgent(request.em, request.params.id, request.account.id);
       if (agent.deactivated) throw new ApiError(409, 'agent is deactivated; deactivation is permanent, register a new agent');
       await startGymAttempt(request.em, agent, workflows);
       return gymView(agent, await gymCounts(request.em, agent.id, agent.gymStartedAt));

@@ -1,12 +1,9 @@
 /** Sandbox tasks: an owner sends a prompt of their own to their agent, end to end, never judged. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Agent } from '../../../infra/db/entities/agent.entity';
-import { Prompt } from '../../../infra/db/entities/prompt.entity';
-import { Session } from '../../../infra/db/entities/session.entity';
 import { findSession } from '../../../infra/db/repositories/session-queries';
-import { isAgentActive } from '../../../infra/domain/agent-state';
 import { parseSessionPublicId } from '../../../infra/domain/sessions';
-import { cancelSandbox, startDelivery, type WorkflowDeps } from '../../deliveries';
+import { ownedAgent, startSandboxTask } from '../../actions/agents';
+import { cancelSandbox, type WorkflowDeps } from '../../deliveries';
 import { ApiError, notFound } from '../../errors';
 import { errors, idParam } from '../../schemas/common';
 import { activitySession, sandboxCreate, sandboxParams } from '../../schemas/session';
@@ -28,28 +25,9 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps }> =
       },
     },
     async (request, reply) => {
-      const agent = await request.em.getRepository(Agent).findOwned(request.params.id, request.account.id);
-      if (!agent) throw notFound('agent');
-      if (agent.deactivated) throw new ApiError(409, 'agent is deactivated');
-      if (!isAgentActive(agent)) throw new ApiError(409, `agent is not active: its last ping failed (${agent.pingError}); fix the webhook and retest`);
-      const { prompt: text, category, deadline_seconds: deadlineSeconds } = request.body;
-      const prompt = request.em.create(Prompt, { source: 'sandbox', category, text });
-      const session = request.em.create(Session, { agent, kind: 'sandbox', prompt, mode: agent.mode, category, deadlineSeconds });
-      await request.em.flush();
-      try {
-        await startDelivery(workflows, { sessionId: session.id, agentId: agent.id, kind: 'sandbox', mode: agent.mode, category, deadlineSeconds });
-      } catch (err) {
-        // Nothing will deliver it: close the session so the feed does not show it pending for ever.
-        session.status = 'error';
-        session.error = 'the delivery could not be started';
-        session.latencyMs = 0;
-        session.completedAt = new Date();
-        await request.em.flush();
-        request.log.error({ err, sessionId: session.id }, 'could not start a sandbox delivery');
-        throw new ApiError(503, 'the delivery service is unavailable; try again shortly', { 'Retry-After': '5' });
-      }
-      const row = await findSession(request.em, agent.id, session.id);
-      return reply.code(202).send(sessionView(row!));
+      const agent = await ownedAgent(request.em, request.params.id, request.account.id);
+      const row = await startSandboxTask(request.em, workflows, agent, request.body, request.log);
+      return reply.code(202).send(sessionView(row));
     },
   );
 
@@ -65,8 +43,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps }> =
       },
     },
     async (request) => {
-      const agent = await request.em.getRepository(Agent).findOwned(request.params.id, request.account.id);
-      if (!agent) throw notFound('agent');
+      const agent = await ownedAgent(request.em, request.params.id, request.account.id);
       const parsed = parseSessionPublicId(request.params.session_id);
       if (!parsed || parsed.kind !== 'sandbox') throw notFound('sandbox task');
       const before = await findSession(request.em, agent.id, parsed.id);

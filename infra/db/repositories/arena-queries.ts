@@ -49,6 +49,17 @@ export async function openBattleOf(em: EntityManager, judgeId: number): Promise<
   return row;
 }
 
+export interface RatingChangeRow {
+  agent_id: number;
+  before: number;
+  after: number;
+}
+
+/** The Elo changes a vote on this battle made (none before the vote). */
+export function ratingChangesOf(em: EntityManager, battleId: number): Promise<RatingChangeRow[]> {
+  return run<RatingChangeRow>(em, `select agent_id, before, after from rating_changes where battle_id = ? order by id`, [battleId]);
+}
+
 export interface CandidatePair {
   prompt_id: number;
   low: number;

@@ -1,0 +1,31 @@
+/** Editing one's own account, from the API (PATCH /api/account) or the website's account page. */
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { z } from 'zod';
+import type { User } from '../../infra/db/entities/user.entity';
+import { isValidUsername, normaliseUsername, USERNAME_RULE } from '../../infra/domain/username';
+import { ApiError } from '../errors';
+import type { accountPatch } from '../schemas/account';
+
+export type AccountEdit = z.output<typeof accountPatch>;
+
+/** Applies the given fields (omitted ones stay); 400 for an invalid username, 409 for a taken one, and then nothing changes. */
+export async function editAccount(em: EntityManager, user: User, edit: AccountEdit): Promise<void> {
+  const before = { username: user.username, displayName: user.displayName, bio: user.bio };
+  if (edit.username !== undefined) {
+    const username = normaliseUsername(edit.username);
+    if (!isValidUsername(username)) throw new ApiError(400, `body.username: must be ${USERNAME_RULE}`);
+    user.username = username;
+  }
+  if (edit.display_name !== undefined) user.displayName = edit.display_name;
+  if (edit.bio !== undefined) user.bio = edit.bio;
+  try {
+    await em.flush();
+  } catch (err) {
+    if (!(err instanceof UniqueConstraintViolationException)) throw err;
+    const taken = user.username;
+    // The request's identity map must not keep the refused values.
+    Object.assign(user, before);
+    throw new ApiError(409, `username ${taken} is already taken`);
+  }
+}

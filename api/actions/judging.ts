@@ -1,0 +1,91 @@
+/**
+ * What a judge can do, whether they come through the API (bearer key) or the website (session):
+ * get the next anonymous pair, read one of their battles, vote, and see the reveal.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { z } from 'zod';
+import type { ArenaSettings } from '../../infra/config';
+import { Battle } from '../../infra/db/entities/battle.entity';
+import { findBattle, leastJudgedPair, openBattleOf, ratingChangesOf, votesToday, type BattleRow } from '../../infra/db/repositories/arena-queries';
+import type { Verdict } from '../../infra/domain/arena';
+import { castVote, type WorkflowDeps } from '../deliveries';
+import { ApiError, notFound } from '../errors';
+import type { voteResult } from '../schemas/arena';
+import { revealedSide } from '../views-arena';
+
+export type VoteResult = z.infer<typeof voteResult>;
+
+/** The judge's open battle if one waits for a vote, else a new one from the least-judged pair; undefined when nothing is left. */
+export async function nextBattle(em: EntityManager, judgeId: number): Promise<BattleRow | undefined> {
+  const open = await openBattleOf(em, judgeId);
+  if (open) return open;
+  const pair = await leastJudgedPair(em, judgeId);
+  if (!pair) return undefined;
+  // Sides at random, so position says nothing about which agent answered.
+  const flip = Math.random() < 0.5;
+  const battle = em.create(Battle, {
+    prompt: pair.prompt_id,
+    judge: judgeId,
+    sessionA: flip ? pair.high : pair.low,
+    sessionB: flip ? pair.low : pair.high,
+    agentA: flip ? pair.high_agent : pair.low_agent,
+    agentB: flip ? pair.low_agent : pair.high_agent,
+    pairLow: pair.low,
+    pairHigh: pair.high,
+  });
+  await em.flush();
+  return findBattle(em, battle.id);
+}
+
+/** A battle this judge holds; anyone else's (or a missing one) is 404. */
+export async function battleOfJudge(em: EntityManager, judgeId: number, battleId: number): Promise<BattleRow> {
+  const battle = await findBattle(em, battleId);
+  if (!battle || battle.judge_id !== judgeId) throw notFound('battle');
+  return battle;
+}
+
+/** Votes on the judge's battle through the `vote-<battle id>` workflow and reveals both agents with their rating changes. */
+export async function voteOnBattle(
+  em: EntityManager,
+  deps: { workflows: WorkflowDeps; arena: ArenaSettings },
+  judgeId: number,
+  battleId: number,
+  winner: Verdict,
+): Promise<VoteResult> {
+  const battle = await battleOfJudge(em, judgeId, battleId);
+  if (battle.owner_a_id === judgeId || battle.owner_b_id === judgeId) throw new ApiError(403, 'you cannot judge a battle of your own agents');
+  assertVotable(battle);
+  const { dailyVotes } = deps.arena;
+  if ((await votesToday(em, judgeId)) >= dailyVotes) {
+    throw new ApiError(429, `daily vote limit reached (${dailyVotes} a day); try again tomorrow (UTC)`, {
+      'Retry-After': String(secondsToUtcMidnight()),
+    });
+  }
+  const outcome = await castVote(deps.workflows, battle.id, winner);
+  if (!outcome) throw new ApiError(409, 'this battle has already been voted');
+  const [a, b] = await Promise.all([revealedSide(em, outcome.a), revealedSide(em, outcome.b)]);
+  return { battle_id: battle.id, winner: outcome.winner, a, b };
+}
+
+/** The reveal of a battle that was voted: who answered on each side and how their ratings moved. */
+export async function revealOf(em: EntityManager, battle: BattleRow): Promise<VoteResult | null> {
+  if (battle.status !== 'voted' || !battle.winner) return null;
+  const changes = await ratingChangesOf(em, battle.id);
+  const side = (agentId: number) => {
+    const change = changes.find((c) => c.agent_id === agentId);
+    return change ? revealedSide(em, { agentId, before: change.before, after: change.after }) : null;
+  };
+  const [a, b] = await Promise.all([side(battle.agent_a_id), side(battle.agent_b_id)]);
+  return a && b ? { battle_id: battle.id, winner: battle.winner, a, b } : null;
+}
+
+function assertVotable(battle: BattleRow): void {
+  if (battle.status === 'voted') throw new ApiError(409, 'this battle has already been voted');
+  if (battle.status === 'running') throw new ApiError(409, 'this battle is still running: both answers are not in yet');
+  if (battle.status === 'void') throw new ApiError(409, 'this battle is void: one side did not answer');
+}
+
+function secondsToUtcMidnight(now = new Date()): number {
+  const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return Math.max(1, Math.ceil((midnight - now.getTime()) / 1000));
+}
