@@ -84,6 +84,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: '/api' },
   );
-  await app.register(website, { config });
+  await app.register(website, { config, workflows, loadOpenidClient: deps.loadOpenidClient });
   return app;
 }

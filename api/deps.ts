@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Connection } from '@temporalio/client';
 import type { Config } from '../infra/config';
 import type { WebhookClient } from '../infra/webhook/client';
+import type { OpenidClientLoader } from './web/auth/oidc-client';
 
 export interface AppDeps {
   config: Config & { encryptionKey: Buffer };
@@ -13,4 +14,6 @@ export interface AppDeps {
   pingTimeoutMs?: number;
   /** Bound on starting or cancelling a workflow (default 10 s); tests shorten it. */
   workflowCallTimeoutMs?: number;
+  /** How openid-client (ES modules only) is loaded for website sign-in; the default is a native import(). */
+  loadOpenidClient?: OpenidClientLoader;
 }

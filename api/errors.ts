@@ -54,39 +54,47 @@ export function sendError(reply: FastifyReply, status: number, detail: string): 
   return reply.code(status).type('application/json; charset=utf-8').send({ detail });
 }
 
+/** What a failure means to the client: the status, a sentence to show, and any headers (Retry-After, WWW-Authenticate). */
+export interface ErrorAnswer {
+  status: number;
+  detail: string;
+  headers: Record<string, string>;
+}
+
+/** Every failure mapped to its answer; 5xx causes are logged here, with the request, and never shown. */
+export function errorAnswer(err: FastifyError, request: FastifyRequest): ErrorAnswer {
+  const answer = (status: number, detail: string, headers: Record<string, string> = {}) => ({ status, detail, headers });
+  if (err instanceof ApiError) return answer(err.statusCode, err.detail, err.headers);
+  if (err.validation) return answer(400, validationDetail(err));
+  if (isDatabaseDown(err)) {
+    request.log.error({ err }, 'database unavailable');
+    return answer(503, 'the database is unavailable; try again shortly', { 'Retry-After': '5' });
+  }
+  if (isWorkflowServiceDown(err)) {
+    request.log.error({ err }, 'workflow service unavailable');
+    return answer(503, 'the workflow service is unavailable; try again shortly', { 'Retry-After': '5' });
+  }
+  const status = err.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return answer(415, `unsupported content type ${request.headers['content-type'] ?? ''}; send application/json`.trim());
+    }
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return answer(413, 'request body is too large');
+    if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+      return answer(400, 'the body is empty but Content-Type is application/json; send a JSON object or no Content-Type');
+    }
+    if (err instanceof SyntaxError || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY') return answer(400, `malformed JSON body: ${err.message}`);
+    return answer(status, err.message);
+  }
+  request.log.error({ err }, 'unhandled error');
+  return answer(500, 'internal server error');
+}
+
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    if (err instanceof ApiError) {
-      reply.headers(err.headers);
-      return sendError(reply, err.statusCode, err.detail);
-    }
-    if (err.validation) return sendError(reply, 400, validationDetail(err));
-    if (isDatabaseDown(err)) {
-      request.log.error({ err }, 'database unavailable');
-      reply.header('Retry-After', '5');
-      return sendError(reply, 503, 'the database is unavailable; try again shortly');
-    }
-    if (isWorkflowServiceDown(err)) {
-      request.log.error({ err }, 'workflow service unavailable');
-      reply.header('Retry-After', '5');
-      return sendError(reply, 503, 'the workflow service is unavailable; try again shortly');
-    }
-    const status = err.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-        return sendError(reply, 415, `unsupported content type ${request.headers['content-type'] ?? ''}; send application/json`.trim());
-      }
-      if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return sendError(reply, 413, 'request body is too large');
-      if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-        return sendError(reply, 400, 'the body is empty but Content-Type is application/json; send a JSON object or no Content-Type');
-      }
-      if (err instanceof SyntaxError || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-        return sendError(reply, 400, `malformed JSON body: ${err.message}`);
-      }
-      return sendError(reply, status, err.message);
-    }
-    request.log.error({ err }, 'unhandled error');
-    return sendError(reply, 500, 'internal server error');
+    const { status, detail, headers } = errorAnswer(err, request);
+    reply.headers(headers);
+    return sendError(reply, status, detail);
   });
 
   app.setNotFoundHandler((request, reply) => sendError(reply, 404, `no route for ${request.method} ${request.url.split('?')[0]}`));

@@ -1,20 +1,41 @@
 /** The website, served by the same Fastify app as the API: server-rendered pages, no scripts needed to read them. */
 import accepts from '@fastify/accepts';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../infra/config';
+import type { WorkflowDeps } from '../deliveries';
+import { errorAnswer } from '../errors';
+import { accountPages } from './account-pages';
 import { oidcRoutes, webAuthPlugin } from './auth';
+import type { OpenidClientLoader } from './auth/oidc-client';
+import { battlePages } from './battle-pages';
 import { publicPages } from './public-pages';
 import { signInPages } from './sign-in-pages';
+import { sendErrorPage } from './site';
 
-export const website: FastifyPluginAsync<{ config: Config & { encryptionKey: Buffer } }> = async (app, { config }) => {
+export interface WebsiteOptions {
+  config: Config & { encryptionKey: Buffer };
+  workflows: WorkflowDeps;
+  /** How openid-client (ES modules only) is loaded; tests under jest pass their own. */
+  loadOpenidClient?: OpenidClientLoader;
+}
+
+export const website: FastifyPluginAsync<WebsiteOptions> = async (app, { config, workflows, loadOpenidClient }) => {
   // Pages are not part of the API description.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
   });
+  // People get a page, not JSON, for anything that goes wrong here (the sentence is the API's `detail`).
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const { status, detail, headers } = errorAnswer(err, request);
+    reply.headers(headers);
+    return sendErrorPage(request, reply, status, detail);
+  });
   await app.register(accepts);
   // Cookies, form bodies, the session and CSRF stay inside the website: /api keeps JSON only.
   await app.register(webAuthPlugin, { publicUrl: config.publicUrl, secretKey: config.encryptionKey, sessionDays: config.sessionDays });
-  await app.register(oidcRoutes, { oidc: config.oidc, publicUrl: config.publicUrl, failureRedirect: '/login' });
+  await app.register(oidcRoutes, { oidc: config.oidc, publicUrl: config.publicUrl, failureRedirect: '/login', loadClient: loadOpenidClient });
   await app.register(publicPages, { publicUrl: config.publicUrl });
   await app.register(signInPages, { loginRateLimit: config.loginRateLimit, registerRateLimit: config.registerRateLimit, oidc: Boolean(config.oidc) });
+  await app.register(battlePages, { workflows, arena: config.arena });
+  await app.register(accountPages, { workflows, encryptionKey: config.encryptionKey });
 };

@@ -12,7 +12,7 @@ import { publicUserEntryView, publicUserView, sessionView } from '../views';
 import { eloHistoryChart, intervalChart } from './render/charts';
 import { renderMarkdown } from './render/markdown';
 import { mdEscape, mdTable } from './render/markdown-pages';
-import { sendPage, SITE_CSS } from './site';
+import { LIVE_JS, sendPage, SITE_CSS } from './site';
 
 const FEED_PAGE_SIZE = 20;
 const USERS_PAGE_SIZE = 50;
@@ -131,4 +131,5 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
   });
 
   app.get('/static/site.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(SITE_CSS));
+  app.get('/static/live.js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(LIVE_JS));
 };

@@ -4,6 +4,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app';
+import type { OpenidClientLoader } from '../../api/web/auth/oidc-client';
 import { loadConfig, type RuntimeConfig } from '../../infra/config';
 import { ormConfig } from '../../infra/db/orm.config';
 import { WebhookClient } from '../../infra/webhook/client';
@@ -43,7 +44,7 @@ export interface TestApp {
 
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { pingTimeoutMs?: number } = {},
+  options: { pingTimeoutMs?: number; loadOpenidClient?: OpenidClientLoader } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase();
   const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS!;
@@ -62,7 +63,7 @@ export async function startTestApp(
   const orm = await MikroORM.init(ormConfig(db.url));
   const temporal = await Connection.connect({ address: temporalAddress });
   const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks });
-  const app = await buildApp({ config, orm, temporal, webhooks, pingTimeoutMs: options.pingTimeoutMs });
+  const app = await buildApp({ config, orm, temporal, webhooks, pingTimeoutMs: options.pingTimeoutMs, loadOpenidClient: options.loadOpenidClient });
   await app.ready();
   const workers: RunningWorker[] = [];
   return {

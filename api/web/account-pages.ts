@@ -1,0 +1,174 @@
+/** `/account`: a signed-in person edits their profile, issues an API key, and manages their own agents (new secret, deactivate, sandbox). */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { Agent } from '../../infra/db/entities/agent.entity';
+import { ApiKey } from '../../infra/db/entities/api-key.entity';
+import { findSession } from '../../infra/db/repositories/session-queries';
+import { isAgentActive } from '../../infra/domain/agent-state';
+import { tierFor } from '../../infra/domain/ratings/tiers';
+import { parseSessionPublicId } from '../../infra/domain/sessions';
+import { editAccount } from '../actions/account';
+import { deactivateAgent, ownedAgent, regenerateSecret, startSandboxTask } from '../actions/agents';
+import type { WorkflowDeps } from '../deliveries';
+import { ApiError } from '../errors';
+import { accountPatch } from '../schemas/account';
+import { sandboxCreate } from '../schemas/session';
+import { sessionView } from '../views';
+import { issueApiKeyFor } from './auth';
+import { renderMarkdown } from './render/markdown';
+import { mdEscape } from './render/markdown-pages';
+import { sendErrorPage, sendPage } from './site';
+
+const agentParam = z.object({ id: z.coerce.number().int().positive().max(2147483647) });
+const taskParams = z.object({ id: z.coerce.number().int().positive().max(2147483647), session_id: z.string().max(40) });
+const profileForm = z.object({ username: z.string().default(''), display_name: z.string().default(''), bio: z.string().default('') });
+const textField = z.object({ prompt: z.string().default(''), confirm: z.string().optional() });
+const NOTICES: Record<string, string> = { saved: 'Profile saved.', deactivated: 'Agent deactivated. Deactivation is permanent.' };
+
+function agentState(agent: Agent): string {
+  if (agent.deactivated) return 'deactivated';
+  if (isAgentActive(agent)) return 'active';
+  return `inactive: ${agent.pingError ?? 'the last ping failed'}`;
+}
+
+/** Zod issues as one sentence, fields named as in the API's `detail`. */
+function issuesDetail(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.join('.') || 'form'}: ${issue.message}`).join('; ');
+}
+
+export const accountPages: FastifyPluginAsync<{ workflows: WorkflowDeps; encryptionKey: Buffer }> = async (app, { workflows, encryptionKey }) => {
+  app.addHook('onRequest', app.requireWebUser);
+
+  const accountPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    extra: { form?: z.infer<typeof profileForm>; error?: string; status?: number; notice?: string } = {},
+  ) => {
+    const user = request.webUser!;
+    const [agents, apiKeys] = await Promise.all([request.em.getRepository(Agent).listOwned(user.id), request.em.count(ApiKey, { user: user.id })]);
+    const rows = agents.map((a) => ({
+      id: a.id,
+      name: a.name,
+      mode: a.mode,
+      elo: a.elo,
+      tier: tierFor(a.elo),
+      active: isAgentActive(a),
+      deactivated: a.deactivated,
+      state: agentState(a),
+      gymComplete: a.gymComplete,
+    }));
+    return sendPage(request, reply, {
+      title: 'Your account',
+      view: 'account',
+      status: extra.status,
+      data: {
+        account: { id: user.id, email: user.email },
+        form: extra.form ?? { username: user.username, display_name: user.displayName ?? '', bio: user.bio ?? '' },
+        apiKeys,
+        agents: rows,
+        error: extra.error ?? null,
+        notice: extra.notice ?? null,
+      },
+      markdown: () =>
+        `# ${mdEscape(user.username)}\n\n${rows.map((a) => `- ${mdEscape(a.name)} (${a.mode}, ${mdEscape(a.state)}, Elo ${a.elo})`).join('\n') || 'No agents yet.'}\n\nThe API offers the same: GET /api/account.\n`,
+    });
+  };
+
+  /** An agent of the signed-in person; a missing one and someone else's both answer the 404 page. */
+  const myAgent = (request: FastifyRequest) => {
+    const params = agentParam.safeParse(request.params);
+    return params.success ? ownedAgent(request.em, params.data.id, request.webUser!.id) : Promise.reject(new ApiError(404, 'agent not found'));
+  };
+
+  const shownOnce = (request: FastifyRequest, reply: FastifyReply, page: { heading: string; explanation: string; value: string }) =>
+    sendPage(request, reply, {
+      title: page.heading,
+      view: 'shown-once',
+      noStore: true,
+      data: page,
+      markdown: () => `# ${page.heading}\n\n${page.explanation}\n\n    ${page.value}\n\nIt is shown once.\n`,
+    });
+
+  app.get('/account', async (request, reply) => {
+    const notice = NOTICES[String((request.query as { done?: unknown }).done)];
+    return accountPage(request, reply, { notice });
+  });
+
+  app.post('/account/profile', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const form = profileForm.safeParse(request.body ?? {});
+    if (!form.success) return accountPage(request, reply, { error: issuesDetail(form.error), status: 400 });
+    const edit = accountPatch.safeParse(form.data);
+    if (!edit.success) return accountPage(request, reply, { form: form.data, error: issuesDetail(edit.error), status: 400 });
+    try {
+      await editAccount(request.em, request.webUser!, edit.data);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return accountPage(request, reply, { form: form.data, error: err.detail.replace(/^body\./, ''), status: err.statusCode });
+    }
+    return reply.redirect('/account?done=saved', 303);
+  });
+
+  app.post('/account/api-key', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const apiKey = await issueApiKeyFor(request.em, request.webUser!);
+    request.log.info({ userId: request.webUser!.id }, 'API key issued on the website');
+    return shownOnce(request, reply, {
+      heading: 'Your new API key',
+      explanation: 'Send it as Authorization: Bearer <key>. Your other keys keep working.',
+      value: apiKey,
+    });
+  });
+
+  app.post('/account/agents/:id/secret', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const agent = await myAgent(request);
+    const secret = await regenerateSecret(request.em, agent, encryptionKey, request.log);
+    return shownOnce(request, reply, {
+      heading: `New secret for ${agent.name}`,
+      explanation: 'The old secret stopped working just now, for webhook signatures and for X-Arena-Secret alike. Give this one to your agent or runner.',
+      value: secret,
+    });
+  });
+
+  app.post('/account/agents/:id/deactivate', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const agent = await myAgent(request);
+    if (textField.safeParse(request.body ?? {}).data?.confirm !== 'yes') {
+      return sendErrorPage(request, reply, 400, 'tick the box to confirm: deactivation is permanent');
+    }
+    await deactivateAgent(request.em, agent);
+    return reply.redirect('/account?done=deactivated', 303);
+  });
+
+  app.post('/account/agents/:id/sandbox', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const agent = await myAgent(request);
+    const task = sandboxCreate.safeParse({ prompt: textField.safeParse(request.body ?? {}).data?.prompt ?? '' });
+    if (!task.success) return accountPage(request, reply, { error: `${agent.name}: ${issuesDetail(task.error)}`, status: 400 });
+    let session;
+    try {
+      session = await startSandboxTask(request.em, workflows, agent, task.data, request.log);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return accountPage(request, reply, { error: `${agent.name}: ${err.detail}`, status: err.statusCode });
+    }
+    return reply.redirect(`/account/agents/${agent.id}/sandbox/${sessionView(session).id}`, 303);
+  });
+
+  app.get('/account/agents/:id/sandbox/:session_id', async (request, reply) => {
+    const params = taskParams.safeParse(request.params);
+    const agent = await myAgent(request);
+    const publicId = params.success ? parseSessionPublicId(params.data.session_id) : null;
+    const row = publicId?.kind === 'sandbox' ? await findSession(request.em, agent.id, publicId.id) : undefined;
+    if (!row) return sendErrorPage(request, reply, 404, 'sandbox task not found');
+    const session = sessionView(row);
+    return sendPage(request, reply, {
+      title: `Sandbox task ${session.id}`,
+      view: 'sandbox-task',
+      live: session.status === 'pending',
+      data: {
+        agent: { id: agent.id, name: agent.name },
+        session,
+        promptHtml: renderMarkdown(session.prompt),
+        responseHtml: session.response === null ? null : renderMarkdown(session.response),
+      },
+      markdown: () => `# Sandbox task ${session.id} (${session.status})\n\n**Prompt:** ${session.prompt}\n\n${session.response ?? session.error ?? ''}\n`,
+    });
+  });
+};

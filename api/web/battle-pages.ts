@@ -1,0 +1,125 @@
+/** Judging on the website: `/judge` (the next anonymous pair), `/battle` (a live battle on your own prompt), votes and reveals. */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { ArenaSettings } from '../../infra/config';
+import type { BattleRow } from '../../infra/db/repositories/arena-queries';
+import { VERDICTS, type Verdict } from '../../infra/domain/arena';
+import { battleOfJudge, nextBattle, revealOf, voteOnBattle, type VoteResult } from '../actions/judging';
+import { startLiveBattleFor } from '../actions/live-battles';
+import type { WorkflowDeps } from '../deliveries';
+import { ApiError } from '../errors';
+import { liveBattleCreate } from '../schemas/arena';
+import { renderMarkdown } from './render/markdown';
+import { mdEscape } from './render/markdown-pages';
+import { sendErrorPage, sendPage } from './site';
+
+const VERDICT_LABELS: Record<Verdict, string> = { a: 'A is better', b: 'B is better', tie: 'A tie', both_bad: 'Both bad' };
+const idParam = z.object({ id: z.coerce.number().int().positive().max(2147483647) });
+const voteForm = z.object({ winner: z.enum(VERDICTS), from: z.enum(['judge', 'battle']).catch('battle').default('battle') });
+const battleForm = z.object({ prompt: z.string().default(''), category: z.string().default('') });
+const judgeQuery = z.object({ voted: z.coerce.number().int().positive().max(2147483647).optional().catch(undefined) });
+
+/** A battle as the templates show it: Markdown rendered, sides named, agents only once revealed. */
+function battleModel(row: BattleRow, reveal: VoteResult | null) {
+  const side = (key: 'a' | 'b') => {
+    const status = key === 'a' ? row.a_status : row.b_status;
+    const response = key === 'a' ? row.a_response : row.b_response;
+    return {
+      key,
+      label: key.toUpperCase(),
+      status,
+      html: response === null ? null : renderMarkdown(response),
+      error: key === 'a' ? row.a_error : row.b_error,
+      agent: reveal ? reveal[key] : null,
+    };
+  };
+  return { id: row.id, live: row.live, status: row.status, category: row.category, promptHtml: renderMarkdown(row.prompt), sides: [side('a'), side('b')] };
+}
+
+function revealModel(reveal: VoteResult) {
+  return {
+    verdict: `Your vote: ${VERDICT_LABELS[reveal.winner]}`,
+    sides: (['a', 'b'] as const).map((key) => ({ label: key.toUpperCase(), ...reveal[key] })),
+  };
+}
+
+function battleMarkdown(row: BattleRow, reveal: VoteResult | null): string {
+  const side = (key: 'a' | 'b') => {
+    const [status, response, error] = key === 'a' ? [row.a_status, row.a_response, row.a_error] : [row.b_status, row.b_response, row.b_error];
+    const who = reveal ? ` (${mdEscape(reveal[key].name)}: Elo ${reveal[key].elo_before} → ${reveal[key].elo_after})` : '';
+    return `## Answer ${key.toUpperCase()}${who}\n\n${status === 'answered' ? (response ?? '') : `_${status}${error ? `: ${mdEscape(error)}` : ''}_`}\n`;
+  };
+  const vote = row.status === 'open' ? `Vote with POST /api/judge/${row.id}/vote {"winner": "a" | "b" | "tie" | "both_bad"}.\n` : '';
+  const verdict = reveal ? `Verdict: ${VERDICT_LABELS[reveal.winner]}.\n\n` : '';
+  return `# Battle ${row.id} (${row.status})\n\n${verdict}**Prompt** (${mdEscape(row.category)}): ${row.prompt}\n\n${side('a')}\n${side('b')}\n${vote}`;
+}
+
+export const battlePages: FastifyPluginAsync<{ workflows: WorkflowDeps; arena: ArenaSettings }> = async (app, deps) => {
+  app.addHook('onRequest', app.requireWebUser);
+
+  app.get('/judge', async (request, reply) => {
+    const judgeId = request.webUser!.id;
+    const { voted } = judgeQuery.parse(request.query);
+    const previous = voted ? await battleOfJudge(request.em, judgeId, voted).catch(() => undefined) : undefined;
+    const reveal = previous ? await revealOf(request.em, previous) : null;
+    const battle = await nextBattle(request.em, judgeId);
+    return sendPage(request, reply, {
+      title: 'Judge',
+      view: 'judge',
+      data: { battle: battle ? battleModel(battle, null) : null, reveal: reveal ? revealModel(reveal) : null, from: 'judge' },
+      markdown: () => (battle ? battleMarkdown(battle, null) : '# Judge\n\nNothing is left for you to judge right now.\n'),
+    });
+  });
+
+  const newBattlePage = (request: FastifyRequest, reply: FastifyReply, form: { prompt?: string; category?: string; error?: string; status?: number }) =>
+    sendPage(request, reply, {
+      title: 'Start a live battle',
+      view: 'battle-new',
+      status: form.status,
+      data: { prompt: form.prompt ?? '', category: form.category ?? '', error: form.error ?? null },
+      markdown: () => '# Start a live battle\n\nSend a prompt of your own to two agents at once: POST /api/battles {"prompt": "..."}.\n',
+    });
+
+  app.get('/battle', async (request, reply) => newBattlePage(request, reply, {}));
+
+  app.post('/battle', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const form = battleForm.safeParse(request.body ?? {});
+    const raw = form.success ? form.data : { prompt: '', category: '' };
+    const parsed = liveBattleCreate.safeParse({ prompt: raw.prompt, ...(raw.category.trim() ? { category: raw.category } : {}) });
+    if (!parsed.success) {
+      const detail = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+      return newBattlePage(request, reply, { ...raw, error: detail, status: 400 });
+    }
+    let battle: BattleRow;
+    try {
+      battle = await startLiveBattleFor(request.em, deps, request.webUser!.id, parsed.data);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return newBattlePage(request, reply, { ...raw, error: err.detail, status: err.statusCode });
+    }
+    return reply.redirect(`/battle/${battle.id}`, 303);
+  });
+
+  app.get('/battle/:id', async (request, reply) => {
+    const params = idParam.safeParse(request.params);
+    if (!params.success) return sendErrorPage(request, reply, 404, 'battle not found');
+    const battle = await battleOfJudge(request.em, request.webUser!.id, params.data.id);
+    const reveal = await revealOf(request.em, battle);
+    return sendPage(request, reply, {
+      title: `Battle ${battle.id}`,
+      view: 'battle',
+      live: battle.status === 'running',
+      data: { battle: battleModel(battle, reveal), reveal: reveal ? revealModel(reveal) : null, from: 'battle' },
+      markdown: () => battleMarkdown(battle, reveal),
+    });
+  });
+
+  app.post('/battle/:id/vote', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const params = idParam.safeParse(request.params);
+    if (!params.success) return sendErrorPage(request, reply, 404, 'battle not found');
+    const form = voteForm.safeParse(request.body ?? {});
+    if (!form.success) return sendErrorPage(request, reply, 400, 'choose one of: A is better, B is better, tie, both bad');
+    await voteOnBattle(request.em, deps, request.webUser!.id, params.data.id, form.data.winner);
+    return reply.redirect(form.data.from === 'judge' ? `/judge?voted=${params.data.id}` : `/battle/${params.data.id}`, 303);
+  });
+};

@@ -1,0 +1,130 @@
+import type { Browser } from 'playwright-core';
+import { answer } from '../support/agent-server';
+import { register } from '../support/test-app';
+import { startArena, type Arena } from '../arena/support';
+import { launchBrowser, screenshot } from './browser';
+import { signUpInBrowser } from './support';
+
+let arena: Arena;
+let browser: Browser;
+let base: string;
+
+const refreshLeaderboard = () =>
+  arena.client.workflow.execute('refreshLeaderboard', { taskQueue: arena.t.config.taskQueue, workflowId: `refresh-judging-${Date.now()}` });
+
+beforeAll(async () => {
+  arena = await startArena(2, { ARENA_MIN_GAP_SECONDS: '0', ARENA_PUBLIC_URL: 'http://127.0.0.1' });
+  for (let i = 0; i < 3; i++) await arena.dispatch();
+  // One vote through the API, so the leaderboard has rows before the browser votes.
+  const judge = await register(arena.t.app);
+  const battle = (await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth })).json();
+  await arena.t.app.inject({ method: 'POST', url: `/api/judge/${battle.battle_id}/vote`, headers: judge.auth, payload: { winner: 'tie' } });
+  await refreshLeaderboard();
+  base = await arena.t.app.listen({ port: 0, host: '127.0.0.1' });
+  browser = await launchBrowser();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await arena.close();
+});
+
+const eloOnLeaderboard = async (page: import('playwright-core').Page) => {
+  await page.goto(`${base}/`);
+  const rows = await page.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())));
+  // Columns: rank, agent, owner, tier, rating, Elo, votes.
+  return Object.fromEntries(rows.map((cells) => [cells[1], { elo: Number(cells[5]), votes: Number(cells[6]) }]));
+};
+
+it('judges a pair on /judge: anonymous answers side by side, four buttons, then the reveal, the next pair and a changed leaderboard', async () => {
+  const page = await browser.newPage();
+  page.setDefaultTimeout(10_000);
+  await page.goto(`${base}/judge`);
+  // Not signed in: sent to sign in first, and back here afterwards.
+  await page.waitForURL(/\/login\?next=%2Fjudge$/);
+  await signUpInBrowser(page, base);
+  const before = await eloOnLeaderboard(page);
+  expect(Object.keys(before).sort()).toEqual(['agent-0', 'agent-1']);
+
+  await page.goto(`${base}/judge`);
+  await screenshot(page, 'judge-pair');
+  expect(await page.locator('.side').count()).toBe(2);
+  const sides = await page.locator('.side .answer').allInnerTexts();
+  expect(sides.sort()).toEqual(['answer from /agent-0', 'answer from /agent-1']);
+  // Anonymous: no owner and no profile link before the vote (the answers themselves name their path).
+  const text = await page.locator('main').innerText();
+  for (const owner of arena.owners) expect(text).not.toContain(`agent-${owner.userId}`);
+  expect(await page.locator('main a[href^="/agents/"]').count()).toBe(0);
+  expect(await page.locator('form.vote button').allInnerTexts()).toEqual(['A is better', 'B is better', 'Tie', 'Both bad']);
+  const answerA = (await page.locator('#side-a .answer').innerText()).trim();
+  const battleId = Number((await page.locator('form.vote').getAttribute('action'))!.match(/\/battle\/(\d+)\/vote/)![1]);
+
+  await page.click('form.vote button[value=a]');
+  await page.waitForURL(`${base}/judge?voted=${battleId}`);
+  await screenshot(page, 'judge-reveal');
+  const reveal = page.locator('.reveal');
+  expect(await reveal.locator('h2').innerText()).toBe('Your vote: A is better');
+  const revealed = await reveal.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())));
+  expect(revealed).toHaveLength(2);
+  const winnerName = answerA.replace('answer from /', '');
+  expect(revealed[0]![1]).toBe(winnerName);
+  const [eloBefore, eloAfter] = revealed[0]![3]!.split(' → ').map(Number);
+  expect(eloAfter).toBeGreaterThan(eloBefore!);
+  expect(revealed[0]![4]).toBe(`+${eloAfter! - eloBefore!}`);
+  expect(Number(revealed[1]![4])).toBe(-(eloAfter! - eloBefore!));
+  // The next pair is on the same page, ready to judge.
+  expect(await page.locator('form.vote').count()).toBe(1);
+  expect(await page.locator('form.vote').getAttribute('action')).not.toBe(`/battle/${battleId}/vote`);
+
+  // The leaderboard shows the new Elo at once, and the vote in its fit after the next refresh.
+  const after = await eloOnLeaderboard(page);
+  expect(after[winnerName]!.elo).toBe(eloAfter);
+  expect(after[winnerName]!.elo).toBeGreaterThan(before[winnerName]!.elo);
+  await refreshLeaderboard();
+  const refreshed = await eloOnLeaderboard(page);
+  expect(refreshed[winnerName]!.votes).toBe(before[winnerName]!.votes + 1);
+  await screenshot(page, 'leaderboard-after-vote');
+  await page.close();
+});
+
+it('runs a live battle on /battle: answers appear as they arrive, then the vote and the reveal', async () => {
+  // agent-1 holds its live answer until the test lets it go.
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  arena.server.behave((req, res) => {
+    const live = JSON.parse(req.body).category === 'live';
+    if (live && req.url === '/agent-1') void held.then(() => answer(200, { response: '**bold** answer from /agent-1' })(req, res));
+    else answer(200, { response: `answer from ${req.url}` })(req, res);
+  });
+  const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+  await signUpInBrowser(page, base);
+  await page.goto(`${base}/battle`);
+  await page.fill('textarea[name=prompt]', 'Name a prime number greater than 10.');
+  await screenshot(page, 'battle-new');
+  await page.click('form.card button[type=submit]');
+  await page.waitForURL(/\/battle\/\d+$/);
+  const battleUrl = page.url();
+
+  // One answer is in, the other is still coming: the page says so and offers no vote yet.
+  await page.locator('.side .answer', { hasText: 'answer from /agent-0' }).waitFor();
+  expect(await page.locator('.waiting').count()).toBe(1);
+  expect(await page.locator('form.vote').count()).toBe(0);
+  await screenshot(page, 'battle-waiting');
+  release();
+  // The page refreshes itself (no reload by the test) until both answers are in.
+  await page.locator('form.vote').waitFor({ timeout: 20_000 });
+  expect(page.url()).toBe(battleUrl);
+  expect(await page.locator('.side strong').innerText()).toBe('bold');
+  await screenshot(page, 'battle-open');
+
+  await page.click('form.vote button[value=tie]');
+  await page.waitForURL(battleUrl);
+  await page.locator('.reveal').waitFor();
+  expect(await page.locator('.reveal h2').innerText()).toBe('Your vote: A tie');
+  expect((await page.locator('.side h2 a').allInnerTexts()).sort()).toEqual(['agent-0', 'agent-1']);
+  expect(await page.locator('form.vote').count()).toBe(0);
+  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+  expect(overflow).toBeLessThanOrEqual(0);
+  await screenshot(page, 'battle-reveal');
+  await page.close();
+  arena.server.behave(answer());
+});
