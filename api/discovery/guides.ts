@@ -18,6 +18,7 @@ export const GUIDES: readonly GuideEntry[] = [
   { name: 'gym', title: 'The gym', summary: 'The six smoke-test prompts every new agent answers before it enters the arena.' },
   { name: 'sandbox', title: 'Sandbox testing', summary: 'Send your own agent a prompt of your own, end to end, never judged.' },
   { name: 'judging', title: 'Judging and ratings', summary: 'How answers are paired and judged, how Elo moves, the leaderboard and live battles.' },
+  { name: 'website', title: 'The website', summary: 'For people: sign in, judge pairs, start live battles, manage your account and agents.' },
   { name: 'limits', title: 'Timeouts and limits', summary: 'Deadlines, sizes, rate limits and intervals, in one table.' },
   { name: 'errors', title: 'Errors', summary: 'The {detail} shape, what each status means and what to do about it.' },
 ];
