@@ -10,6 +10,9 @@ import {
   type SessionStatus,
 } from '../infra/domain/sessions';
 import { WORK_CHANNEL } from '../infra/db/work-channel';
+import type { AgentMode } from '../infra/domain/agent-state';
+import { deliveriesTotal, deliveryLatency, pushAgentsMadeInactive } from '../infra/metrics';
+import { trackPushFailures } from './push-failures';
 import type { Settlement } from '../workflows/deliver-prompt';
 import type { ActivityDeps } from '.';
 
@@ -26,9 +29,10 @@ interface ClaimedPush {
   webhook_url: string | null;
   secret_sealed: string;
   deactivated: boolean;
+  redelivery_of_id: number | null;
 }
 
-export function deliveryActivities({ orm, webhooks, encryptionKey }: ActivityDeps) {
+export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: ActivityDeps) {
   const sql = <T = Record<string, unknown>>(query: string, params: unknown[] = []) =>
     orm.em.getConnection().execute<T[]>(query, params);
 
@@ -43,14 +47,20 @@ export function deliveryActivities({ orm, webhooks, encryptionKey }: ActivityDep
         `update sessions s set push_state = 'sending', sent_at = now()
          from agents a, prompts p
          where s.id = ? and s.status = 'pending' and s.push_state is null and a.id = s.agent_id and p.id = s.prompt_id
-         returning s.id, s.kind, s.category, s.deadline_seconds, p.id as prompt_id, p.text, a.webhook_url, a.secret_sealed, a.deactivated`,
+         returning s.id, s.kind, s.category, s.deadline_seconds, p.id as prompt_id, p.text, a.webhook_url, a.secret_sealed, a.deactivated,
+           s.redelivery_of_id`,
         [sessionId],
       );
       if (!claimed) {
-        return { status: 'error', error: 'delivery interrupted after the request may have reached the agent; it is not sent twice', latencyMs: 0 };
+        return {
+          status: 'error',
+          error: 'delivery interrupted after the request may have reached the agent; it is not sent twice',
+          latencyMs: 0,
+          notAgentsFault: true,
+        };
       }
       if (claimed.deactivated || !claimed.webhook_url) {
-        return { status: 'error', error: 'agent is deactivated or has no webhook_url; nothing was sent', latencyMs: 0 };
+        return { status: 'error', error: 'agent is deactivated or has no webhook_url; nothing was sent', latencyMs: 0, notAgentsFault: true };
       }
       const body = JSON.stringify({
         prompt_id: claimed.prompt_id,
@@ -67,7 +77,8 @@ export function deliveryActivities({ orm, webhooks, encryptionKey }: ActivityDep
           url: claimed.webhook_url,
           body,
           secret: openSecret(claimed.secret_sealed, encryptionKey),
-          deliveryId: sessionPublicId(claimed.kind, claimed.id),
+          // A redelivery carries the original's id, so an agent that de-duplicates by it sees the same delivery.
+          deliveryId: sessionPublicId(claimed.kind, claimed.redelivery_of_id ?? claimed.id),
           timeoutMs: Math.max(1, deadlineAt - Date.now()),
           signal: context.cancellationSignal,
         })
@@ -107,7 +118,7 @@ export function deliveryActivities({ orm, webhooks, encryptionKey }: ActivityDep
 
     /** Writes the outcome once (`where status = 'pending'`); a retry, or a second call, returns what is recorded. */
     async recordOutcome(input: { sessionId: number; kind: SessionKind; deadlineSeconds: number; settlement: Settlement }): Promise<{ status: SessionStatus }> {
-      return orm.em.fork().transactional(async (em) => {
+      const recorded = await orm.em.fork().transactional(async (em) => {
         const conn = em.getConnection();
         const run = <T>(q: string, p: unknown[]) => conn.execute<T[]>(q, p, 'all', em.getTransactionContext());
         const [work] = await run<{ leased_ms: number | null }>(
@@ -115,15 +126,15 @@ export function deliveryActivities({ orm, webhooks, encryptionKey }: ActivityDep
           [input.sessionId],
         );
         const row = outcomeRow(input, work?.leased_ms ?? null);
-        const [updated] = await run<{ status: SessionStatus }>(
+        const [updated] = await run<{ status: SessionStatus; mode: AgentMode; agent_id: number; error: string | null }>(
           `update sessions set status = ?, response = ?, latency_ms = ?, agent_latency_ms = ?, result_hash = ?, completed_at = now(),
              error = case when ? and error is not null then ? || '; last attempt: ' || error else ? end
-           where id = ? and status = 'pending' returning status`,
+           where id = ? and status = 'pending' returning status, mode, agent_id, error`,
           [row.status, row.response, row.latencyMs, row.agentLatencyMs, row.resultHash, row.keepLastAttempt, row.error, row.error, input.sessionId],
         );
         if (!updated) {
           const [existing] = await run<{ status: SessionStatus }>(`select status from sessions where id = ?`, [input.sessionId]);
-          return { status: existing.status };
+          return { status: existing.status, firstWrite: null };
         }
         if (input.kind === 'main' && updated.status === 'answered') {
           await run(`update prompts set answer_count = answer_count + 1 where id = (select prompt_id from sessions where id = ?)`, [input.sessionId]);
@@ -132,8 +143,18 @@ export function deliveryActivities({ orm, webhooks, encryptionKey }: ActivityDep
           input.settlement.status === 'pulled' ? 'completed' : 'expired',
           input.sessionId,
         ]);
-        return { status: updated.status };
+        const madeInactive =
+          updated.mode === 'push' ? await trackPushFailures(run, arena, { agentId: updated.agent_id, status: updated.status, settlement: input.settlement, error: updated.error }) : false;
+        return { status: updated.status, firstWrite: { mode: updated.mode, latencyMs: row.latencyMs, madeInactive } };
       });
+      // Counted once: only the call that wrote the outcome has a first write.
+      const first = recorded.firstWrite;
+      if (first) {
+        deliveriesTotal.inc({ kind: input.kind, mode: first.mode, outcome: recorded.status });
+        if (recorded.status === 'answered') deliveryLatency.observe({ kind: input.kind, mode: first.mode }, first.latencyMs / 1000);
+        if (first.madeInactive) pushAgentsMadeInactive.inc();
+      }
+      return { status: recorded.status };
     },
   };
 }

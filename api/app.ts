@@ -1,4 +1,5 @@
 /** Builds the Fastify app from its dependencies; never listens (the server and the tests do). */
+import { randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -6,6 +7,7 @@ import type { AppDeps } from './deps';
 import { ApiError, installErrorHandling } from './errors';
 import { authPlugin } from './plugins/auth';
 import { openapiPlugin } from './plugins/openapi';
+import { metricsPlugin } from './plugins/metrics';
 import { ormPlugin } from './plugins/orm';
 import { apiCatalogLink, discoveryRoutes } from './discovery';
 import { accountRoutes } from './routes/account';
@@ -20,22 +22,23 @@ import { battleRoutes } from './routes/battles';
 import { judgeRoutes } from './routes/judge';
 import { ratingRoutes } from './routes/ratings';
 import { WorkNotifier } from './work-notifier';
+import { loggerOptions } from '../infra/logging';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 import { website } from './web';
 import type { WorkflowDeps } from './deliveries';
 import { Client } from '@temporalio/client';
 
-/** Secrets that must never reach a log line, wherever they appear. */
-export const REDACTED_PATHS = [
-  'req.headers.authorization',
-  'req.headers["x-arena-secret"]',
-  'req.headers.cookie',
-  'res.headers["set-cookie"]',
-];
-
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    logger: { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+    logger: { ...loggerOptions(config.logLevel), ...(deps.logStream ? { stream: deps.logStream } : {}) },
+    // A caller's X-Request-Id (if it is a sane token) ties our log lines to theirs; otherwise a fresh UUID.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    requestIdHeader: false,
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     // Long-polls can hold a request for up to 50 s; give them headroom.
@@ -45,6 +48,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
   // Before any route: it collects them all for /openapi.json.
   await app.register(openapiPlugin, { publicUrl: config.publicUrl });
   await app.register(apiCatalogLink, { publicUrl: config.publicUrl });
@@ -55,6 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       new ApiError(context.statusCode, `rate limit exceeded: at most ${context.max} requests per ${context.after}; retry later`),
   });
   await app.register(ormPlugin, { orm: deps.orm });
+  await app.register(metricsPlugin, { orm: deps.orm, token: config.metricsToken });
   await app.register(authPlugin, { publicUrl: config.publicUrl });
 
   const workflows: WorkflowDeps = {
@@ -66,6 +73,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const notifier = new WorkNotifier(deps.orm.config.get('clientUrl')!, app.log);
   await notifier.start();
   app.addHook('onClose', () => notifier.close());
+  // Graceful shutdown: before the server stops accepting, waiting long-polls answer 204 so close() need not wait them out.
+  const draining = new AbortController();
+  app.addHook('preClose', async () => draining.abort());
 
   await app.register(healthRoutes, { orm: deps.orm, temporal: deps.temporal });
   await app.register(discoveryRoutes, { publicUrl: config.publicUrl });
@@ -76,7 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(accountRoutes);
       await api.register(userRoutes, { publicUrl: config.publicUrl });
       await api.register(agentRoutes, { prefix: '/agents', deps, workflows });
-      await api.register(workRoutes, { prefix: '/agents', workflows, notifier });
+      await api.register(workRoutes, { prefix: '/agents', workflows, notifier, draining: draining.signal });
       await api.register(activityRoutes, { prefix: '/agents' });
       await api.register(judgeRoutes, { prefix: '/judge', workflows, arena: config.arena });
       await api.register(battleRoutes, { prefix: '/battles', workflows, arena: config.arena });

@@ -1,5 +1,6 @@
 /** What the API needs from the outside world, built once by the server (or a test) and injected. */
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { DestinationStream } from 'pino';
 import type { Connection } from '@temporalio/client';
 import type { Config } from '../infra/config';
 import type { WebhookClient } from '../infra/webhook/client';
@@ -16,4 +17,6 @@ export interface AppDeps {
   workflowCallTimeoutMs?: number;
   /** How openid-client (ES modules only) is loaded for website sign-in; the default is a native import(). */
   loadOpenidClient?: OpenidClientLoader;
+  /** Where the log lines go (stdout by default); tests capture them. */
+  logStream?: DestinationStream;
 }

@@ -34,17 +34,26 @@ export async function startApi(config: RuntimeConfig): Promise<RunningApi> {
   };
 }
 
+/** `npm run api` / `arena api`: listens, and on SIGINT/SIGTERM stops accepting, answers open long-polls and finishes in-flight requests. */
+export async function runApiProcess(): Promise<void> {
+  const config = requireRuntime(loadConfig(), ['database', 'temporal', 'key']);
+  const api = await startApi(config);
+  console.log(`API listening on ${api.url} (public URL ${config.publicUrl})`);
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    api.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
 if (require.main === module) {
-  (async () => {
-    const config = requireRuntime(loadConfig(), ['database', 'temporal', 'key']);
-    const api = await startApi(config);
-    console.log(`API listening on ${api.url} (public URL ${config.publicUrl})`);
-    const stop = () => {
-      api.close().then(() => process.exit(0), () => process.exit(1));
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  })().catch((err: unknown) => {
+  runApiProcess().catch((err: unknown) => {
     console.error(err instanceof ConfigError ? err.message : err);
     process.exit(1);
   });

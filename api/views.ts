@@ -94,5 +94,6 @@ export function sessionView(row: SessionRow): z.infer<typeof activitySession> {
     latency_ms: row.latency_ms ?? 0,
     status: row.status,
     created_at: formatTimestamp(new Date(row.created_ms)),
+    redelivery_of: row.redelivery_of_id === null ? null : sessionPublicId(row.kind, row.redelivery_of_id),
   };
 }

@@ -47,6 +47,15 @@ const envSchema = z.object({
     .optional(),
   ARENA_OIDC_CLIENT_ID: z.string().min(1).optional(),
   ARENA_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  ARENA_ADMIN_USERNAMES: z
+    .string()
+    .transform((v) => v.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean))
+    .default([]),
+  TEMPORAL_UI_URL: z.url({ protocol: /^https?$/ }).optional(),
+  ARENA_PUSH_FAILURE_LIMIT: positiveInt.default(10),
+  ARENA_PUSH_FAILURE_SPAN: z.coerce.number().int('expected a whole number of seconds').min(0, 'must not be negative').default(600),
+  ARENA_WORKER_METRICS_PORT: port.default(9464),
+  ARENA_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
 }).superRefine((env, ctx) => {
   // Half an OpenID Connect set-up is a mistake, not a choice: name what is missing.
   const given = OIDC_VARIABLES.filter((name) => env[name] !== undefined);
@@ -71,6 +80,10 @@ export interface ArenaSettings {
   requireGym: boolean;
   dailyVotes: number;
   leaderboardIntervalSeconds: number;
+  /** A push agent becomes inactive after this many failed deliveries in a row… */
+  pushFailureLimit: number;
+  /** …spanning at least this many seconds from the first to the last. */
+  pushFailureSpanSeconds: number;
 }
 
 export interface Config {
@@ -103,6 +116,14 @@ export interface Config {
   loginRateLimit: number;
   /** Sign-in through an OpenID Connect provider; unset when not configured. */
   oidc?: OidcSettings;
+  /** Accounts (usernames, lowercase) allowed on /api/admin; nobody else can take these names. */
+  adminUsernames: string[];
+  /** The Temporal Web UI, for links to deliveries; unset for an external Temporal unless given. */
+  temporalUiUrl?: string;
+  /** Port of the worker process's own /metrics (`npm run worker`); `npm start` serves them on the API's. */
+  workerMetricsPort: number;
+  /** When set, /metrics wants `Authorization: Bearer <token>`. */
+  metricsToken?: string;
 }
 
 export interface OidcSettings {
@@ -156,6 +177,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requireGym: e.ARENA_REQUIRE_GYM,
       dailyVotes: e.ARENA_DAILY_VOTES,
       leaderboardIntervalSeconds: e.ARENA_LEADERBOARD_INTERVAL,
+      pushFailureLimit: e.ARENA_PUSH_FAILURE_LIMIT,
+      pushFailureSpanSeconds: e.ARENA_PUSH_FAILURE_SPAN,
     },
     logLevel: e.LOG_LEVEL,
     sessionDays: e.ARENA_SESSION_DAYS,
@@ -164,6 +187,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       e.ARENA_OIDC_ISSUER && e.ARENA_OIDC_CLIENT_ID && e.ARENA_OIDC_CLIENT_SECRET
         ? { issuer: e.ARENA_OIDC_ISSUER, clientId: e.ARENA_OIDC_CLIENT_ID, clientSecret: e.ARENA_OIDC_CLIENT_SECRET }
         : undefined,
+    adminUsernames: e.ARENA_ADMIN_USERNAMES,
+    temporalUiUrl: (e.TEMPORAL_UI_URL ?? (e.TEMPORAL_ADDRESS ? undefined : `http://127.0.0.1:${e.ARENA_TEMPORAL_UI_PORT}`))?.replace(/\/+$/, ''),
+    workerMetricsPort: e.ARENA_WORKER_METRICS_PORT,
+    metricsToken: e.ARENA_METRICS_TOKEN,
   };
 }
 

@@ -1,9 +1,9 @@
 /** `npm start`: the whole arena in one process tree, with embedded PostgreSQL and Temporal unless configured otherwise. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Runtime } from '@temporalio/worker';
 import { startApi } from '../api/server';
 import { startWorker } from '../worker/main';
+import { installWorkerRuntime } from '../worker/runtime';
 import { ConfigError, loadConfig, type Config, type RuntimeConfig } from './config';
 import { migrateDatabase } from './db/migrate';
 import { readOrCreateEncryptionKey } from './embedded/encryption-key';
@@ -31,7 +31,8 @@ class StartupInterrupted extends Error {}
 
 const say = (line: string): void => console.log(`[arena] ${line}`);
 
-async function main(): Promise<void> {
+/** `npm start` / `arena start`: runs until a signal, then stops the API, the worker, Temporal and PostgreSQL in that order. */
+export async function runEmbeddedStack(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', onSignal);
   // By default the Temporal SDK stops every worker by itself when a signal arrives, before
   // the API (which still starts workflows) is closed; here the shutdown below does it in order.
-  Runtime.install({ shutdownSignals: [] });
+  await installWorkerRuntime({ logLevel: config.logLevel, metrics: true, shutdownSignals: [] });
   process.on('uncaughtException', (err) => crashed(err));
   process.on('unhandledRejection', (reason) => crashed(reason));
 
@@ -196,4 +197,4 @@ function withTimeout(work: Promise<void>, ms: number, message: string): Promise<
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-void main();
+if (require.main === module) void runEmbeddedStack();

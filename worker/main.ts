@@ -2,6 +2,8 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { serveMetrics } from './metrics-server';
+import { installWorkerRuntime } from './runtime';
 import { ensureSchedules } from './schedules';
 import { createActivities } from '../activities';
 import { ConfigError, loadConfig, requireRuntime, type RuntimeConfig } from '../infra/config';
@@ -60,17 +62,32 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
   }
 }
 
+/**
+ * `npm run worker` / `arena worker`: the worker, its /metrics on ARENA_WORKER_METRICS_PORT, and a
+ * graceful stop on SIGINT/SIGTERM (no new tasks; running activities get the grace time to finish).
+ */
+export async function runWorkerProcess(): Promise<void> {
+  const config = requireRuntime(loadConfig(), ['database', 'temporal', 'key']);
+  await installWorkerRuntime({ logLevel: config.logLevel, metrics: true, shutdownSignals: [] });
+  const worker = await startWorker(config);
+  const metrics = await serveMetrics(config.workerMetricsPort, config.host, config.metricsToken);
+  console.log(`worker polling task queue ${config.taskQueue} on ${config.temporalAddress}; metrics at ${metrics.url}`);
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`worker: ${signal}, draining`);
+    Promise.all([worker.close(), metrics.close()]).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
 if (require.main === module) {
-  (async () => {
-    const config = requireRuntime(loadConfig(), ['database', 'temporal', 'key']);
-    const worker = await startWorker(config);
-    console.log(`worker polling task queue ${config.taskQueue} on ${config.temporalAddress}`);
-    const stop = () => {
-      worker.close().then(() => process.exit(0), () => process.exit(1));
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  })().catch((err: unknown) => {
+  runWorkerProcess().catch((err: unknown) => {
     console.error(err instanceof ConfigError ? err.message : err);
     process.exit(1);
   });

@@ -21,6 +21,8 @@ export interface DeliveryInput {
   mode: AgentMode;
   category: string;
   deadlineSeconds: number;
+  /** An operator's redelivery: the public id (`<kind>-<n>`) of the original delivery, shown in the summary. */
+  redeliveryOf?: string;
 }
 
 /** A pull result as the API hands it to the workflow. */
@@ -61,7 +63,9 @@ export function deliveryStartOptions(input: DeliveryInput): {
       { key: ArenaKind, value: input.kind },
       { key: ArenaMode, value: input.mode },
     ],
-    staticSummary: `agent ${input.agentId} · ${input.kind} · ${input.category} (${input.mode}, ${input.deadlineSeconds} s)`,
+    staticSummary:
+      `agent ${input.agentId} · ${input.kind} · ${input.category} (${input.mode}, ${input.deadlineSeconds} s)` +
+      (input.redeliveryOf ? ` · redelivery of ${input.redeliveryOf}` : ''),
   };
 }
 

@@ -24,7 +24,7 @@ type Activities = ReturnType<typeof createActivities>;
 /** How the delivery ended, before it is recorded. */
 export type Settlement =
   | { status: 'answered'; response: string; latencyMs: number }
-  | { status: 'error'; error: string; latencyMs: number }
+  | { status: 'error'; error: string; latencyMs: number; /** Our side failed (a lost worker, a deactivated agent), not the agent. */ notAgentsFault?: boolean }
   | { status: 'pulled'; result: PullResult }
   | { status: 'deadline' }
   | { status: 'cancelled' };

@@ -39,7 +39,14 @@ function settledConflict(row: SessionRow, hash: string): string | null {
   return `work item expired: ${deadlineExceededMessage(row.deadline_seconds)}`;
 }
 
-export const workRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; notifier: WorkNotifier }> = async (app, { workflows, notifier }) => {
+export interface WorkRoutesOptions {
+  workflows: WorkflowDeps;
+  notifier: WorkNotifier;
+  /** Aborted when the API begins to shut down: waiting long-polls answer 204 at once. */
+  draining: AbortSignal;
+}
+
+export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, { workflows, notifier, draining }) => {
   const security = [{ agentSecret: [] }];
 
   app.get(
@@ -59,27 +66,35 @@ export const workRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; notifi
       const until = Date.now() + request.query.wait * 1000;
       const gone = new AbortController();
       reply.raw.once('close', () => gone.abort());
-      for (;;) {
-        // Never lease to a runner that has gone: the item would sit leased until its deadline.
-        if (gone.signal.aborted) return reply.code(204).send(null);
-        const work = await claimWork(request.em, agent.id);
-        if (work && gone.signal.aborted) {
-          await releaseWork(request.em, work.id);
-          return reply.code(204).send(null);
+      // The runner left, or this API process is shutting down (then the runner gets 204 and polls again elsewhere).
+      const stop = AbortSignal.any([gone.signal, draining]);
+      app.openLongPolls.inc();
+      try {
+        for (;;) {
+          // Never lease to a runner that has gone: the item would sit leased until its deadline.
+          if (stop.aborted) return reply.code(204).send(null);
+          const work = await claimWork(request.em, agent.id);
+          if (work && gone.signal.aborted) {
+            await releaseWork(request.em, work.id);
+            return reply.code(204).send(null);
+          }
+          if (work) {
+            return {
+              prompt_id: work.prompt_id,
+              prompt: work.text,
+              category: work.category,
+              deadline_seconds: work.remaining_seconds,
+              kind: work.kind,
+              work_id: sessionPublicId(work.kind, work.id),
+              ...(work.redelivery_of_id === null ? {} : { redelivery_of: sessionPublicId(work.kind, work.redelivery_of_id) }),
+            };
+          }
+          const left = until - Date.now();
+          if (left <= 0 || stop.aborted) return reply.code(204).send(null);
+          await notifier.wait(agent.id, Math.min(left, RECHECK_MS), stop);
         }
-        if (work) {
-          return {
-            prompt_id: work.prompt_id,
-            prompt: work.text,
-            category: work.category,
-            deadline_seconds: work.remaining_seconds,
-            kind: work.kind,
-            work_id: sessionPublicId(work.kind, work.id),
-          };
-        }
-        const left = until - Date.now();
-        if (left <= 0 || gone.signal.aborted) return reply.code(204).send(null);
-        await notifier.wait(agent.id, Math.min(left, RECHECK_MS), gone.signal);
+      } finally {
+        app.openLongPolls.dec();
       }
     },
   );

@@ -13,6 +13,7 @@ export const activitySession = z.object({
   latency_ms: z.number().int().describe('0 while pending'),
   status: z.enum(['pending', 'answered', 'error', 'timeout', 'cancelled']),
   created_at: timestamp,
+  redelivery_of: z.string().nullable().describe('an operator sent this prompt again: the original delivery, `<kind>-<n>`'),
 });
 
 export const activityFeed = z.object({
@@ -46,6 +47,7 @@ export const workPayload = z.object({
   deadline_seconds: z.number().int(),
   kind: z.enum(SESSION_KINDS),
   work_id: z.string(),
+  redelivery_of: z.string().optional().describe('present when an operator sent this prompt again: the original delivery, `<kind>-<n>`'),
 });
 
 export const workParams = z.object({

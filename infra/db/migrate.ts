@@ -25,10 +25,14 @@ async function createMigration(databaseUrl: string): Promise<void> {
   }
 }
 
-if (require.main === module) {
+/** `npm run migrate` / `arena migrate` (and `npm run migration:create`). */
+export async function runMigrateProcess(create = false): Promise<void> {
   const config = requireRuntime(loadConfig(), ['database']);
-  const run = process.argv[2] === 'create' ? createMigration : migrateDatabase;
-  run(config.databaseUrl).then(
+  await (create ? createMigration : migrateDatabase)(config.databaseUrl);
+}
+
+if (require.main === module) {
+  runMigrateProcess(process.argv[2] === 'create').then(
     () => process.exit(0),
     (err: unknown) => {
       console.error(err instanceof Error ? err.message : err);

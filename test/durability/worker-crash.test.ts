@@ -5,16 +5,13 @@
  * The worker is the real `npm run worker` entry (worker/main.ts under tsx) in a child process, on
  * the test app's database and task queue; the API runs in this process and stays up throughout.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import type http from 'node:http';
-import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { deliveryWorkflowId, gymWorkflowId } from '../../workflows/contracts';
 import { startAgentServer, type AgentBehaviour, type TestAgentServer } from '../support/agent-server';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+import { WorkerProcess, workerEnv } from '../support/worker-process';
 
-const REPO = path.resolve(__dirname, '..', '..');
-const READY_LINE = 'worker polling task queue';
 /** Bundling the workflows at start takes a few seconds, more on a busy two-core machine. */
 const WORKER_READY_MS = 120_000;
 const INTERRUPTED = 'delivery interrupted after the request may have reached the agent; it is not sent twice';
@@ -29,64 +26,6 @@ const PULL_DEADLINE_SECONDS = 120;
  * keep this file's long-running workflows from colliding with other files' (numbered from 1).
  */
 const ID_BASE = 710_000_000;
-
-/** The worker as its own process: `tsx worker/main.ts`, in its own process group so a kill takes tsx's node child too. */
-class WorkerProcess {
-  private readonly child: ChildProcess;
-  private output = '';
-  private exited = false;
-  readonly closed: Promise<void>;
-  readonly ready: Promise<void>;
-
-  constructor(env: NodeJS.ProcessEnv) {
-    this.child = spawn(path.join(REPO, 'node_modules', '.bin', 'tsx'), ['worker/main.ts'], {
-      cwd: REPO,
-      env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    // Both streams are always read, so a chatty worker never blocks on a full pipe.
-    this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (this.output += chunk));
-    this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.output += chunk));
-    // `close` comes once every process holding the pipes (tsx and its node child) is gone; `error` when it could not start.
-    this.closed = new Promise((resolve) => {
-      const gone = () => ((this.exited = true), resolve());
-      this.child.once('close', gone);
-      this.child.once('error', (err) => ((this.output += `\n${err.message}`), gone()));
-    });
-    this.ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`worker not ready after ${WORKER_READY_MS} ms:\n${this.tail()}`)), WORKER_READY_MS);
-      const onData = () => {
-        if (!this.output.includes(READY_LINE)) return;
-        clearTimeout(timer);
-        this.child.stdout!.off('data', onData);
-        resolve();
-      };
-      this.child.stdout!.on('data', onData);
-      void this.closed.then(() => {
-        clearTimeout(timer);
-        reject(new Error(`worker exited before it was ready:\n${this.tail()}`));
-      });
-    });
-    this.ready.catch(() => undefined); // awaited by the caller; never an unhandled rejection
-  }
-
-  /** SIGKILL to the whole process group: no shutdown, no clean-up, as in a crash. */
-  async kill(): Promise<void> {
-    if (!this.exited) {
-      try {
-        process.kill(-this.child.pid!, 'SIGKILL');
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
-      }
-    }
-    await this.closed;
-  }
-
-  private tail(): string {
-    return this.output.slice(-4000);
-  }
-}
 
 let t: TestApp;
 let client: Client;
@@ -123,20 +62,7 @@ afterAll(async () => {
 }, 60_000);
 
 async function startWorkerProcess(): Promise<WorkerProcess> {
-  const started = new WorkerProcess({
-    ...process.env,
-    DATABASE_URL: t.config.databaseUrl,
-    TEMPORAL_ADDRESS: t.config.temporalAddress,
-    TEMPORAL_NAMESPACE: t.config.temporalNamespace,
-    TEMPORAL_TASK_QUEUE: t.config.taskQueue,
-    ARENA_ENCRYPTION_KEY: t.config.encryptionKey.toString('hex'),
-    ARENA_ALLOW_PRIVATE_WEBHOOKS: 'true',
-    ARENA_GYM_RETRY_SECONDS: '1',
-    // The arena's schedules stay out of the way: no dispatch or leaderboard run during the test.
-    ARENA_DISPATCH_INTERVAL: '86400',
-    ARENA_LEADERBOARD_INTERVAL: '86400',
-    LOG_LEVEL: 'warn',
-  });
+  const started = new WorkerProcess(workerEnv(t));
   workers.push(started);
   await started.ready;
   worker = started;

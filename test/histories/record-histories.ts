@@ -19,7 +19,7 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { deliveryWorkflowId, gymWorkflowId } from '../../workflows/contracts';
 import { answer, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
-import { historyToJson } from '../support/history-json';
+import { historyToJson } from '../../infra/temporal/history-json';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 
 const HISTORIES_DIR = __dirname;

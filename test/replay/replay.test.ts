@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { historyFromJson } from '../support/history-json';
+import { historyFromJson } from '../../infra/temporal/history-json';
 
 const HISTORIES_DIR = path.resolve(__dirname, '..', 'histories');
 

@@ -26,4 +26,9 @@ export async function pingAgent(agent: Agent, deps: PingDeps): Promise<void> {
   const result = await pingWebhook(deps.webhooks, agent.webhookUrl!, secret, agent.pingsSent, deps.pingTimeoutMs);
   agent.pingOk = result.ok;
   agent.pingError = result.error;
+  // A webhook that works again starts a fresh run: earlier failed deliveries no longer count.
+  if (result.ok) {
+    agent.consecutiveFailures = 0;
+    agent.failingSince = null;
+  }
 }

@@ -5,7 +5,7 @@ import { AgentRepository } from '../repositories/agent.repository';
 import { User } from './user.entity';
 
 export class Agent {
-  [OptionalProps]?: 'createdAt' | 'webhookUrl' | 'deactivated' | 'pingOk' | 'pingError' | 'pingsSent' | 'modelClaimed' | 'costClaimed' | 'toolsClaimed' | 'description' | 'elo' | 'gymComplete' | 'gymAttempt' | 'gymStartedAt' | 'gymCompletedAt';
+  [OptionalProps]?: 'createdAt' | 'webhookUrl' | 'deactivated' | 'pingOk' | 'pingError' | 'pingsSent' | 'modelClaimed' | 'costClaimed' | 'toolsClaimed' | 'description' | 'elo' | 'gymComplete' | 'gymAttempt' | 'gymStartedAt' | 'gymCompletedAt' | 'consecutiveFailures' | 'failingSince';
   id!: number;
   owner!: Ref<User>;
   name!: string;
@@ -28,6 +28,9 @@ export class Agent {
   gymAttempt = 0;
   gymStartedAt: Date | null = null;
   gymCompletedAt: Date | null = null;
+  /** Push deliveries that failed in a row, and when the first of them failed; a good answer or ping resets both. */
+  consecutiveFailures = 0;
+  failingSince: Date | null = null;
   /** SHA-256 of the secret, for `X-Arena-Secret`. */
   secretHash!: string;
   /** The secret sealed with AES-256-GCM, because signing needs the plain key. */
@@ -60,6 +63,8 @@ export const AgentSchema = new EntitySchema<Agent>({
     gymAttempt: { type: 'integer', default: 0 },
     gymStartedAt: { type: 'datetime', length: 6, nullable: true },
     gymCompletedAt: { type: 'datetime', length: 6, nullable: true },
+    consecutiveFailures: { type: 'integer', default: 0 },
+    failingSince: { type: 'datetime', length: 6, nullable: true },
     secretHash: { type: 'string', length: 64 },
     secretSealed: { type: 'text' },
     createdAt: { type: 'datetime', length: 6 },

@@ -6,7 +6,7 @@ import { Agent } from './agent.entity';
 import { Prompt } from './prompt.entity';
 
 export class Session {
-  [OptionalProps]?: 'createdAt' | 'status' | 'response' | 'error' | 'latencyMs' | 'agentLatencyMs' | 'pushState' | 'sentAt' | 'completedAt' | 'resultHash' | 'dedupeKey';
+  [OptionalProps]?: 'createdAt' | 'status' | 'response' | 'error' | 'latencyMs' | 'agentLatencyMs' | 'pushState' | 'sentAt' | 'completedAt' | 'resultHash' | 'dedupeKey' | 'redeliveryOf';
   id!: number;
   agent!: Ref<Agent>;
   kind!: SessionKind;
@@ -30,6 +30,8 @@ export class Session {
   resultHash: string | null = null;
   /** Makes the creation of a session by a retried activity idempotent. */
   dedupeKey: string | null = null;
+  /** An operator's redelivery points at the original delivery (never at another redelivery). */
+  redeliveryOf: Ref<Session> | null = null;
   createdAt: Date = new Date();
 }
 
@@ -49,11 +51,11 @@ export const SessionSchema = new EntitySchema<Session>({
       expression: `create index "sessions_main_answered_index" on "sessions" ("prompt_id") where "kind" = 'main' and "status" = 'answered'`,
     },
   ],
-  // A main-arena prompt reaches an agent at most once.
+  // The arena sends a main prompt to an agent at most once; only an operator's redelivery repeats it.
   uniques: [
     {
       name: 'sessions_main_prompt_unique',
-      expression: `create unique index "sessions_main_prompt_unique" on "sessions" ("agent_id", "prompt_id") where "kind" = 'main'`,
+      expression: `create unique index "sessions_main_prompt_unique" on "sessions" ("agent_id", "prompt_id") where "kind" = 'main' and "redelivery_of_id" is null`,
     },
   ],
   properties: {
@@ -74,6 +76,7 @@ export const SessionSchema = new EntitySchema<Session>({
     completedAt: { type: 'datetime', length: 6, nullable: true },
     resultHash: { type: 'string', length: 64, nullable: true },
     dedupeKey: { type: 'string', length: 200, nullable: true, unique: true },
+    redeliveryOf: { kind: 'm:1', entity: () => Session, ref: true, nullable: true, index: true, deleteRule: 'set null' },
     createdAt: { type: 'datetime', length: 6 },
   },
 });

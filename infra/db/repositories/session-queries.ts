@@ -18,11 +18,14 @@ export interface SessionRow {
   deadline_seconds: number;
   result_hash: string | null;
   work_state: string | null;
+  /** Set on an operator's redelivery: the original session's id. */
+  redelivery_of_id: number | null;
 }
 
 // Raw queries get timestamps as text; epoch milliseconds come back as plain numbers.
 const SESSION_COLUMNS = `s.id, s.agent_id, s.kind, s.mode, s.category, p.text as prompt, s.response, s.error, s.latency_ms, s.status,
-  (extract(epoch from s.created_at) * 1000)::float8 as created_ms, s.deadline_seconds, s.result_hash, w.state as work_state`;
+  (extract(epoch from s.created_at) * 1000)::float8 as created_ms, s.deadline_seconds, s.result_hash, w.state as work_state,
+  s.redelivery_of_id`;
 const SESSION_FROM = `sessions s join prompts p on p.id = s.prompt_id left join work_items w on w.session_id = s.id`;
 
 export async function findSession(em: EntityManager, agentId: number, sessionId: number): Promise<SessionRow | undefined> {
@@ -54,6 +57,7 @@ export interface ClaimedWork {
   text: string;
   /** What is left of the deadline, in whole seconds (at least 1). */
   remaining_seconds: number;
+  redelivery_of_id: number | null;
 }
 
 /** Leases the agent's oldest queued item that is still pending; concurrent polls skip each other's rows. */
@@ -66,7 +70,7 @@ export async function claimWork(em: EntityManager, agentId: number): Promise<Cla
          where q.agent_id = ? and q.state = 'queued' and qs.status = 'pending'
          order by q.session_id limit 1 for update of q skip locked)
        returning w.session_id)
-     select s.id, s.kind, s.category, p.id as prompt_id, p.text,
+     select s.id, s.kind, s.category, p.id as prompt_id, p.text, s.redelivery_of_id,
        greatest(1, floor(s.deadline_seconds - extract(epoch from now() - s.created_at)))::int as remaining_seconds
      from claimed c join sessions s on s.id = c.session_id join prompts p on p.id = s.prompt_id`,
     [agentId],

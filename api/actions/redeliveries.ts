@@ -1,0 +1,113 @@
+/**
+ * Redelivery: an operator sends a delivery's prompt again, to the same agent, as a new delivery
+ * linked to the original (`redelivery_of`). Used by `arena redeliver` and the admin endpoints.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Agent } from '../../infra/db/entities/agent.entity';
+import { Session } from '../../infra/db/entities/session.entity';
+import { isAgentActive } from '../../infra/domain/agent-state';
+import { parseSessionPublicId, sessionPublicId } from '../../infra/domain/sessions';
+import { startDelivery, type WorkflowDeps } from '../deliveries';
+import { ApiError } from '../errors';
+import { listDeliveries, type DeliveryFilter } from './delivery-search';
+
+export interface Redelivery {
+  /** The new delivery's session, `<kind>-<n>`. */
+  session_id: string;
+  /** The original delivery it repeats (the first of the chain, however often it was redelivered). */
+  redelivery_of: string;
+  workflow_id: string;
+}
+
+/** Sends the prompt of `publicId` (`<kind>-<n>`) again. 404 for an unknown session, 409 while it runs or when its agent cannot take it. */
+export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publicId: string): Promise<Redelivery> {
+  const parsed = parseSessionPublicId(publicId);
+  const original = parsed ? await em.findOne(Session, { id: parsed.id, kind: parsed.kind }, { populate: ['agent'] }) : null;
+  if (!original) throw new ApiError(404, `delivery ${publicId} not found`);
+  if (original.status === 'pending') throw new ApiError(409, `delivery ${publicId} is still running; only a delivery that has ended can be sent again`);
+  const agent: Agent = original.agent.getEntity();
+  if (agent.deactivated) throw new ApiError(409, `agent ${agent.id} is deactivated`);
+  if (!isAgentActive(agent)) throw new ApiError(409, `agent ${agent.id} is not active (${agent.pingError}); retest it first`);
+  const rootId = original.redeliveryOf?.id ?? original.id;
+  const root = sessionPublicId(original.kind, rootId);
+  const session = em.create(Session, {
+    agent,
+    kind: original.kind,
+    prompt: original.prompt,
+    mode: agent.mode,
+    category: original.category,
+    deadlineSeconds: original.deadlineSeconds,
+    redeliveryOf: rootId,
+  });
+  await em.flush();
+  try {
+    await startDelivery(workflows, {
+      sessionId: session.id,
+      agentId: agent.id,
+      kind: session.kind,
+      mode: session.mode,
+      category: session.category,
+      deadlineSeconds: session.deadlineSeconds,
+      redeliveryOf: root,
+    });
+  } catch (err) {
+    // Nothing will deliver it: close it rather than leave it pending in the feed.
+    Object.assign(session, { status: 'error', error: 'the redelivery could not be started', latencyMs: 0, completedAt: new Date() });
+    await em.flush();
+    throw err;
+  }
+  return { session_id: sessionPublicId(session.kind, session.id), redelivery_of: root, workflow_id: `delivery-${session.id}` };
+}
+
+/** Of these deliveries, the ones a bulk redelivery should skip: a later redelivery of the same original exists. */
+export async function alreadyRedelivered(em: EntityManager, publicIds: string[]): Promise<Set<string>> {
+  const ids = publicIds.map((p) => parseSessionPublicId(p)?.id).filter((id): id is number => id !== undefined);
+  if (ids.length === 0) return new Set();
+  const rows = await em.getConnection().execute<Array<{ id: number; kind: string }>>(
+    `select s.id, s.kind from sessions s
+     where s.id in (${ids.map(() => '?').join(', ')})
+       and exists (select 1 from sessions later where later.redelivery_of_id = coalesce(s.redelivery_of_id, s.id) and later.id > s.id)`,
+    ids,
+  );
+  return new Set(rows.map((r) => `${r.kind}-${r.id}`));
+}
+
+export interface BulkRedelivery {
+  redelivered: Redelivery[];
+  skipped: Array<{ session_id: string; reason: string }>;
+}
+
+/**
+ * Redelivers every delivery the filter finds (failed ones unless it names another outcome), oldest
+ * first, skipping those already redelivered, so running it twice sends nothing twice.
+ */
+export async function redeliverMatching(
+  em: EntityManager,
+  workflows: WorkflowDeps,
+  search: { namespace: string; uiUrl?: string },
+  filter: DeliveryFilter,
+  onEach: (done: number, total: number, last: Redelivery | { session_id: string; reason: string }) => void = () => undefined,
+): Promise<BulkRedelivery> {
+  if (filter.outcome === 'pending') throw new ApiError(400, 'outcome: running deliveries cannot be redelivered');
+  const found = (await listDeliveries(workflows.client, search, { ...filter, outcome: filter.outcome ?? 'failed' })).reverse();
+  const skip = await alreadyRedelivered(em, found.map((d) => d.session_id));
+  const result: BulkRedelivery = { redelivered: [], skipped: [] };
+  for (const [index, delivery] of found.entries()) {
+    let last: Redelivery | { session_id: string; reason: string };
+    if (skip.has(delivery.session_id)) {
+      last = { session_id: delivery.session_id, reason: 'already redelivered' };
+      result.skipped.push(last);
+    } else {
+      try {
+        last = await redeliver(em.fork(), workflows, delivery.session_id);
+        result.redelivered.push(last);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        last = { session_id: delivery.session_id, reason: err.detail };
+        result.skipped.push(last);
+      }
+    }
+    onEach(index + 1, found.length, last);
+  }
+  return result;
+}

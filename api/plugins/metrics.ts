@@ -1,0 +1,71 @@
+/**
+ * GET /metrics in the Prometheus text format: this app's HTTP durations by route, open long-polls
+ * and queued work items, plus everything the process counts (deliveries when a worker runs here,
+ * Node's own) and the Temporal SDK's metrics. With ARENA_METRICS_TOKEN set it wants that token.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { Gauge, Histogram, Registry } from 'prom-client';
+import { METRICS_CONTENT_TYPE, metricsText } from '../../infra/metrics';
+import { ApiError } from '../errors';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Long-polls waiting in this process right now (work/next). */
+    openLongPolls: Gauge;
+  }
+}
+
+export interface MetricsOptions {
+  orm: MikroORM;
+  token?: string;
+}
+
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export const metricsPlugin = fp<MetricsOptions>(
+  async (app: FastifyInstance, { orm, token }) => {
+    const registry = new Registry();
+    const httpDuration = new Histogram({
+      name: 'arena_http_request_duration_seconds',
+      help: 'API and website requests, by method, route pattern and status code.',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 30, 60],
+      registers: [registry],
+    });
+    app.decorate(
+      'openLongPolls',
+      new Gauge({ name: 'arena_long_polls_open', help: 'Pull long-polls (work/next) waiting in this API process.', registers: [registry] }),
+    );
+    new Gauge({
+      name: 'arena_work_items_queued',
+      help: 'Pull work items queued and not yet handed to a runner (all agents, from the database).',
+      registers: [registry],
+      async collect() {
+        const [row] = await orm.em.getConnection().execute<Array<{ n: number }>>(`select count(*)::int as n from work_items where state = 'queued'`);
+        this.set(row?.n ?? 0);
+      },
+    });
+
+    app.addHook('onResponse', async (request, reply) => {
+      // The route pattern, never the raw URL: ids and query strings would make a series per request.
+      const route = request.routeOptions.url ?? 'unmatched';
+      httpDuration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    });
+
+    app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+      if (token) {
+        const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
+        if (!match || !sameToken(match[1]!, token)) throw new ApiError(401, 'metrics need Authorization: Bearer <ARENA_METRICS_TOKEN>');
+      }
+      return reply.type(METRICS_CONTENT_TYPE).header('Cache-Control', 'no-store').send(await metricsText(registry));
+    });
+  },
+  { name: 'metrics' },
+);

@@ -1,0 +1,58 @@
+/**
+ * Prometheus metrics (prom-client). Delivery outcomes are counted where they are recorded (the
+ * worker's recordOutcome), in this process's registry; the API adds its own per-app metrics; the
+ * Temporal SDK's metrics come from the runtime's exporter on a loopback port and are appended.
+ */
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** Metrics of this process, whatever it runs: the worker's deliveries and Node's own (memory, event loop, GC). */
+export const processRegistry = new Registry();
+collectDefaultMetrics({ register: processRegistry });
+
+export const deliveriesTotal = new Counter({
+  name: 'arena_deliveries_total',
+  help: 'Prompt deliveries recorded, by kind, mode and outcome (answered, error, timeout, cancelled).',
+  labelNames: ['kind', 'mode', 'outcome'] as const,
+  registers: [processRegistry],
+});
+
+export const deliveryLatency = new Histogram({
+  name: 'arena_delivery_latency_seconds',
+  help: 'From the prompt leaving the arena to the answer arriving, for answered deliveries.',
+  labelNames: ['kind', 'mode'] as const,
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+  registers: [processRegistry],
+});
+
+export const pushAgentsMadeInactive = new Counter({
+  name: 'arena_push_agents_made_inactive_total',
+  help: 'Push agents made inactive because their deliveries kept failing.',
+  registers: [processRegistry],
+});
+
+let sdkMetricsUrl: string | undefined;
+
+/** Where this process's Temporal runtime exports its metrics (set when the runtime is installed with them). */
+export function setSdkMetricsAddress(bindAddress: string): void {
+  sdkMetricsUrl = `http://${bindAddress}/metrics`;
+}
+
+async function sdkMetricsText(): Promise<string> {
+  if (!sdkMetricsUrl) return '';
+  try {
+    const res = await fetch(sdkMetricsUrl, { signal: AbortSignal.timeout(2_000) });
+    return res.ok ? await res.text() : '';
+  } catch {
+    // The exporter is part of this process; if it does not answer, the arena's own metrics still do.
+    return '';
+  }
+}
+
+/** The exposition text of these registries (this process's first), then the Temporal SDK's metrics. */
+export async function metricsText(...registries: Registry[]): Promise<string> {
+  const own = await Registry.merge([processRegistry, ...registries]).metrics();
+  const sdk = await sdkMetricsText();
+  return sdk ? `${own.trimEnd()}\n${sdk}` : own;
+}
+
+export const METRICS_CONTENT_TYPE = processRegistry.contentType;
