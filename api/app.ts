@@ -21,6 +21,7 @@ import { activityRoutes } from './routes/activity';
 import { battleRoutes } from './routes/battles';
 import { judgeRoutes } from './routes/judge';
 import { ratingRoutes } from './routes/ratings';
+import { adminRoutes } from './routes/admin';
 import { WorkNotifier } from './work-notifier';
 import { loggerOptions } from '../infra/logging';
 
@@ -83,7 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (api) => {
       await api.register(versionRoutes, { publicUrl: config.publicUrl });
       await api.register(registerRoutes, { registerRateLimit: config.registerRateLimit });
-      await api.register(accountRoutes);
+      await api.register(accountRoutes, { reservedUsernames: config.adminUsernames });
       await api.register(userRoutes, { publicUrl: config.publicUrl });
       await api.register(agentRoutes, { prefix: '/agents', deps, workflows });
       await api.register(workRoutes, { prefix: '/agents', workflows, notifier, draining: draining.signal });
@@ -91,6 +92,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(judgeRoutes, { prefix: '/judge', workflows, arena: config.arena });
       await api.register(battleRoutes, { prefix: '/battles', workflows, arena: config.arena });
       await api.register(ratingRoutes);
+      await api.register(adminRoutes, {
+        prefix: '/admin',
+        workflows,
+        adminUsernames: config.adminUsernames,
+        namespace: config.temporalNamespace,
+        temporalUiUrl: config.temporalUiUrl,
+      });
     },
     { prefix: '/api' },
   );

@@ -6,7 +6,7 @@ import { account, accountPatch } from '../schemas/account';
 import { errors } from '../schemas/common';
 import { accountView } from '../views';
 
-export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
+export const accountRoutes: FastifyPluginAsyncZod<{ reservedUsernames: readonly string[] }> = async (app, { reservedUsernames }) => {
   app.addHook('onRequest', app.requireAccount);
   const security = [{ bearerAuth: [] }];
 
@@ -32,7 +32,7 @@ export const accountRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const user = request.account;
-      await editAccount(request.em, user, request.body);
+      await editAccount(request.em, user, request.body, reservedUsernames);
       const agents = await request.em.getRepository(Agent).listOwned(user.id);
       return accountView(user, agents);
     },

@@ -36,7 +36,14 @@ function issuesDetail(error: z.ZodError): string {
   return error.issues.map((issue) => `${issue.path.join('.') || 'form'}: ${issue.message}`).join('; ');
 }
 
-export const accountPages: FastifyPluginAsync<{ workflows: WorkflowDeps; encryptionKey: Buffer }> = async (app, { workflows, encryptionKey }) => {
+export interface AccountPagesOptions {
+  workflows: WorkflowDeps;
+  encryptionKey: Buffer;
+  /** Operators' usernames: nobody else may take them. */
+  reservedUsernames: readonly string[];
+}
+
+export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app, { workflows, encryptionKey, reservedUsernames }) => {
   app.addHook('onRequest', app.requireWebUser);
 
   const accountPage = async (
@@ -100,7 +107,7 @@ export const accountPages: FastifyPluginAsync<{ workflows: WorkflowDeps; encrypt
     const edit = accountPatch.safeParse(form.data);
     if (!edit.success) return accountPage(request, reply, { form: form.data, error: issuesDetail(edit.error), status: 400 });
     try {
-      await editAccount(request.em, request.webUser!, edit.data);
+      await editAccount(request.em, request.webUser!, edit.data, reservedUsernames);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       return accountPage(request, reply, { form: form.data, error: err.detail.replace(/^body\./, ''), status: err.statusCode });

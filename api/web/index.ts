@@ -35,7 +35,12 @@ export const website: FastifyPluginAsync<WebsiteOptions> = async (app, { config,
   await app.register(webAuthPlugin, { publicUrl: config.publicUrl, secretKey: config.encryptionKey, sessionDays: config.sessionDays });
   await app.register(oidcRoutes, { oidc: config.oidc, publicUrl: config.publicUrl, failureRedirect: '/login', loadClient: loadOpenidClient });
   await app.register(publicPages, { publicUrl: config.publicUrl });
-  await app.register(signInPages, { loginRateLimit: config.loginRateLimit, registerRateLimit: config.registerRateLimit, oidc: Boolean(config.oidc) });
+  await app.register(signInPages, {
+    loginRateLimit: config.loginRateLimit,
+    registerRateLimit: config.registerRateLimit,
+    oidc: Boolean(config.oidc),
+    reservedUsernames: config.adminUsernames,
+  });
   await app.register(battlePages, { workflows, arena: config.arena });
-  await app.register(accountPages, { workflows, encryptionKey: config.encryptionKey });
+  await app.register(accountPages, { workflows, encryptionKey: config.encryptionKey, reservedUsernames: config.adminUsernames });
 };

@@ -1,6 +1,8 @@
 /** Sign-in pages: log in, sign up and log out, as plain forms (no scripts needed). */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { normaliseUsername } from '../../infra/domain/username';
+import { assertNotReserved } from '../actions/account';
 import { ApiError } from '../errors';
 import { logIn, loginRateLimit, safeNextPath, signUp, signUpRateLimit } from './auth';
 import { sendPage } from './site';
@@ -8,7 +10,15 @@ import { sendPage } from './site';
 const loginForm = z.object({ email: z.string().max(320).default(''), password: z.string().max(200).default(''), next: z.string().max(2000).optional() });
 const signUpForm = z.object({ email: z.string().max(320).default(''), password: z.string().max(200).default(''), username: z.string().max(32).default('') });
 
-export const signInPages: FastifyPluginAsync<{ loginRateLimit: number; registerRateLimit: number; oidc: boolean }> = async (app, opts) => {
+export interface SignInPagesOptions {
+  loginRateLimit: number;
+  registerRateLimit: number;
+  oidc: boolean;
+  /** Operators' usernames: nobody signs up with them. */
+  reservedUsernames: readonly string[];
+}
+
+export const signInPages: FastifyPluginAsync<SignInPagesOptions> = async (app, opts) => {
   const loginPage = (request: FastifyRequest, reply: FastifyReply, data: { email?: string; next?: string; error?: string; status?: number }) =>
     sendPage(request, reply, {
       title: 'Sign in',
@@ -46,7 +56,9 @@ export const signInPages: FastifyPluginAsync<{ loginRateLimit: number; registerR
     if (!parsed.success) return signUpPage(request, reply, { error: 'the form is incomplete or a field is too long', status: 400 });
     const form = parsed.data;
     try {
-      const user = await signUp(request.em, { email: form.email, password: form.password, username: form.username || undefined, ip: request.ip });
+      const username = form.username.trim() ? normaliseUsername(form.username) : undefined;
+      if (username) assertNotReserved(username, opts.reservedUsernames);
+      const user = await signUp(request.em, { email: form.email, password: form.password, username, ip: request.ip });
       await reply.signInWebUser(user);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;

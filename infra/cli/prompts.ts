@@ -4,9 +4,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { insertPrompts } from '../db/seed';
 import { parsePromptFile, promptFileFormat } from '../domain/prompt-files';
 
-export type Print = (line: string) => void;
+import { CommandError, type Print } from './command';
 
-export class CommandError extends Error {}
+export { CommandError, type Print };
 
 export async function addPrompts(em: EntityManager, file: string, defaultCategory: string | undefined, print: Print): Promise<void> {
   let content: string;
