@@ -145,11 +145,17 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
         ]);
         const madeInactive =
           updated.mode === 'push' ? await trackPushFailures(run, arena, { agentId: updated.agent_id, status: updated.status, settlement: input.settlement, error: updated.error }) : false;
-        return { status: updated.status, firstWrite: { mode: updated.mode, latencyMs: row.latencyMs, madeInactive } };
+        return { status: updated.status, firstWrite: { mode: updated.mode, latencyMs: row.latencyMs, madeInactive, error: updated.error } };
       });
-      // Counted once: only the call that wrote the outcome has a first write.
+      // Counted and logged once: only the call that wrote the outcome has a first write.
       const first = recorded.firstWrite;
       if (first) {
+        // The activity logger adds the workflow and activity ids.
+        const log = Context.current().log;
+        const fields = { sessionId: input.sessionId, kind: input.kind, mode: first.mode, status: recorded.status, latencyMs: first.latencyMs };
+        if (recorded.status === 'answered' || recorded.status === 'cancelled') log.info('delivery recorded', fields);
+        else log.warn('delivery failed', { ...fields, error: first.error });
+        if (first.madeInactive) log.warn('push agent made inactive after repeated failures', { sessionId: input.sessionId });
         deliveriesTotal.inc({ kind: input.kind, mode: first.mode, outcome: recorded.status });
         if (recorded.status === 'answered') deliveryLatency.observe({ kind: input.kind, mode: first.mode }, first.latencyMs / 1000);
         if (first.madeInactive) pushAgentsMadeInactive.inc();

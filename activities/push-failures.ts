@@ -17,7 +17,7 @@ export function countsAsPushFailure(status: SessionStatus, settlement: Settlemen
 }
 
 export function inactiveReason(failures: number, spanSeconds: number, lastError: string | null): string {
-  const span = spanSeconds >= 120 ? `${Math.round(spanSeconds / 60)} minutes` : `${Math.round(spanSeconds)} s`;
+  const span = spanSeconds >= 120 ? `${Math.round(spanSeconds / 60)} minutes` : `${Math.max(1, Math.ceil(spanSeconds))} s`;
   return `made inactive after ${failures} failed deliveries in a row over ${span} (last: ${lastError ?? 'unknown error'}); fix the webhook, then retest`;
 }
 

@@ -48,6 +48,8 @@ describe('pushPrompt', () => {
       status: 'error',
       error: 'delivery interrupted after the request may have reached the agent; it is not sent twice',
       latencyMs: 0,
+      // Not held against the agent's run of failures: the interruption was ours.
+      notAgentsFault: true,
     });
     expect(requestsFor(id)).toHaveLength(1);
   });
@@ -72,9 +74,9 @@ describe('pushPrompt', () => {
 describe('recordOutcome', () => {
   it('writes once: a second call changes nothing and returns what was recorded', async () => {
     const id = await newSession('main');
-    const first = await activities.recordOutcome({ sessionId: id, kind: 'main', deadlineSeconds: 30, settlement: { status: 'answered', response: 'one', latencyMs: 5 } });
+    const first = await run(() => activities.recordOutcome({ sessionId: id, kind: 'main', deadlineSeconds: 30, settlement: { status: 'answered', response: 'one', latencyMs: 5 } }));
     expect(first).toEqual({ status: 'answered' });
-    const second = await activities.recordOutcome({ sessionId: id, kind: 'main', deadlineSeconds: 30, settlement: { status: 'error', error: 'two', latencyMs: 9 } });
+    const second = await run(() => activities.recordOutcome({ sessionId: id, kind: 'main', deadlineSeconds: 30, settlement: { status: 'error', error: 'two', latencyMs: 9 } }));
     expect(second).toEqual({ status: 'answered' });
     const [row] = await sql(`select status, response, error, latency_ms from sessions where id = ?`, [id]);
     expect(row).toEqual({ status: 'answered', response: 'one', error: null, latency_ms: 5 });
@@ -85,7 +87,7 @@ describe('recordOutcome', () => {
   it('keeps the last never-sent cause when the deadline passes', async () => {
     const id = await newSession('gym');
     await sql(`update sessions set error = 'connection refused by 127.0.0.1:9' where id = ?`, [id]);
-    expect(await activities.recordOutcome({ sessionId: id, kind: 'gym', deadlineSeconds: 30, settlement: { status: 'deadline' } })).toEqual({ status: 'error' });
+    expect(await run(() => activities.recordOutcome({ sessionId: id, kind: 'gym', deadlineSeconds: 30, settlement: { status: 'deadline' } }))).toEqual({ status: 'error' });
     const [row] = await sql<{ error: string; latency_ms: number }>(`select error, latency_ms from sessions where id = ?`, [id]);
     expect(row).toEqual({ error: 'deadline exceeded (30 s); last attempt: connection refused by 127.0.0.1:9', latency_ms: 30_000 });
   });

@@ -214,7 +214,7 @@ describe('arena reset', () => {
       const after = (await handle.describe()).runId;
       expect(after).not.toBe(before);
       expect(res.out).toEqual([expect.stringMatching(new RegExp(`^reset delivery-${task.sessionId} to event \\d+ \\(${to}\\): run ${before} was terminated, run ${after} continues$`))]);
-      const work = await eventually(async () => {
+      const work: { work_id: string } = await eventually(async () => {
         const next = await arena.t.app.inject({ method: 'GET', url: `/api/agents/${puller.id}/work/next?wait=1`, headers: secret });
         return next.statusCode === 200 ? next.json() : undefined;
       }, 'the work item after the reset');

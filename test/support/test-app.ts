@@ -5,6 +5,7 @@ import { Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app';
 import type { OpenidClientLoader } from '../../api/web/auth/oidc-client';
+import type { AppDeps } from '../../api/deps';
 import { loadConfig, type RuntimeConfig } from '../../infra/config';
 import { ormConfig } from '../../infra/db/orm.config';
 import { WebhookClient } from '../../infra/webhook/client';
@@ -44,7 +45,7 @@ export interface TestApp {
 
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { pingTimeoutMs?: number; loadOpenidClient?: OpenidClientLoader } = {},
+  options: { pingTimeoutMs?: number; loadOpenidClient?: OpenidClientLoader; logStream?: AppDeps['logStream'] } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase();
   const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS!;
@@ -63,7 +64,7 @@ export async function startTestApp(
   const orm = await MikroORM.init(ormConfig(db.url));
   const temporal = await Connection.connect({ address: temporalAddress });
   const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks });
-  const app = await buildApp({ config, orm, temporal, webhooks, pingTimeoutMs: options.pingTimeoutMs, loadOpenidClient: options.loadOpenidClient });
+  const app = await buildApp({ config, orm, temporal, webhooks, pingTimeoutMs: options.pingTimeoutMs, loadOpenidClient: options.loadOpenidClient, logStream: options.logStream });
   await app.ready();
   const workers: RunningWorker[] = [];
   return {
