@@ -77,6 +77,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Graceful shutdown: before the server stops accepting, waiting long-polls answer 204 so close() need not wait them out.
   const draining = new AbortController();
   app.addHook('preClose', async () => draining.abort());
+  // Requests that finish during the close end their connection too, so no client keeps a socket to a stopped server.
+  app.addHook('onSend', async (_request, reply) => {
+    if (draining.signal.aborted) reply.header('Connection', 'close');
+  });
 
   await app.register(healthRoutes, { orm: deps.orm, temporal: deps.temporal });
   await app.register(discoveryRoutes, { publicUrl: config.publicUrl });

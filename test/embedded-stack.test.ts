@@ -32,6 +32,24 @@ afterAll(async () => {
   await fs.rm(dataDir, { recursive: true, force: true });
 });
 
+function stackEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    // Empty counts as unset: the embedded stack, whatever the environment running the tests has.
+    DATABASE_URL: '',
+    TEMPORAL_ADDRESS: '',
+    ARENA_ENCRYPTION_KEY: '',
+    TEMPORAL_NAMESPACE: '',
+    TEMPORAL_UI_URL: '',
+    ARENA_DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(ports.api),
+    ARENA_PG_PORT: String(ports.pg),
+    ARENA_TEMPORAL_PORT: String(ports.temporal),
+    ARENA_TEMPORAL_UI_PORT: String(ports.ui),
+  };
+}
+
 function startStack(): RunningStack {
   const cliPath = process.env.TEST_TEMPORAL_CLI_PATH;
   if (!cliPath) throw new Error('TEST_TEMPORAL_CLI_PATH is unset: is test/support/global-setup.ts configured?');
@@ -39,22 +57,7 @@ function startStack(): RunningStack {
     cwd: REPO,
     detached: true, // a process group of its own, which the test signals like a terminal would
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      // Empty counts as unset: the embedded stack, whatever the environment running the tests has.
-      DATABASE_URL: '',
-      TEMPORAL_ADDRESS: '',
-      ARENA_ENCRYPTION_KEY: '',
-      TEMPORAL_NAMESPACE: '',
-      ARENA_DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      PORT: String(ports.api),
-      ARENA_PG_PORT: String(ports.pg),
-      ARENA_TEMPORAL_PORT: String(ports.temporal),
-      ARENA_TEMPORAL_UI_PORT: String(ports.ui),
-      TEMPORAL_CLI_PATH: cliPath,
-      LOG_LEVEL: 'warn',
-    },
+    env: { ...stackEnv(), TEMPORAL_CLI_PATH: cliPath, LOG_LEVEL: 'warn' },
   });
   const output: string[] = [];
   child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
@@ -84,11 +87,26 @@ async function stopStack(stack: RunningStack): Promise<void> {
   const code = await Promise.race([stack.exited, timeout]).finally(() => clearTimeout(timer));
   expect({ code, output: code === 0 ? '' : stack.output.join('') }).toEqual({ code: 0, output: '' });
   running = undefined;
+  // Stopped in order: nothing new comes in, then the worker drains, then what they both used.
+  const stopped = stack.output.join('').split('\n').filter((line) => / stopped$/.test(line));
+  expect(stopped).toEqual(['[arena] API stopped', '[arena] worker stopped', '[arena] Temporal dev server stopped', '[arena] PostgreSQL stopped']);
   expect(groupIsGone(stack.child.pid!)).toBe(true);
   const open = await Promise.all(Object.entries(ports).map(async ([name, port]) => [name, await portIsOpen(port)]));
   expect(Object.fromEntries(open)).toEqual({ api: false, pg: false, temporal: false, ui: false });
   // PostgreSQL and Temporal run in process groups of their own; none may remain.
   expect(await processesMentioning(dataDir)).toEqual([]);
+}
+
+/** The `arena` bin with the stack's environment (no DATABASE_URL or TEMPORAL_ADDRESS: the embedded ones). */
+function runArena(argv: string[]): Promise<{ code: number | null; stdout: string }> {
+  const child = spawn(process.execPath, [path.join(REPO, 'infra', 'cli', 'bin', 'arena.js'), ...argv], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...stackEnv(), LOG_LEVEL: 'warn' },
+  });
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout })));
 }
 
 function killGroup(pid: number, signal: NodeJS.Signals): void {
@@ -130,6 +148,13 @@ test(
     expect(typeof apiKey).toBe('string');
     const account = () => fetch(`http://127.0.0.1:${ports.api}/api/account`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect((await account()).status).toBe(200);
+    // One /metrics for the whole process: the API's, the worker's and the Temporal SDK's.
+    const metrics = await (await fetch(`http://127.0.0.1:${ports.api}/metrics`)).text();
+    expect(metrics).toMatch(/^arena_http_request_duration_seconds_count\{method="POST",route="\/api\/register",status_code="201"\} 1$/m);
+    expect(metrics).toMatch(/^temporal_\w+/m);
+    // The operator CLI finds the embedded stack on its own, from the same environment.
+    const deliveries = await runArena(['deliveries', '--json']);
+    expect(deliveries).toEqual({ code: 0, stdout: '' });
     await stopStack(first);
 
     const second = startStack();
