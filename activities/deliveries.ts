@@ -153,8 +153,9 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
         // The activity logger adds the workflow and activity ids.
         const log = Context.current().log;
         const fields = { sessionId: input.sessionId, kind: input.kind, mode: first.mode, status: recorded.status, latencyMs: first.latencyMs };
+        // An agent's failure is the agent's business, not a problem of the arena's: info, not warn.
         if (recorded.status === 'answered' || recorded.status === 'cancelled') log.info('delivery recorded', fields);
-        else log.warn('delivery failed', { ...fields, error: first.error });
+        else log.info('delivery failed', { ...fields, error: first.error });
         if (first.madeInactive) log.warn('push agent made inactive after repeated failures', { sessionId: input.sessionId });
         deliveriesTotal.inc({ kind: input.kind, mode: first.mode, outcome: recorded.status });
         if (recorded.status === 'answered') deliveryLatency.observe({ kind: input.kind, mode: first.mode }, first.latencyMs / 1000);
