@@ -3,10 +3,11 @@ import { arenaActivities } from '../../activities/arena';
 import { startArena, type Arena } from './support';
 
 let arena: Arena;
+// Starting agents and their gyms on a busy two-core machine can take a while.
 beforeAll(async () => {
   // A long gap, so a test makes an agent due by moving its last main prompt back in time.
   arena = await startArena(3, { ARENA_MIN_GAP_SECONDS: '3600', ARENA_DISPATCH_BATCH: '2' });
-});
+}, 120_000);
 afterAll(() => arena.close());
 
 const mainSessions = (agentId?: number) =>

@@ -3,13 +3,14 @@ import { startArena, type Arena } from './support';
 
 let arena: Arena;
 let judge: Registered;
+// Starting agents and their gyms on a busy two-core machine can take a while.
 beforeAll(async () => {
   arena = await startArena(3, { ARENA_MIN_GAP_SECONDS: '0', ARENA_DAILY_VOTES: '3' });
   judge = await register(arena.t.app);
   // Two steps: every agent answers two pool prompts; the preference for one-answer prompts makes them overlap.
   await arena.dispatch();
   await arena.dispatch();
-});
+}, 120_000);
 afterAll(() => arena.close());
 
 const next = (who: Registered = judge) => arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: who.auth });

@@ -2,12 +2,13 @@ import { register } from '../support/test-app';
 import { startArena, type Arena } from './support';
 
 let arena: Arena;
+// Starting agents and their gyms on a busy two-core machine can take a while.
 beforeAll(async () => {
   arena = await startArena(3, { ARENA_MIN_GAP_SECONDS: '0' });
   await arena.dispatch();
   await arena.dispatch();
   await arena.dispatch();
-});
+}, 120_000);
 afterAll(() => arena.close());
 
 it('is empty before any vote, then lists voted agents with BT ratings, intervals, tiers and interval-aware ranks', async () => {

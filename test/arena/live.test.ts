@@ -4,10 +4,11 @@ import { startArena, type Arena } from './support';
 
 let arena: Arena;
 let person: Registered;
+// Starting agents and their gyms on a busy two-core machine can take a while.
 beforeAll(async () => {
   arena = await startArena(2);
   person = await register(arena.t.app);
-});
+}, 120_000);
 afterAll(() => arena.close());
 afterEach(() => arena.server.behave((req, res) => answer(200, { response: `answer from ${req.url}` })(req, res)));
 

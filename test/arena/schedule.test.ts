@@ -2,9 +2,10 @@ import { scheduleIds } from '../../worker/schedules';
 import { startArena, type Arena } from './support';
 
 let arena: Arena;
+// Starting agents and their gyms on a busy two-core machine can take a while.
 beforeAll(async () => {
   arena = await startArena(2, { ARENA_DISPATCH_INTERVAL: '1', ARENA_MIN_GAP_SECONDS: '0' });
-});
+}, 120_000);
 afterAll(async () => {
   const ids = scheduleIds(arena.t.config.taskQueue);
   await Promise.allSettled([ids.dispatch, ids.leaderboard].map((id) => arena.client.schedule.getHandle(id).delete()));
