@@ -91,10 +91,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(accountRoutes, { reservedUsernames: config.adminUsernames });
       await api.register(userRoutes, { publicUrl: config.publicUrl });
       await api.register(agentRoutes, { prefix: '/agents', deps, workflows });
-      await api.register(workRoutes, { prefix: '/agents', workflows, notifier, draining: draining.signal });
+      await api.register(workRoutes, { prefix: '/agents', workflows, notifier, draining: draining.signal, pollsPerMinute: config.limits.workPollsPerMinute });
       await api.register(activityRoutes, { prefix: '/agents' });
-      await api.register(judgeRoutes, { prefix: '/judge', workflows, arena: config.arena });
-      await api.register(battleRoutes, { prefix: '/battles', workflows, arena: config.arena });
+      await api.register(judgeRoutes, { prefix: '/judge', workflows, arena: config.arena, votesPerMinute: config.limits.votesPerMinute });
+      await api.register(battleRoutes, { prefix: '/battles', workflows, arena: config.arena, battlesPerMinute: config.limits.battlesPerMinute });
       await api.register(ratingRoutes);
       await api.register(adminRoutes, {
         prefix: '/admin',

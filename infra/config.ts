@@ -56,6 +56,11 @@ const envSchema = z.object({
   ARENA_PUSH_FAILURE_SPAN: z.coerce.number().int('expected a whole number of seconds').min(0, 'must not be negative').default(600),
   ARENA_WORKER_METRICS_PORT: port.default(9464),
   ARENA_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  ARENA_VOTE_RATE_LIMIT: positiveInt.default(30),
+  ARENA_SANDBOX_RATE_LIMIT: positiveInt.default(30),
+  ARENA_BATTLE_RATE_LIMIT: positiveInt.default(10),
+  ARENA_WORK_POLL_RATE_LIMIT: positiveInt.default(120),
+  ARENA_MAX_AGENTS_PER_ACCOUNT: positiveInt.default(50),
 }).superRefine((env, ctx) => {
   // Half an OpenID Connect set-up is a mistake, not a choice: name what is missing.
   const given = OIDC_VARIABLES.filter((name) => env[name] !== undefined);
@@ -68,6 +73,17 @@ const envSchema = z.object({
     });
   }
 });
+
+/** Abuse limits: requests per minute per account (or per agent), and how many agents an account may run. */
+export interface AbuseLimits {
+  votesPerMinute: number;
+  sandboxPerMinute: number;
+  battlesPerMinute: number;
+  /** Authenticated work/next calls per agent; a long-polling runner makes a few a minute. */
+  workPollsPerMinute: number;
+  /** Agents an account may have that are not deactivated. */
+  agentsPerAccount: number;
+}
 
 /** The main arena's rules an operator can tune. */
 export interface ArenaSettings {
@@ -124,6 +140,7 @@ export interface Config {
   workerMetricsPort: number;
   /** When set, /metrics wants `Authorization: Bearer <token>`. */
   metricsToken?: string;
+  limits: AbuseLimits;
 }
 
 export interface OidcSettings {
@@ -191,6 +208,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalUiUrl: (e.TEMPORAL_UI_URL ?? (e.TEMPORAL_ADDRESS ? undefined : `http://127.0.0.1:${e.ARENA_TEMPORAL_UI_PORT}`))?.replace(/\/+$/, ''),
     workerMetricsPort: e.ARENA_WORKER_METRICS_PORT,
     metricsToken: e.ARENA_METRICS_TOKEN,
+    limits: {
+      votesPerMinute: e.ARENA_VOTE_RATE_LIMIT,
+      sandboxPerMinute: e.ARENA_SANDBOX_RATE_LIMIT,
+      battlesPerMinute: e.ARENA_BATTLE_RATE_LIMIT,
+      workPollsPerMinute: e.ARENA_WORK_POLL_RATE_LIMIT,
+      agentsPerAccount: e.ARENA_MAX_AGENTS_PER_ACCOUNT,
+    },
   };
 }
 

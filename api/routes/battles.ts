@@ -6,21 +6,23 @@ import { startLiveBattleFor } from '../actions/live-battles';
 import type { WorkflowDeps } from '../deliveries';
 import { battleParams, battleView, liveBattleCreate } from '../schemas/arena';
 import { errors } from '../schemas/common';
+import { perAccountPerMinute } from '../plugins/rate-limits';
 import { battleViewOf } from '../views-arena';
 
-export const battleRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; arena: ArenaSettings }> = async (app, deps) => {
+export const battleRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; arena: ArenaSettings; battlesPerMinute: number }> = async (app, deps) => {
   app.addHook('onRequest', app.requireAccount);
   const security = [{ bearerAuth: [] }];
 
   app.post(
     '/',
     {
+      config: perAccountPerMinute('battle', deps.battlesPerMinute),
       schema: {
         summary: 'Start a live battle: your prompt goes to two agents of different owners at once; you judge it',
         tags: ['judging'],
         security,
         body: liveBattleCreate,
-        response: { 202: battleView, ...errors(400, 401, 409, 503) },
+        response: { 202: battleView, ...errors(400, 401, 409, 429, 503) },
       },
     },
     async (request, reply) => reply.code(202).send(battleViewOf(await startLiveBattleFor(request.em, deps, request.account.id, request.body))),

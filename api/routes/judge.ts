@@ -6,9 +6,10 @@ import { nextBattle, voteOnBattle } from '../actions/judging';
 import type { WorkflowDeps } from '../deliveries';
 import { battleParams, battleView, voteBody, voteResult } from '../schemas/arena';
 import { errors } from '../schemas/common';
+import { perAccountPerMinute } from '../plugins/rate-limits';
 import { battleViewOf } from '../views-arena';
 
-export const judgeRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; arena: ArenaSettings }> = async (app, deps) => {
+export const judgeRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; arena: ArenaSettings; votesPerMinute: number }> = async (app, deps) => {
   app.addHook('onRequest', app.requireAccount);
   const security = [{ bearerAuth: [] }];
 
@@ -31,13 +32,14 @@ export const judgeRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; arena
   app.post(
     '/:battle_id/vote',
     {
+      config: perAccountPerMinute('vote', deps.votesPerMinute),
       schema: {
         summary: 'Vote on your battle: a, b, tie or both_bad. Reveals the agents and their rating changes',
         tags: ['judging'],
         security,
         params: battleParams,
         body: voteBody,
-        response: { 200: voteResult, ...errors(400, 401, 403, 404, 409, 429) },
+        response: { 200: voteResult, ...errors(400, 401, 403, 404, 409, 429, 503) },
       },
     },
     async (request) => voteOnBattle(request.em, deps, request.account.id, request.params.battle_id, request.body.winner),

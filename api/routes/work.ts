@@ -44,9 +44,13 @@ export interface WorkRoutesOptions {
   notifier: WorkNotifier;
   /** Aborted when the API begins to shut down: waiting long-polls answer 204 at once. */
   draining: AbortSignal;
+  /** Authenticated work/next calls per agent per minute. */
+  pollsPerMinute: number;
 }
 
-export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, { workflows, notifier, draining }) => {
+export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, { workflows, notifier, draining, pollsPerMinute }) => {
+  // Counted per agent, and only once the secret checked out, so nobody else can use up a runner's budget.
+  const pollLimit = app.rateLimit({ max: pollsPerMinute, timeWindow: '1 minute', keyGenerator: (request) => `work-next:${(request.params as { id: number }).id}` });
   const security = [{ agentSecret: [] }];
 
   app.get(
@@ -58,11 +62,12 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
         security,
         params: idParam,
         querystring: workNextQuery,
-        response: { 200: workPayload, 204: z.null().describe('no work available'), ...errors(400, 403, 404, 409) },
+        response: { 200: workPayload, 204: z.null().describe('no work available'), ...errors(400, 403, 404, 409, 429) },
       },
     },
     async (request, reply) => {
       const agent = await pullAgent(request.em, request.params.id, request.headers['x-arena-secret']);
+      await pollLimit.call(app, request, reply);
       const until = Date.now() + request.query.wait * 1000;
       const gone = new AbortController();
       reply.raw.once('close', () => gone.abort());

@@ -11,6 +11,7 @@ import { editAccount } from '../actions/account';
 import { deactivateAgent, ownedAgent, regenerateSecret, startSandboxTask } from '../actions/agents';
 import type { WorkflowDeps } from '../deliveries';
 import { ApiError } from '../errors';
+import { perAccountPerMinute } from '../plugins/rate-limits';
 import { accountPatch } from '../schemas/account';
 import { sandboxCreate } from '../schemas/session';
 import { sessionView } from '../views';
@@ -41,9 +42,10 @@ export interface AccountPagesOptions {
   encryptionKey: Buffer;
   /** Operators' usernames: nobody else may take them. */
   reservedUsernames: readonly string[];
+  sandboxPerMinute: number;
 }
 
-export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app, { workflows, encryptionKey, reservedUsernames }) => {
+export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app, { workflows, encryptionKey, reservedUsernames, sandboxPerMinute }) => {
   app.addHook('onRequest', app.requireWebUser);
 
   const accountPage = async (
@@ -144,7 +146,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
     return reply.redirect('/account?done=deactivated', 303);
   });
 
-  app.post('/account/agents/:id/sandbox', { preHandler: app.csrfProtection }, async (request, reply) => {
+  app.post('/account/agents/:id/sandbox', { config: perAccountPerMinute('sandbox', sandboxPerMinute), preHandler: app.csrfProtection }, async (request, reply) => {
     const agent = await myAgent(request);
     const task = sandboxCreate.safeParse({ prompt: textField.safeParse(request.body ?? {}).data?.prompt ?? '' });
     if (!task.success) return accountPage(request, reply, { error: `${agent.name}: ${issuesDetail(task.error)}`, status: 400 });

@@ -1,7 +1,8 @@
 /** Judging on the website: `/judge` (the next anonymous pair), `/battle` (a live battle on your own prompt), votes and reveals. */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { ArenaSettings } from '../../infra/config';
+import type { AbuseLimits, ArenaSettings } from '../../infra/config';
+import { perAccountPerMinute } from '../plugins/rate-limits';
 import type { BattleRow } from '../../infra/db/repositories/arena-queries';
 import { VERDICTS, type Verdict } from '../../infra/domain/arena';
 import { battleOfJudge, nextBattle, revealOf, voteOnBattle, type VoteResult } from '../actions/judging';
@@ -54,7 +55,7 @@ function battleMarkdown(row: BattleRow, reveal: VoteResult | null): string {
   return `# Battle ${row.id} (${row.status})\n\n${verdict}**Prompt** (${mdEscape(row.category)}): ${row.prompt}\n\n${side('a')}\n${side('b')}\n${vote}`;
 }
 
-export const battlePages: FastifyPluginAsync<{ workflows: WorkflowDeps; arena: ArenaSettings }> = async (app, deps) => {
+export const battlePages: FastifyPluginAsync<{ workflows: WorkflowDeps; arena: ArenaSettings; limits: AbuseLimits }> = async (app, deps) => {
   app.addHook('onRequest', app.requireWebUser);
 
   app.get('/judge', async (request, reply) => {
@@ -82,7 +83,7 @@ export const battlePages: FastifyPluginAsync<{ workflows: WorkflowDeps; arena: A
 
   app.get('/battle', async (request, reply) => newBattlePage(request, reply, {}));
 
-  app.post('/battle', { preHandler: app.csrfProtection }, async (request, reply) => {
+  app.post('/battle', { config: perAccountPerMinute('battle', deps.limits.battlesPerMinute), preHandler: app.csrfProtection }, async (request, reply) => {
     const form = battleForm.safeParse(request.body ?? {});
     const raw = form.success ? form.data : { prompt: '', category: '' };
     const parsed = liveBattleCreate.safeParse({ prompt: raw.prompt, ...(raw.category.trim() ? { category: raw.category } : {}) });
@@ -114,7 +115,7 @@ export const battlePages: FastifyPluginAsync<{ workflows: WorkflowDeps; arena: A
     });
   });
 
-  app.post('/battle/:id/vote', { preHandler: app.csrfProtection }, async (request, reply) => {
+  app.post('/battle/:id/vote', { config: perAccountPerMinute('vote', deps.limits.votesPerMinute), preHandler: app.csrfProtection }, async (request, reply) => {
     const params = idParam.safeParse(request.params);
     if (!params.success) return sendErrorPage(request, reply, 404, 'battle not found');
     const form = voteForm.safeParse(request.body ?? {});

@@ -41,6 +41,11 @@ export const website: FastifyPluginAsync<WebsiteOptions> = async (app, { config,
     oidc: Boolean(config.oidc),
     reservedUsernames: config.adminUsernames,
   });
-  await app.register(battlePages, { workflows, arena: config.arena });
-  await app.register(accountPages, { workflows, encryptionKey: config.encryptionKey, reservedUsernames: config.adminUsernames });
+  await app.register(battlePages, { workflows, arena: config.arena, limits: config.limits });
+  await app.register(accountPages, {
+    workflows,
+    encryptionKey: config.encryptionKey,
+    reservedUsernames: config.adminUsernames,
+    sandboxPerMinute: config.limits.sandboxPerMinute,
+  });
 };

@@ -35,12 +35,16 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
         tags: ['agents'],
         security,
         body: agentCreate,
-        response: { 201: agentCreated, ...errors(400, 401) },
+        response: { 201: agentCreated, ...errors(400, 401, 409) },
       },
     },
     async (request, reply) => {
       const body = request.body;
       const owner = request.account;
+      const { agentsPerAccount } = config.limits;
+      if ((await request.em.count(Agent, { owner, deactivated: false })) >= agentsPerAccount) {
+        throw new ApiError(409, `an account may have at most ${agentsPerAccount} agents that are not deactivated; deactivate one first`);
+      }
       const webhookUrl = body.mode === 'push' ? acceptWebhookUrl(body.webhook_url!, config.allowPrivateWebhooks) : null;
       const secret = newAgentSecret();
       const agent = request.em.create(Agent, {
@@ -143,5 +147,5 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
   );
 
   await app.register(lifecycleRoutes, { pingDeps, workflows });
-  await app.register(sandboxRoutes, { workflows });
+  await app.register(sandboxRoutes, { workflows, sandboxPerMinute: config.limits.sandboxPerMinute });
 };

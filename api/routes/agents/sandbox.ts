@@ -6,22 +6,24 @@ import { ownedAgent, startSandboxTask } from '../../actions/agents';
 import { cancelSandbox, type WorkflowDeps } from '../../deliveries';
 import { ApiError, notFound } from '../../errors';
 import { errors, idParam } from '../../schemas/common';
+import { perAccountPerMinute } from '../../plugins/rate-limits';
 import { activitySession, sandboxCreate, sandboxParams } from '../../schemas/session';
 import { sessionView } from '../../views';
 
-export const sandboxRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps }> = async (app, { workflows }) => {
+export const sandboxRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; sandboxPerMinute: number }> = async (app, { workflows, sandboxPerMinute }) => {
   const security = [{ bearerAuth: [] }];
 
   app.post(
     '/:id/sandbox',
     {
+      config: perAccountPerMinute('sandbox', sandboxPerMinute),
       schema: {
         summary: 'Send your agent a prompt of your own; answers 202 with the pending session',
         tags: ['sandbox'],
         security,
         params: idParam,
         body: sandboxCreate,
-        response: { 202: activitySession, ...errors(400, 401, 404, 409, 503) },
+        response: { 202: activitySession, ...errors(400, 401, 404, 409, 429, 503) },
       },
     },
     async (request, reply) => {
