@@ -9,6 +9,7 @@ import { createActivities } from '../activities';
 import { ConfigError, loadConfig, requireRuntime, type RuntimeConfig } from '../infra/config';
 import { ormConfig } from '../infra/db/orm.config';
 import { WebhookClient } from '../infra/webhook/client';
+import type { HostResolver } from '../infra/webhook/guarded-lookup';
 
 const SHUTDOWN_GRACE = '20 seconds';
 
@@ -21,11 +22,13 @@ export interface WorkerExtras {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Create or update the arena's schedules (dispatch, leaderboard); default true. Tests drive those steps themselves. */
   schedules?: boolean;
+  /** Name resolution for webhook calls; the system's by default. */
+  resolveHost?: HostResolver;
 }
 
 export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = {}): Promise<RunningWorker> {
   const orm = await MikroORM.init(ormConfig(config.databaseUrl));
-  const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks });
+  const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks, resolveHost: extras.resolveHost });
   let connection: NativeConnection | undefined;
   try {
     connection = await NativeConnection.connect({ address: config.temporalAddress });

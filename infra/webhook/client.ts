@@ -11,13 +11,15 @@ import {
   type WebhookFailureStage,
 } from './failure';
 import { trackedConnector, type TrackedConnector } from './connector';
-import { guardedLookup } from './guarded-lookup';
+import { guardedLookup, type HostResolver } from './guarded-lookup';
 import { signatureHeaders } from './signing';
 
 export type { WebhookFailureStage } from './failure';
 
 export interface WebhookClientOptions {
   allowPrivate: boolean;
+  /** Name resolution for the connect-time guard; the system's by default (tests make names change their answers). */
+  resolveHost?: HostResolver;
   maxResponseBytes?: number;
   userAgent?: string;
 }
@@ -56,7 +58,7 @@ export class WebhookClient {
   constructor(private readonly opts: WebhookClientOptions) {
     this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
-    this.connector = trackedConnector({ lookup: guardedLookup(opts.allowPrivate), timeout: CONNECT_TIMEOUT_MS });
+    this.connector = trackedConnector({ lookup: guardedLookup(opts.allowPrivate, opts.resolveHost), timeout: CONNECT_TIMEOUT_MS });
     this.agent = new Agent({
       connect: this.connector.connect,
       // undici's default, stated because it matters: servers often drop idle sockets after 5 s, and a

@@ -18,11 +18,20 @@ export class PrivateAddressRefusal extends Error {
   }
 }
 
+/** Every address a name resolves to; the system resolver (getaddrinfo) unless a test brings its own. */
+export type HostResolver = (hostname: string, options: dns.LookupAllOptions) => Promise<dns.LookupAddress[]>;
+
+const systemResolver: HostResolver = (hostname, options) => dns.promises.lookup(hostname, options);
+
 // Checked here rather than at save time because a name's answer can point inward, or change
 // after the URL was saved (DNS rebinding); the socket connects to exactly what this returns.
-export function guardedLookup(allowPrivate: boolean): LookupFunction {
+export function guardedLookup(allowPrivate: boolean, resolve: HostResolver = systemResolver): LookupFunction {
   return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    resolve(hostname, { ...options, all: true }).then(
+      (addresses) => decide(addresses, null),
+      (err: NodeJS.ErrnoException) => decide([], err),
+    );
+    function decide(addresses: dns.LookupAddress[], err: NodeJS.ErrnoException | null): void {
       if (err) return callback(err, '');
       if (addresses.length === 0) {
         const notFound: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
@@ -35,6 +44,6 @@ export function guardedLookup(allowPrivate: boolean): LookupFunction {
       // net asks for every address when it races IPv4 and IPv6 (autoSelectFamily), else for one.
       if (options.all) return callback(null, addresses);
       return callback(null, addresses[0].address, addresses[0].family);
-    });
+    }
   };
 }

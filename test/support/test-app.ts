@@ -9,6 +9,7 @@ import type { AppDeps } from '../../api/deps';
 import { loadConfig, type RuntimeConfig } from '../../infra/config';
 import { ormConfig } from '../../infra/db/orm.config';
 import { WebhookClient } from '../../infra/webhook/client';
+import type { HostResolver } from '../../infra/webhook/guarded-lookup';
 import { startWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase } from './test-db';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
@@ -45,7 +46,7 @@ export interface TestApp {
 
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { pingTimeoutMs?: number; loadOpenidClient?: OpenidClientLoader; logStream?: AppDeps['logStream'] } = {},
+  options: { pingTimeoutMs?: number; loadOpenidClient?: OpenidClientLoader; logStream?: AppDeps['logStream']; resolveHost?: HostResolver } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase();
   const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS!;
@@ -63,7 +64,7 @@ export async function startTestApp(
   } as RuntimeConfig;
   const orm = await MikroORM.init(ormConfig(db.url));
   const temporal = await Connection.connect({ address: temporalAddress });
-  const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks });
+  const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks, resolveHost: options.resolveHost });
   const app = await buildApp({ config, orm, temporal, webhooks, pingTimeoutMs: options.pingTimeoutMs, loadOpenidClient: options.loadOpenidClient, logStream: options.logStream });
   await app.ready();
   const workers: RunningWorker[] = [];
@@ -74,7 +75,7 @@ export async function startTestApp(
     temporal,
     async startWorker({ schedules = false } = {}) {
       quietWorkerLogs();
-      const worker = await startWorker(config, { workflowBundle: { codePath: workflowBundlePath() }, schedules });
+      const worker = await startWorker(config, { workflowBundle: { codePath: workflowBundlePath() }, schedules, resolveHost: options.resolveHost });
       workers.push(worker);
       return worker;
     },
