@@ -66,6 +66,8 @@ export function errorAnswer(err: FastifyError, request: FastifyRequest): ErrorAn
   const answer = (status: number, detail: string, headers: Record<string, string> = {}) => ({ status, detail, headers });
   if (err instanceof ApiError) return answer(err.statusCode, err.detail, err.headers);
   if (err.validation) return answer(400, validationDetail(err));
+  // Text the database cannot store (it slipped past validation): the input's fault, not ours.
+  if (['22021', '22P05'].includes((err as { code?: string }).code ?? '')) return answer(400, 'the request holds characters that cannot be stored');
   if (isDatabaseDown(err)) {
     request.log.error({ err }, 'database unavailable');
     return answer(503, 'the database is unavailable; try again shortly', { 'Retry-After': '5' });

@@ -57,6 +57,7 @@ const STATUS_DESCRIPTIONS: Record<string, string> = {
   404: 'Not found, or not yours',
   409: 'Conflicts with the current state; `detail` says how',
   413: 'Request body larger than 1 MiB',
+  414: 'A path parameter is longer than 100 characters',
   415: 'Unsupported Content-Type; send application/json',
   429: 'Too many requests; retry after `Retry-After` seconds',
   503: 'A dependency is unavailable; retry after `Retry-After` seconds',
@@ -80,11 +81,25 @@ function describeResponses(schema: FastifySchema): FastifySchema {
 }
 
 /**
+ * Answers any route may give besides its own, so the document lists every status a client can
+ * meet: 400 for a malformed path and 414 when a path parameter is over Fastify's length limit, 413/415 (and 400 for malformed
+ * JSON) on routes with a body, 503 on API routes when the database or Temporal is down.
+ */
+function withGenericErrors(url: string, schema: FastifySchema | undefined): FastifySchema | undefined {
+  if (!schema?.response) return schema;
+  const generic: number[] = [];
+  if (url.includes(':')) generic.push(400, 414);
+  if (schema.body) generic.push(400, 413, 415);
+  if (url.startsWith('/api/') && url !== '/api/version') generic.push(503);
+  return { ...schema, response: { ...Object.fromEntries(generic.map((status) => [status, errorBody])), ...(schema.response as object) } };
+}
+
+/**
  * The zod transform, plus: readable response descriptions, and a prefix's root route under its
  * plain path (`/api/agents`, as clients call it, not `/api/agents/`; Fastify serves both).
  */
 const transform: SwaggerTransform = (args) => {
-  const result = jsonSchemaTransform(args as Parameters<typeof jsonSchemaTransform>[0]);
+  const result = jsonSchemaTransform({ ...args, schema: withGenericErrors(args.url, args.schema) } as Parameters<typeof jsonSchemaTransform>[0]);
   const prefix = (args.route as { prefix?: string }).prefix;
   const url = prefix && result.url === `${prefix}/` ? prefix : result.url;
   return { url, schema: describeResponses(result.schema) };

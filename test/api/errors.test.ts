@@ -26,6 +26,27 @@ function expectDetail(res: { headers: Record<string, unknown>; json(): unknown }
 }
 
 describe('the {detail} error model', () => {
+  it('text holding NUL characters is 400 wherever it comes, and stores nothing (PostgreSQL cannot store them)', async () => {
+    const body = await t.app.inject({ method: 'POST', url: '/api/agents', headers: me.auth, payload: { name: 'a\u0000b', mode: 'pull' } });
+    expect(body.statusCode).toBe(400);
+    expect(expectDetail(body)).toBe('body.name: must not contain NUL (\\u0000) characters');
+    const nested = await t.app.inject({ method: 'POST', url: '/api/agents', headers: me.auth, payload: { name: 'ok', mode: 'pull', tools_claimed: ['x', 'y\u0000'] } });
+    expect(expectDetail(nested)).toBe('body.tools_claimed.1: must not contain NUL (\\u0000) characters');
+    const query = await t.app.inject({ method: 'GET', url: '/api/users?q=a%00b' });
+    expect(query.statusCode).toBe(400);
+    expect(expectDetail(query)).toBe('query.q: must not contain NUL (\\u0000) characters');
+    expect((await t.app.inject({ method: 'GET', url: '/api/agents', headers: me.auth })).json()).toEqual([]);
+  });
+
+  it('an over-long path parameter is 414 and a malformed URL 400, both as {detail}', async () => {
+    const long = await t.app.inject({ method: 'GET', url: `/api/users/${'9'.repeat(150)}` });
+    expect(long.statusCode).toBe(414);
+    expect(expectDetail(long)).toBe('a path parameter is longer than 100 characters');
+    const bad = await t.app.inject({ method: 'GET', url: '/api/users/%E0%A4%A' });
+    expect(bad.statusCode).toBe(400);
+    expect(expectDetail(bad)).toBe('the URL is not valid (bad percent-encoding)');
+  });
+
   it('malformed JSON is 400', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/api/agents', headers: { ...me.auth, 'content-type': 'application/json' }, payload: '{"name": ' });
     expect(res.statusCode).toBe(400);

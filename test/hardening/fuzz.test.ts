@@ -1,0 +1,104 @@
+/**
+ * Fuzzing: Schemathesis generates requests, valid and invalid, for every operation of the live
+ * /openapi.json and checks each answer: never a 5xx, and always the documented status, content
+ * type and schema. It prints how many requests it sent and what it found.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { findOrInstallSchemathesis } from '../support/schemathesis';
+import { register, startTestApp, type TestApp } from '../support/test-app';
+
+const CHECKS = ['not_a_server_error', 'status_code_conformance', 'content_type_conformance', 'response_schema_conformance'];
+const EXAMPLES_PER_OPERATION = 40;
+
+let t: TestApp;
+let base: string;
+let auth: string;
+let secret: string;
+
+beforeAll(async () => {
+  // Limits high enough that the fuzzer meets the routes themselves rather than 429s.
+  t = await startTestApp({
+    ARENA_REGISTER_RATE_LIMIT: '100000',
+    ARENA_VOTE_RATE_LIMIT: '100000',
+    ARENA_SANDBOX_RATE_LIMIT: '100000',
+    ARENA_BATTLE_RATE_LIMIT: '100000',
+    ARENA_WORK_POLL_RATE_LIMIT: '100000',
+    ARENA_MAX_AGENTS_PER_ACCOUNT: '100000',
+    // The fuzzing account is an operator, so the admin routes are exercised too.
+    ARENA_ADMIN_USERNAMES: 'fuzz-operator',
+  });
+  base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const owner = await register(t.app);
+  await t.orm.em.fork().getConnection().execute(`update users set username = 'fuzz-operator' where id = ?`, [owner.userId]);
+  auth = owner.apiKey;
+  const puller = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'fuzzed', mode: 'pull' } })).json();
+  secret = puller.webhook_secret;
+}, 60_000);
+afterAll(() => t.close());
+
+interface Report {
+  requests: number;
+  operations: number;
+  failures: string[];
+  output: string;
+  code: number | null;
+}
+
+async function fuzz(): Promise<Report> {
+  const tool = await findOrInstallSchemathesis((line) => console.log(line));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-fuzz-'));
+  const ndjson = path.join(dir, 'events.ndjson');
+  const args = [
+    ...tool.command.slice(1),
+    'run',
+    `${base}/openapi.json`,
+    '--checks', CHECKS.join(','),
+    '--mode', 'all',
+    '--max-examples', String(EXAMPLES_PER_OPERATION),
+    '--seed', '20261122',
+    '--workers', '2',
+    '--request-timeout', '70',
+    '--suppress-health-check', 'all',
+    '--continue-on-failure',
+    '--no-color',
+    '--report', 'ndjson',
+    '--report-ndjson-path', ndjson,
+    '--header', `Authorization: Bearer ${auth}`,
+    '--header', `X-Arena-Secret: ${secret}`,
+    '--generation-database', 'none',
+  ];
+  const child = spawn(tool.command[0]!, args, { env: tool.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  const events = fs.existsSync(ndjson) ? fs.readFileSync(ndjson, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)) : [];
+  fs.rmSync(dir, { recursive: true, force: true });
+  let requests = 0;
+  const operations = new Set<string>();
+  const failures: string[] = [];
+  for (const event of events) {
+    const scenario = event.ScenarioFinished ?? event.ScenarioFinishedEvent;
+    if (!scenario) continue;
+    const recorder = scenario.recorder;
+    operations.add(recorder?.label ?? scenario.label ?? '?');
+    for (const interactions of Object.values(recorder?.interactions ?? {}) as Array<{ response?: unknown }>) if (interactions.response) requests++;
+    for (const checks of Object.values(recorder?.checks ?? {}) as Array<Array<{ name: string; status: string; failure_info?: { failure?: { title?: string } } }>>) {
+      for (const check of checks) if (check.status === 'FAILURE' || check.status === 'failure') failures.push(`${recorder.label}: ${check.name} ${check.failure_info?.failure?.title ?? ''}`);
+    }
+  }
+  return { requests, operations: operations.size, failures, output, code };
+}
+
+it('answers generated requests to every documented operation without a 5xx, as documented', async () => {
+  const report = await fuzz();
+  console.log(`fuzzing: ${report.requests} requests over ${report.operations} operations (valid and invalid), ${report.failures.length} failed checks`);
+  if (report.code !== 0) console.log(report.output.slice(-20_000));
+  expect(report.failures).toEqual([]);
+  expect(report.code).toBe(0);
+  expect(report.operations).toBeGreaterThanOrEqual(30);
+  expect(report.requests).toBeGreaterThan(1000);
+}, 900_000);
