@@ -46,9 +46,16 @@ export interface TestApp {
 
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { pingTimeoutMs?: number; loadOpenidClient?: OpenidClientLoader; logStream?: AppDeps['logStream']; resolveHost?: HostResolver } = {},
+  options: {
+    pingTimeoutMs?: number;
+    loadOpenidClient?: OpenidClientLoader;
+    logStream?: AppDeps['logStream'];
+    resolveHost?: HostResolver;
+    /** A database the caller runs and has prepared (prepareDatabase); by default a fresh one on the run's server. */
+    databaseUrl?: string;
+  } = {},
 ): Promise<TestApp> {
-  const db = await createTestDatabase();
+  const db = options.databaseUrl ? { url: options.databaseUrl, drop: async () => undefined } : await createTestDatabase();
   const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS!;
   const config = {
     ...loadConfig({

@@ -41,13 +41,18 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** Migrates a database and starts its ids at a random offset (see spreadIds), as every test database is. */
+export async function prepareDatabase(url: string): Promise<void> {
+  await migrateDatabase(url);
+  await spreadIds(url);
+}
+
 export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `arena_test_${randomBytes(6).toString('hex')}`;
   await admin((c) => c.query(`create database ${name}`));
   const url = new URL(adminUrl());
   url.pathname = `/${name}`;
-  await migrateDatabase(url.toString());
-  await spreadIds(url.toString());
+  await prepareDatabase(url.toString());
   return {
     url: url.toString(),
     drop: () => admin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
