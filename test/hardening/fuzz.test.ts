@@ -70,7 +70,8 @@ async function fuzz(): Promise<Report> {
     '--header', `X-Arena-Secret: ${secret}`,
     '--generation-database', 'none',
   ];
-  const child = spawn(tool.command[0]!, args, { env: tool.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Run from the scratch folder: Schemathesis keeps its own state in the working directory.
+  const child = spawn(tool.command[0]!, args, { cwd: dir, env: tool.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
