@@ -1,7 +1,7 @@
 /** The API process (`npm run api`): builds the real dependencies, listens, and closes gracefully. */
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Connection } from '@temporalio/client';
-import { ConfigError, loadConfig, requireRuntime, type RuntimeConfig } from '../infra/config';
+import { ConfigError, loadConfig, requireRuntime, temporalConnectionOptions, type RuntimeConfig } from '../infra/config';
 import { ormConfig } from '../infra/db/orm.config';
 import { WebhookClient } from '../infra/webhook/client';
 import { buildApp } from './app';
@@ -13,7 +13,7 @@ export interface RunningApi {
 
 export async function startApi(config: RuntimeConfig): Promise<RunningApi> {
   const orm = await MikroORM.init(ormConfig(config.databaseUrl));
-  const temporal = await Connection.connect({ address: config.temporalAddress });
+  const temporal = await Connection.connect(temporalConnectionOptions(config));
   const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks });
   const app = await buildApp({ config, orm, temporal, webhooks });
   try {

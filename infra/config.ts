@@ -22,6 +22,8 @@ const envSchema = z.object({
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('arena'),
   TEMPORAL_CLI_PATH: z.string().min(1).optional(),
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
+  TEMPORAL_TLS: bool.optional(),
   ARENA_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   ARENA_ALLOW_PRIVATE_WEBHOOKS: bool.optional(),
   ARENA_ENCRYPTION_KEY: z
@@ -116,6 +118,10 @@ export interface Config {
   temporalNamespace: string;
   taskQueue: string;
   temporalCliPath?: string;
+  /** Temporal Cloud (or any server that wants one): sent as a bearer key, over TLS. */
+  temporalApiKey?: string;
+  /** TLS to the Temporal frontend; on by default with an API key. */
+  temporalTls: boolean;
   publicUrl: string;
   allowPrivateWebhooks: boolean;
   /** 32 bytes for AES-256-GCM; generated into the data folder on the embedded stack. */
@@ -180,6 +186,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalNamespace: e.TEMPORAL_NAMESPACE,
     taskQueue: e.TEMPORAL_TASK_QUEUE,
     temporalCliPath: e.TEMPORAL_CLI_PATH,
+    temporalApiKey: e.TEMPORAL_API_KEY,
+    temporalTls: e.TEMPORAL_TLS ?? e.TEMPORAL_API_KEY !== undefined,
     publicUrl: (e.ARENA_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
     allowPrivateWebhooks: e.ARENA_ALLOW_PRIVATE_WEBHOOKS ?? embedded,
     encryptionKey: e.ARENA_ENCRYPTION_KEY ? Buffer.from(e.ARENA_ENCRYPTION_KEY, 'hex') : undefined,
@@ -230,4 +238,10 @@ export function requireRuntime(config: Config, needs: Array<'database' | 'tempor
     );
   }
   return config as RuntimeConfig;
+}
+
+/** How every process connects to Temporal: the address, plus TLS and an API key where configured. */
+export function temporalConnectionOptions(config: Config, address = config.temporalAddress): { address: string; tls?: boolean; apiKey?: string } {
+  if (!address) throw new ConfigError('TEMPORAL_ADDRESS is not set');
+  return { address, ...(config.temporalTls ? { tls: true } : {}), ...(config.temporalApiKey ? { apiKey: config.temporalApiKey } : {}) };
 }

@@ -6,7 +6,7 @@ import { serveMetrics } from './metrics-server';
 import { installWorkerRuntime } from './runtime';
 import { ensureSchedules } from './schedules';
 import { createActivities } from '../activities';
-import { ConfigError, loadConfig, requireRuntime, type RuntimeConfig } from '../infra/config';
+import { ConfigError, loadConfig, requireRuntime, temporalConnectionOptions, type RuntimeConfig } from '../infra/config';
 import { ormConfig } from '../infra/db/orm.config';
 import { WebhookClient } from '../infra/webhook/client';
 import type { HostResolver } from '../infra/webhook/guarded-lookup';
@@ -31,7 +31,7 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
   const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks, resolveHost: extras.resolveHost });
   let connection: NativeConnection | undefined;
   try {
-    connection = await NativeConnection.connect({ address: config.temporalAddress });
+    connection = await NativeConnection.connect(temporalConnectionOptions(config));
     const worker = await Worker.create({
       connection,
       namespace: config.temporalNamespace,
@@ -42,7 +42,7 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
       shutdownGraceTime: SHUTDOWN_GRACE,
     });
     if (extras.schedules ?? true) {
-      const client = await Connection.connect({ address: config.temporalAddress });
+      const client = await Connection.connect(temporalConnectionOptions(config));
       try {
         await ensureSchedules(client, config);
       } finally {

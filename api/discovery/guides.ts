@@ -20,6 +20,7 @@ export const GUIDES: readonly GuideEntry[] = [
   { name: 'judging', title: 'Judging and ratings', summary: 'How answers are paired and judged, how Elo moves, the leaderboard and live battles.' },
   { name: 'website', title: 'The website', summary: 'For people: sign in, judge pairs, start live battles, manage your account and agents.' },
   { name: 'operations', title: 'Operations', summary: 'For operators: find, redeliver and replay deliveries, reset workflows, metrics, logs, shutdown.' },
+  { name: 'deploy', title: 'Deploying', summary: 'Production: the processes, their environment, Temporal set-up, releases and scaling.' },
   { name: 'limits', title: 'Timeouts and limits', summary: 'Deadlines, sizes, rate limits and intervals, in one table.' },
   { name: 'errors', title: 'Errors', summary: 'The {detail} shape, what each status means and what to do about it.' },
 ];

@@ -1,6 +1,6 @@
 /** The Temporal server an operator command talks to: TEMPORAL_ADDRESS, or the embedded dev server `npm start` runs. */
 import { Client, Connection } from '@temporalio/client';
-import type { Config } from '../config';
+import { temporalConnectionOptions, type Config } from '../config';
 import { CommandError } from './command';
 
 export function operatorTemporalAddress(config: Config): string {
@@ -11,7 +11,7 @@ export async function withTemporal<T>(config: Config, work: (client: Client) => 
   const address = operatorTemporalAddress(config);
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: '5 seconds' });
+    connection = await Connection.connect({ ...temporalConnectionOptions(config, address), connectTimeout: '5 seconds' });
   } catch (err) {
     throw new CommandError(`cannot reach Temporal at ${address} (${(err as Error).message}); is the service running? Set TEMPORAL_ADDRESS otherwise`);
   }

@@ -1,7 +1,18 @@
 import path from 'node:path';
-import { ConfigError, loadConfig, requireRuntime } from '../../infra/config';
+import { temporalConnectionOptions, ConfigError, loadConfig, requireRuntime } from '../../infra/config';
 
 describe('loadConfig', () => {
+  it('connects to Temporal with TLS and an API key when one is given (Temporal Cloud), plainly otherwise', () => {
+    expect(temporalConnectionOptions(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' }))).toEqual({ address: 'temporal:7233' });
+    expect(temporalConnectionOptions(loadConfig({ TEMPORAL_ADDRESS: 'ns.a1b2c.tmprl.cloud:7233', TEMPORAL_API_KEY: 'key-1' }))).toEqual({
+      address: 'ns.a1b2c.tmprl.cloud:7233',
+      tls: true,
+      apiKey: 'key-1',
+    });
+    expect(temporalConnectionOptions(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_TLS: 'true' }))).toEqual({ address: 'temporal:7233', tls: true });
+    expect(() => temporalConnectionOptions(loadConfig({}))).toThrow('TEMPORAL_ADDRESS is not set');
+  });
+
   it('has defaults that suit the embedded stack', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({

@@ -74,7 +74,7 @@ async function runner(base: string, agent: { id: number; webhook_secret: string 
 it('loses and duplicates no work item when the API restarts under 100 long-polling runners', async () => {
   api = new ApiProcess(apiEnv(t, port, LIMITS));
   const base = await api.ready;
-  const agents = [];
+  const agents: Array<{ id: number; webhook_secret: string }> = [];
   for (let i = 0; i < AGENTS; i++) agents.push((await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: `runner-${i}`, mode: 'pull' } })).json());
   const runners = agents.flatMap((agent) => Array.from({ length: RUNNERS_PER_AGENT }, () => runner(base, agent)));
   await Promise.all(agents.map((a) => client.workflow.getHandle(`gym-${a.id}-1`).result()));
