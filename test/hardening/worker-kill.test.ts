@@ -23,19 +23,21 @@ let owner: Registered;
 const workers: WorkerProcess[] = [];
 const leased = new Map<string, number>();
 let runnersStopped = false;
-/** Runners hold the results of sandbox items until the worker has been killed, so those are in flight then. */
+/** Agents and runners hold their answers to sandbox prompts until the worker has been killed, so those are in flight then. */
 let killed = false;
 const runners: Array<Promise<void>> = [];
 
 beforeAll(async () => {
   t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ARENA_SANDBOX_RATE_LIMIT: '100000', ARENA_WORK_POLL_RATE_LIMIT: '100000' }, { pingTimeoutMs: 5_000 });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
-  // Push agents take 6 to 8.5 s to answer a sandbox prompt, so many requests are open at once.
+  // Push agents hold their answers to sandbox prompts until the worker has been killed, so every
+  // request the first worker sent is still open then.
   server = await startAgentServer((req, res: http.ServerResponse) => {
     const { category } = JSON.parse(req.body);
     const delivery = String(req.headers['x-arena-delivery']);
-    const delay = category === 'sandbox' ? 6_000 + (Number(delivery.split('-')[1]) % 25) * 100 : 0;
-    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ response: `answer to ${delivery}` })), delay);
+    const reply = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ response: `answer to ${delivery}` }));
+    if (category === 'sandbox' && !killed) void eventually(async () => (killed ? true : undefined), 'the kill', 300_000).then(reply, reply);
+    else reply();
   });
   owner = await register(t.app);
 }, 60_000);
