@@ -1,7 +1,7 @@
 /** The API as its own process, the real `npm run api` entry (api/server.ts under tsx), for restart and scale-out tests. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { TestApp } from './test-app';
+import { sharedProcessEnv, type TestApp } from './test-app';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const READY_LINE = /API listening on (\S+)/;
@@ -10,17 +10,10 @@ const READY_MS = 60_000;
 /** The environment of an API process for this test app's database, Temporal and task queue. */
 export function apiEnv(t: TestApp, port: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
-    ...process.env,
-    DATABASE_URL: t.config.databaseUrl,
-    TEMPORAL_ADDRESS: t.config.temporalAddress,
-    TEMPORAL_NAMESPACE: t.config.temporalNamespace,
-    TEMPORAL_TASK_QUEUE: t.config.taskQueue,
-    ARENA_ENCRYPTION_KEY: t.config.encryptionKey.toString('hex'),
-    ARENA_ALLOW_PRIVATE_WEBHOOKS: 'true',
+    ...sharedProcessEnv(t),
     HOST: '127.0.0.1',
     PORT: String(port),
     ARENA_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: 'warn',
     ...extra,
   };
 }

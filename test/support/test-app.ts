@@ -111,3 +111,17 @@ export async function register(app: FastifyInstance, ip = `10.200.${Math.floor(+
   const body = res.json();
   return { apiKey: body.api_key, userId: body.user_id, username: body.username, auth: { authorization: `Bearer ${body.api_key}` } };
 }
+
+/** What a separate API or worker process needs to share this test app's database, Temporal server, task queue and key. */
+export function sharedProcessEnv(t: TestApp): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: t.config.databaseUrl,
+    TEMPORAL_ADDRESS: t.config.temporalAddress,
+    TEMPORAL_NAMESPACE: t.config.temporalNamespace,
+    TEMPORAL_TASK_QUEUE: t.config.taskQueue,
+    ARENA_ENCRYPTION_KEY: t.config.encryptionKey.toString('hex'),
+    ARENA_ALLOW_PRIVATE_WEBHOOKS: 'true',
+    LOG_LEVEL: 'warn',
+  };
+}

@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import type { TestApp } from './test-app';
+import { sharedProcessEnv, type TestApp } from './test-app';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const READY_LINE = /worker polling task queue \S+ on \S+; metrics at (\S+)/;
@@ -14,19 +14,12 @@ const WORKER_READY_MS = 120_000;
 /** The environment of a worker process for this test app; the arena's schedules stay out of the way. */
 export function workerEnv(t: TestApp, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {
-    ...process.env,
-    DATABASE_URL: t.config.databaseUrl,
-    TEMPORAL_ADDRESS: t.config.temporalAddress,
-    TEMPORAL_NAMESPACE: t.config.temporalNamespace,
-    TEMPORAL_TASK_QUEUE: t.config.taskQueue,
-    ARENA_ENCRYPTION_KEY: t.config.encryptionKey.toString('hex'),
-    ARENA_ALLOW_PRIVATE_WEBHOOKS: 'true',
+    ...sharedProcessEnv(t),
     ARENA_GYM_RETRY_SECONDS: '1',
     ARENA_DISPATCH_INTERVAL: '86400',
     ARENA_LEADERBOARD_INTERVAL: '86400',
     // Any free port: several worker processes may run at once.
     ARENA_WORKER_METRICS_PORT: '0',
-    LOG_LEVEL: 'warn',
     ...extra,
   };
 }
