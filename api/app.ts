@@ -1,14 +1,14 @@
 /** Builds the Fastify app from its dependencies; never listens (the server and the tests do). */
-import { randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps';
-import { ApiError, installErrorHandling, sendError } from './errors';
+import { ApiError, installErrorHandling } from './errors';
 import { authPlugin } from './plugins/auth';
 import { openapiPlugin } from './plugins/openapi';
 import { metricsPlugin } from './plugins/metrics';
 import { ormPlugin } from './plugins/orm';
+import { requestHygienePlugin, requestIdFor, routerError } from './plugins/request-hygiene';
 import { apiCatalogLink, discoveryRoutes } from './discovery';
 import { accountRoutes } from './routes/account';
 import { agentRoutes } from './routes/agents';
@@ -25,19 +25,6 @@ import { adminRoutes } from './routes/admin';
 import { WorkNotifier } from './work-notifier';
 import { loggerOptions } from '../infra/logging';
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
-
-/** The path of the first string (or key) holding a NUL character, or null. */
-function nulField(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, inner] of Object.entries(value)) {
-    if (key.includes('\u0000')) return path;
-    const found = nulField(inner, `${path}.${key}`);
-    if (found) return found;
-  }
-  return null;
-}
 import { website } from './web';
 import type { WorkflowDeps } from './deliveries';
 import { Client } from '@temporalio/client';
@@ -46,17 +33,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     logger: { ...loggerOptions(config.logLevel), ...(deps.logStream ? { stream: deps.logStream } : {}) },
-    // A caller's X-Request-Id (if it is a sane token) ties our log lines to theirs; otherwise a fresh UUID.
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: requestIdFor,
     requestIdHeader: false,
-    // Errors the router raises before any route runs: the same {detail} shape, without echoing the URL.
-    frameworkErrors: (err, _request, reply) => {
-      const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
-      void sendError(reply, tooLong ? 414 : 400, tooLong ? 'a path parameter is longer than 100 characters' : 'the URL is not valid (bad percent-encoding)');
-    },
+    frameworkErrors: routerError,
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     // Long-polls can hold a request for up to 50 s; give them headroom.
@@ -66,16 +45,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
-  // PostgreSQL cannot store NUL in text: refuse it up front as bad input rather than fail later.
-  app.addHook('preValidation', async (request) => {
-    for (const [where, value] of [['query', request.query], ['params', request.params], ['body', request.body]] as const) {
-      const field = nulField(value, where);
-      if (field) throw new ApiError(400, `${field}: must not contain NUL (\\u0000) characters`);
-    }
-  });
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('X-Request-Id', request.id);
-  });
+  await app.register(requestHygienePlugin);
   // Before any route: it collects them all for /openapi.json.
   await app.register(openapiPlugin, { publicUrl: config.publicUrl });
   await app.register(apiCatalogLink, { publicUrl: config.publicUrl });
