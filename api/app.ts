@@ -23,11 +23,10 @@ import { judgeRoutes } from './routes/judge';
 import { ratingRoutes } from './routes/ratings';
 import { adminRoutes } from './routes/admin';
 import { WorkNotifier } from './work-notifier';
-import { loggerOptions } from '../infra/logging';
-
 import { website } from './web';
 import type { WorkflowDeps } from './deliveries';
 import { Client } from '@temporalio/client';
+import { loggerOptions } from '../infra/logging';
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
