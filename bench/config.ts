@@ -1,0 +1,64 @@
+/** How big each figure's run is: the full run the figures are quoted from, and a quick one that fits in two minutes. */
+
+export interface BenchProfile {
+  name: 'quick' | 'full';
+  push: {
+    agents: number;
+    /** Offered rates; the arena stops at the first it cannot keep up with. */
+    rates: number[];
+    /** The baselines run every rate the arena ran, then these higher ones until they stop keeping up. */
+    engineExtra: number[];
+    bareExtra: number[];
+    stageSeconds: number;
+  };
+  pull: {
+    polls: number;
+    /** Long-polls opened per second while ramping up (a burst of 10,000 connects overflows accept queues). */
+    rampPerSecond: number;
+    idleSeconds: number;
+    wakes: number;
+    wakesPerSecond: number;
+  };
+  deadlines: {
+    deliveries: number;
+    /** The most deliveries are offered at; less when the push figure found the stack sustains less (half of that). */
+    rate: number;
+    /** ...but never below this. */
+    minRate: number;
+    deadlineSeconds: number;
+    agents: number;
+  };
+  reads: {
+    connections: number;
+    seconds: number;
+    feedSessions: number;
+  };
+}
+
+export const FULL: BenchProfile = {
+  name: 'full',
+  push: {
+    agents: 8,
+    rates: [10, 20, 40, 60, 80, 100, 150, 200, 300, 400, 600],
+    engineExtra: [20, 40, 60, 80, 100, 150, 200, 300, 400, 600, 800, 1200, 1600],
+    bareExtra: [100, 200, 400, 800, 1600, 3200, 6400],
+    stageSeconds: 8,
+  },
+  pull: { polls: 10_000, rampPerSecond: 2_000, idleSeconds: 30, wakes: 300, wakesPerSecond: 20 },
+  deadlines: { deliveries: 1_000, rate: 100, minRate: 10, deadlineSeconds: 2, agents: 10 },
+  reads: { connections: 64, seconds: 15, feedSessions: 100 },
+};
+
+export const QUICK: BenchProfile = {
+  name: 'quick',
+  push: {
+    agents: 8,
+    rates: [10, 20, 40, 80, 160, 320],
+    engineExtra: [20, 40, 80, 160, 320, 640],
+    bareExtra: [400, 1600, 6400],
+    stageSeconds: 2,
+  },
+  pull: { polls: 2_000, rampPerSecond: 2_000, idleSeconds: 5, wakes: 50, wakesPerSecond: 25 },
+  deadlines: { deliveries: 100, rate: 100, minRate: 20, deadlineSeconds: 2, agents: 10 },
+  reads: { connections: 64, seconds: 3, feedSessions: 100 },
+};

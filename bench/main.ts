@@ -1,0 +1,153 @@
+/** `npm run bench [-- --quick] [--only push,deadlines,reads,pull]`: brings up the stack, runs the figures, writes and prints the results. */
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { FULL, QUICK, type BenchProfile } from './config';
+import { runDeadlineFigure } from './deadlines/deadline-figure';
+import { startEngineBaseline, type EngineBaseline } from './engine/engine';
+import { ApiClient } from './lib/api-client';
+import { benchPool } from './lib/db';
+import { runPullFigure } from './pull/pull-figure';
+import { startFleet, type Fleet } from './push/fleet';
+import { runPushFigure } from './push/push-figure';
+import { runReadsFigure } from './reads/reads-figure';
+import { summarizeProfiles } from './report/profiles';
+import { createProgress } from './report/progress';
+import { runStamp, writeResults, type BenchResults } from './report/results';
+import { figuresText } from './report/table';
+import { REPO } from './stack/child';
+import { startStack } from './stack/stack';
+
+const FIGURES = ['push', 'deadlines', 'reads', 'pull'] as const;
+type FigureName = (typeof FIGURES)[number];
+
+interface Options {
+  quick?: boolean;
+  only?: FigureName[];
+  out: string;
+  profile?: boolean;
+  keep?: boolean;
+  note?: string;
+}
+
+function git(args: string[]): string {
+  try {
+    return execFileSync('git', args, { cwd: REPO, encoding: 'utf8' }).trim();
+  } catch {
+    return '';
+  }
+}
+
+async function main(): Promise<void> {
+  const program = new Command()
+    .name('bench')
+    .description('Agent Arena benchmarks: push throughput and overhead, long-poll capacity, deadline accuracy and reads, each against a baseline measured in the same run.')
+    .option('--quick', 'smaller runs that finish in under two minutes')
+    .addOption(
+      new Option('--only <figures>', `comma-separated subset of ${FIGURES.join(', ')}`).argParser((v) => {
+        const names = v.split(',').map((s) => s.trim());
+        for (const n of names) if (!(FIGURES as readonly string[]).includes(n)) throw new Error(`unknown figure ${n}; known: ${FIGURES.join(', ')}`);
+        return names as FigureName[];
+      }),
+    )
+    .option('--out <dir>', 'where the results are written', path.join(REPO, 'bench', 'results'))
+    .option('--profile', 'run the API and the worker under --cpu-prof and add a summary of where their CPU went')
+    .option('--keep', 'keep the temporary data folder (server and process logs) after the run')
+    .option('--note <text>', 'a sentence for the report, e.g. what else ran on the machine');
+  program.parse();
+  const opts = program.opts<Options>();
+  const profile: BenchProfile = opts.quick ? QUICK : FULL;
+  const only = new Set<FigureName>(opts.only ?? FIGURES);
+  const started = new Date();
+  const stamp = runStamp(started);
+  const loadBefore = os.loadavg()[0];
+  const profileDir = path.join(os.tmpdir(), `arena-bench-profiles-${stamp}`);
+  const progress = createProgress();
+  progress.log(`${profile.name} run: ${[...only].join(', ')}`);
+
+  const stack = await startStack({ log: (line) => progress.log(line), keepDir: opts.keep, nodeArgs: opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : undefined });
+  const results: BenchResults = { run: undefined as unknown as BenchResults['run'], figures: [] };
+  const api = new ApiClient(stack.apiUrl, { connections: 64 });
+  const pool = benchPool(stack.databaseUrl);
+  let engine: EngineBaseline | undefined;
+  let fleet: Fleet | undefined;
+  const profiledPids: Record<number, string> = {};
+  const rememberPids = () => {
+    profiledPids[stack.api.pid] = 'api';
+    profiledPids[stack.worker.pid] = 'worker';
+  };
+  try {
+    rememberPids();
+    const account = await api.register();
+    const ctx = { stack, api, key: account.apiKey, pool, profile, progress };
+    if (only.has('push') || only.has('deadlines') || only.has('reads')) {
+      progress.log('starting the push agents (their gyms run first) and the engine baseline');
+      [fleet, engine] = await Promise.all([
+        startFleet(stack, api, account.apiKey, { answering: profile.push.agents, silent: profile.deadlines.agents }),
+        only.has('push') || only.has('deadlines') ? startEngineBaseline(stack) : undefined,
+      ]);
+    }
+    if (only.has('push')) {
+      results.push = await runPushFigure({ ...ctx, engine: engine!, fleet: fleet! });
+      results.figures.push(...results.push.figures);
+    }
+    if (only.has('deadlines')) {
+      const d = profile.deadlines;
+      const sustained = results.push ? Math.max(...results.push.stages.arena.map((s) => s.achieved).filter(Number.isFinite)) : Infinity;
+      const rate = Math.max(d.minRate, Math.min(d.rate, Math.floor(sustained / 2)));
+      results.deadlines = await runDeadlineFigure({ ...ctx, engine: engine!, fleet: fleet!, rate });
+      results.figures.push(...results.deadlines.figures);
+    }
+    await engine?.stop();
+    engine = undefined;
+    if (only.has('reads')) {
+      results.reads = await runReadsFigure({ ...ctx, fleet: fleet! });
+      results.figures.push(...results.reads.figures);
+    }
+    await fleet?.stop();
+    fleet = undefined;
+    if (only.has('pull')) {
+      results.pull = await runPullFigure({ ...ctx, userId: account.userId });
+      rememberPids();
+      results.figures.push(...results.pull.figures);
+    }
+  } finally {
+    progress.stop();
+    await engine?.stop();
+    await fleet?.stop();
+    await api.close();
+    await pool.end();
+    await stack.stop();
+  }
+
+  results.run = {
+    startedAt: started.toISOString(),
+    finishedAt: new Date().toISOString(),
+    profile: profile.name,
+    commit: git(['rev-parse', 'HEAD']),
+    dirty: git(['status', '--porcelain']) !== '',
+    machine: {
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      memoryGb: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      temporalCli: stack.temporalCliVersion,
+      loadBefore,
+      loadAfter: os.loadavg()[0],
+    },
+    note: opts.note,
+  };
+  const written = await writeResults(opts.out, results);
+  console.log(`\n${figuresText(results.figures)}\n`);
+  if (opts.profile) {
+    const summary = await summarizeProfiles(profileDir, profiledPids, path.join(opts.out, `${stamp}-profile.md`));
+    console.log(`CPU profiles in ${profileDir}; summary in ${summary}`);
+  }
+  console.log(`Results: ${path.relative(process.cwd(), written.markdown)}, ${path.relative(process.cwd(), written.json)}${written.charts.map((c) => `, ${path.relative(process.cwd(), c)}`).join('')}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.stack ?? err.message : err);
+  process.exit(1);
+});

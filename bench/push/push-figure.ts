@@ -1,0 +1,115 @@
+/**
+ * Figure 1, push: sandbox deliveries through the API to loopback agents at rising rates, against
+ * (a) the same signed POSTs from a bare loop and (b) a one-activity workflow on the same server.
+ */
+import crypto from 'node:crypto';
+import type { Pool } from 'pg';
+import type { BenchProfile } from '../config';
+import type { ApiClient } from '../lib/api-client';
+import { round } from '../lib/stats';
+import type { EngineBaseline } from '../engine/engine';
+import type { ChartSpec, FigureRow } from '../report/model';
+import { figure } from '../report/model';
+import type { Progress } from '../report/progress';
+import type { BenchStack } from '../stack/stack';
+import type { Fleet } from './fleet';
+import { runStages, type StageResult } from './stages';
+import { arenaSystem, bareLoopSystem, engineSystem } from './systems';
+
+export interface PushResult {
+  stages: { arena: StageResult[]; engine: StageResult[]; bare: StageResult[] };
+  /** The offered rate the latency figures are read at: the highest the arena kept up with. */
+  referenceRate: number;
+  figures: FigureRow[];
+  charts: { overhead: ChartSpec; endToEnd: ChartSpec };
+}
+
+export async function runPushFigure(ctx: { stack: BenchStack; api: ApiClient; key: string; pool: Pool; engine: EngineBaseline; fleet: Fleet; profile: BenchProfile; progress: Progress }): Promise<PushResult> {
+  const { stack, profile, progress } = ctx;
+  const p = profile.push;
+  const { engine, fleet } = ctx;
+  const farm = fleet.farm;
+  const agents = fleet.answering;
+  const arena = await runStages(arenaSystem({ stack, api: ctx.api, key: ctx.key, agents, farm, pool: ctx.pool }), p.rates, p.stageSeconds, progress);
+  // The baselines run at every rate the arena ran (so latencies compare at equal load), then on up to their own ceilings.
+  const ran = arena.map((s) => s.offered);
+  const beyond = (extra: number[]) => [...ran, ...extra.filter((r) => r > ran[ran.length - 1])];
+  const engineStages = await runStages(engineSystem({ stack, client: stack.temporal, engine }), beyond(p.engineExtra), p.stageSeconds, progress, ran.length);
+  // The bare loop posts to the same answering agents' servers.
+  const bare = bareLoopSystem({ stack, farm, urls: farm.urls.slice(0, agents.length), secret: `agsec_${crypto.randomBytes(32).toString('base64url')}` });
+  const bareStages = await runStages(bare, beyond(p.bareExtra), p.stageSeconds, progress, ran.length).finally(() => bare.close());
+  return summarizePush(arena, engineStages, bareStages);
+}
+
+export function summarizePush(arena: StageResult[], engine: StageResult[], bare: StageResult[]): PushResult {
+  const sustained = (stages: StageResult[]) => Math.max(...stages.map((s) => (Number.isFinite(s.achieved) ? s.achieved : 0)));
+  const kept = arena.filter((s) => s.keptUp);
+  const reference = (kept.length > 0 ? kept[kept.length - 1] : arena[0]).offered;
+  const at = (stages: StageResult[]) => stages.find((s) => s.offered === reference) ?? stages[stages.length - 1];
+  const [a, b, c] = [at(arena), at(engine), at(bare)];
+  const group = 'Push';
+  const throughput = sustained(arena);
+  const engineThroughput = sustained(engine);
+  const rows: FigureRow[] = [
+    figure({
+      group,
+      name: 'sustained deliveries/s',
+      unit: '/s',
+      value: round(throughput),
+      baselineName: '(b) engine: 1-activity workflow',
+      baseline: round(engineThroughput),
+      better: 'higher',
+      target: '>= 0.6x (b) and >= 300/s',
+      met: throughput / engineThroughput >= 0.6 && throughput >= 300,
+    }),
+    figure({ group, name: 'sustained deliveries/s', unit: '/s', value: round(throughput), baselineName: '(a) bare signed-POST loop', baseline: round(sustained(bare)), better: 'higher' }),
+  ];
+  const note = `at ${reference}/s offered`;
+  for (const [pct, target] of [['p50', 20], ['p95', undefined], ['p99', 60]] as const) {
+    rows.push(
+      figure({
+        group,
+        name: `dispatch overhead ${pct}`,
+        unit: 'ms',
+        value: round(a.overhead[pct]),
+        baselineName: '(b) start -> activity ran',
+        baseline: round(b.overhead[pct]),
+        better: 'lower',
+        ...(target === undefined ? {} : { target: `<= ${target} ms`, met: a.overhead[pct] <= target }),
+        note,
+      }),
+    );
+  }
+  for (const pct of ['p50', 'p99'] as const) {
+    rows.push(figure({ group, name: `dispatch overhead ${pct}`, unit: 'ms', value: round(a.overhead[pct]), baselineName: '(a) POST sent -> received', baseline: round(c.overhead[pct]), better: 'lower', note }));
+  }
+  for (const pct of ['p50', 'p99'] as const) {
+    rows.push(figure({ group, name: `end-to-end ${pct}`, unit: 'ms', value: round(a.endToEnd[pct]), baselineName: '(b) start -> workflow closed', baseline: round(b.endToEnd[pct]), better: 'lower', note }));
+  }
+  return {
+    stages: { arena, engine, bare },
+    referenceRate: reference,
+    figures: rows,
+    charts: { overhead: latencyChart('Push dispatch overhead against offered load', 'accepted -> agent received (ms)', arena, engine, bare, 'overhead'), endToEnd: latencyChart('Push end-to-end time against offered load', 'sent -> recorded (ms)', arena, engine, bare, 'endToEnd') },
+  };
+}
+
+function latencyChart(title: string, yLabel: string, arena: StageResult[], engine: StageResult[], bare: StageResult[], field: 'overhead' | 'endToEnd'): ChartSpec {
+  const series = (stages: StageResult[], pct: 'p50' | 'p95' | 'p99') => stages.map((s) => [s.offered, s[field][pct]] as [number, number]);
+  return {
+    title,
+    xLabel: 'offered deliveries/s',
+    yLabel,
+    logY: true,
+    logX: true,
+    series: [
+      { name: 'arena p50', points: series(arena, 'p50'), color: '#1f77b4' },
+      { name: 'arena p95', points: series(arena, 'p95'), color: '#1f77b4', dashed: true },
+      { name: 'arena p99', points: series(arena, 'p99'), color: '#0b3d66' },
+      { name: '(b) engine p50', points: series(engine, 'p50'), color: '#ff7f0e' },
+      { name: '(b) engine p99', points: series(engine, 'p99'), color: '#a34d00' },
+      { name: '(a) bare loop p50', points: series(bare, 'p50'), color: '#2ca02c' },
+      { name: '(a) bare loop p99', points: series(bare, 'p99'), color: '#145214' },
+    ],
+  };
+}

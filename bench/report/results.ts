@@ -1,0 +1,158 @@
+/** The run's results: one JSON file with everything, a Markdown report and the SVG charts, named by the run's start time. */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { DeadlineResult } from '../deadlines/deadline-figure';
+import type { PullResult } from '../pull/pull-figure';
+import type { PushResult } from '../push/push-figure';
+import type { StageResult } from '../push/stages';
+import type { ReadsResult } from '../reads/reads-figure';
+import { renderChart } from './chart';
+import type { FigureRow } from './model';
+import { figuresMarkdown, formatNumber, markdownTable } from './table';
+
+export interface RunInfo {
+  startedAt: string;
+  finishedAt: string;
+  profile: 'quick' | 'full';
+  commit: string;
+  /** Uncommitted changes in the checkout when it ran. */
+  dirty: boolean;
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    memoryGb: number;
+    node: string;
+    temporalCli: string;
+    /** 1-minute load average before the stack started and after the last figure: others' work on the machine. */
+    loadBefore: number;
+    loadAfter: number;
+  };
+  note?: string;
+}
+
+export interface BenchResults {
+  run: RunInfo;
+  figures: FigureRow[];
+  push?: PushResult;
+  deadlines?: DeadlineResult;
+  reads?: ReadsResult;
+  pull?: PullResult;
+}
+
+/** `2026-11-22T21-05-03Z`: sortable, and valid in file names everywhere. */
+export function runStamp(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '-');
+}
+
+function cpuCell(cpu: Record<string, number>): string {
+  return Object.entries(cpu)
+    .filter(([, v]) => v >= 1)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, v]) => `${name} ${v.toFixed(0)}%`)
+    .join(', ');
+}
+
+function stagesTable(stages: StageResult[]): string {
+  return markdownTable(
+    ['offered /s', 'completed /s', 'kept up', 'accept p50 ms', 'overhead p50 ms', 'p95', 'p99', 'end-to-end p50 ms', 'p99', 'errors', 'CPU (% of a core)'],
+    stages.map((s) => [
+      String(s.offered),
+      formatNumber(s.achieved),
+      s.keptUp ? 'yes' : 'no',
+      formatNumber(s.accept.p50),
+      formatNumber(s.overhead.p50),
+      formatNumber(s.overhead.p95),
+      formatNumber(s.overhead.p99),
+      formatNumber(s.endToEnd.p50),
+      formatNumber(s.endToEnd.p99),
+      String(s.errors),
+      cpuCell(s.cpu),
+    ]),
+  );
+}
+
+export function resultsMarkdown(results: BenchResults, chartFiles: string[]): string {
+  const { run } = results;
+  const m = run.machine;
+  const out: string[] = [
+    `# Benchmark run ${run.startedAt} (${run.profile})`,
+    '',
+    `Commit \`${run.commit.slice(0, 12)}\`${run.dirty ? ' with uncommitted changes in the checkout' : ''}; ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GiB; Node ${m.node}; ${m.temporalCli}. ` +
+      `Load average ${m.loadBefore.toFixed(2)} before, ${m.loadAfter.toFixed(2)} after.${run.note ? ` ${run.note}` : ''}`,
+    '',
+    'Every ratio is arena ÷ baseline, both measured in this run; "better" says which way is good.',
+    '',
+    figuresMarkdown(results.figures),
+    '',
+  ];
+  if (results.push) {
+    const p = results.push;
+    out.push('## Push', '', `Latency figures are read at ${p.referenceRate}/s offered, the highest rate the arena kept up with (≥ 90% completed per second, no errors).`, '');
+    for (const [name, stages] of [['Arena (sandbox deliveries through the API)', p.stages.arena], ['(b) engine: one no-op activity per workflow', p.stages.engine], ['(a) bare signed-POST loop', p.stages.bare]] as const) {
+      out.push(`### ${name}`, '', stagesTable(stages), '');
+    }
+    out.push(...chartFiles.map((f) => `![${f}](${f})`), '');
+  }
+  if (results.deadlines) {
+    const d = results.deadlines;
+    out.push(
+      '## Deadlines',
+      '',
+      `${d.deliveries} deliveries at ${d.rate}/s, ${d.deadlineSeconds} s deadlines, agents that never answer. Signed (late positive): arena p50 ${formatNumber(d.arenaSigned.p50)} ms, p99 ${formatNumber(d.arenaSigned.p99)} ms; engine p50 ${formatNumber(d.engineSigned.p50)} ms, p99 ${formatNumber(d.engineSigned.p99)} ms. Recorded statuses: ${Object.entries(d.statuses).map(([k, v]) => `${k} ${v}`).join(', ')}. CPU: ${cpuCell(d.cpu)}.`,
+      '',
+    );
+  }
+  if (results.reads) {
+    const r = results.reads;
+    out.push(
+      '## Reads',
+      '',
+      `GET /api/agents/${r.agentId}/activity (${r.feedSessions} sessions, default page of 25), ${r.connections} connections, ${r.seconds} s after a warm-up.`,
+      '',
+      markdownTable(
+        ['', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU (% of a core)'],
+        [
+          ['arena', formatNumber(r.arena.requestsPerSecond), formatNumber(r.arena.p50), formatNumber(r.arena.p99), String(r.arena.errors + r.arena.non2xx), cpuCell(r.arena.cpu)],
+          ['bare', formatNumber(r.bare.requestsPerSecond), formatNumber(r.bare.p50), formatNumber(r.bare.p99), String(r.bare.errors + r.bare.non2xx), cpuCell(r.bare.cpu)],
+        ],
+      ),
+      '',
+    );
+  }
+  if (results.pull) {
+    const p = results.pull;
+    out.push(
+      '## Pull',
+      '',
+      `${p.polls} long-polls, idle for ${p.idleSeconds} s, then ${p.wakes} wakes.`,
+      '',
+      markdownTable(
+        ['', 'RSS at start MB', 'RSS idle MB', 'CPU idle (% of a core)', 'opened in s', 'wake p50 ms', 'wake p99 ms', 'client errors', 'CPU of all while idle'],
+        [
+          ['arena API', formatNumber(p.arena.startRssMb), formatNumber(p.arena.idleRssMb), formatNumber(p.arena.idleCpuPercent), formatNumber(p.arena.openedInSeconds), formatNumber(p.arena.wake.p50), formatNumber(p.arena.wake.p99), String(p.arena.errors), cpuCell(p.arena.idleCpu)],
+          ['bare server', formatNumber(p.bare.startRssMb), formatNumber(p.bare.idleRssMb), formatNumber(p.bare.idleCpuPercent), formatNumber(p.bare.openedInSeconds), formatNumber(p.bare.wake.p50), formatNumber(p.bare.wake.p99), String(p.bare.errors), cpuCell(p.bare.idleCpu)],
+        ],
+      ),
+      '',
+    );
+  }
+  return out.join('\n');
+}
+
+export async function writeResults(dir: string, results: BenchResults): Promise<{ json: string; markdown: string; charts: string[] }> {
+  await fs.mkdir(dir, { recursive: true });
+  const stamp = runStamp(new Date(results.run.startedAt));
+  const charts: string[] = [];
+  if (results.push) {
+    for (const [suffix, spec] of [['', results.push.charts.overhead], ['-end-to-end', results.push.charts.endToEnd]] as const) {
+      const file = `${stamp}${suffix}.svg`;
+      await fs.writeFile(path.join(dir, file), renderChart(spec));
+      charts.push(file);
+    }
+  }
+  const json = path.join(dir, `${stamp}.json`);
+  const markdown = path.join(dir, `${stamp}.md`);
+  await fs.writeFile(json, `${JSON.stringify(results, null, 2)}\n`);
+  await fs.writeFile(markdown, `${resultsMarkdown(results, charts)}\n`);
+  return { json, markdown, charts: charts.map((c) => path.join(dir, c)) };
+}

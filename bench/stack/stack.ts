@@ -1,0 +1,195 @@
+/**
+ * The stack under test, brought up from nothing in a temporary folder: embedded PostgreSQL and a
+ * Temporal dev server on free ports (the same code as `npm start`), the migrated database, and the
+ * worker and the API as separate processes, so their memory and CPU are their own.
+ */
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client as TemporalClient, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import { migrateDatabase } from '../../infra/db/migrate';
+import { startEmbeddedPostgres } from '../../infra/embedded/postgres';
+import { findOrInstallTemporalCli } from '../../infra/embedded/temporal-cli';
+import { startTemporalDevServer } from '../../infra/embedded/temporal-server';
+import { freePort } from '../../infra/ports';
+import { waitFor } from '../lib/clock';
+import { findPid } from '../lib/proc';
+import { REPO, startChild, type BenchChild } from './child';
+
+export interface BenchStack {
+  dir: string;
+  databaseUrl: string;
+  temporalAddress: string;
+  temporal: TemporalClient;
+  /** `temporal --version` of the CLI that runs the dev server. */
+  temporalCliVersion: string;
+  apiUrl: string;
+  api: BenchChild;
+  worker: BenchChild;
+  /** The environment the API and worker run with (the bench's own processes reuse it). */
+  env: NodeJS.ProcessEnv;
+  /** Processes whose CPU the bench accounts for, by name. */
+  pids(): Record<string, number>;
+  /** A fresh API process (same port), e.g. so a memory figure starts from a clean heap. */
+  restartApi(): Promise<void>;
+  /** Path of a workflow bundle built from `workflowsPath`. */
+  bundle(name: string, workflowsPath: string): Promise<string>;
+  logFile(name: string): string;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  log: (line: string) => void;
+  /** Extra node flags for the API and worker processes (profiling). */
+  nodeArgs?: string[];
+  keepDir?: boolean;
+}
+
+/**
+ * Everything the bench needs lifted so that only the service's own behaviour limits it: the
+ * abuse limits (their names may not exist in every version; unknown variables are ignored), and
+ * schedules pushed out of the run.
+ */
+const BENCH_SETTINGS: Record<string, string> = {
+  ARENA_REGISTER_RATE_LIMIT: '1000',
+  ARENA_SANDBOX_RATE_LIMIT: '100000000',
+  ARENA_WORK_POLL_RATE_LIMIT: '100000000',
+  ARENA_VOTE_RATE_LIMIT: '100000000',
+  ARENA_BATTLE_RATE_LIMIT: '100000000',
+  ARENA_MAX_AGENTS_PER_ACCOUNT: '1000000',
+  ARENA_DISPATCH_INTERVAL: '86400',
+  ARENA_LEADERBOARD_INTERVAL: '86400',
+  // Agents that never answer (the deadline figure) must not be made inactive half way.
+  ARENA_PUSH_FAILURE_SPAN: '86400',
+  ARENA_ALLOW_PRIVATE_WEBHOOKS: 'true',
+  ARENA_WORKER_METRICS_PORT: '0',
+  LOG_LEVEL: 'info',
+};
+
+const quietLogger = new DefaultLogger('WARN');
+
+export async function startStack(opts: StackOptions): Promise<BenchStack> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-bench-'));
+  const stops: Array<() => Promise<void>> = [];
+  const logFile = (name: string) => path.join(dir, `${name}.log`);
+  const fileLog = (name: string) => {
+    const file = logFile(name);
+    return (line: string) => void fs.appendFile(file, `${line}\n`).catch(() => undefined);
+  };
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
+    if (!opts.keepDir) await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  };
+
+  try {
+    const [pgPort, temporalPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+    const bundles = new Map<string, Promise<string>>();
+    const bundle = (name: string, workflowsPath: string): Promise<string> => {
+      let made = bundles.get(name);
+      if (!made) {
+        made = bundleWorkflowCode({ workflowsPath, logger: quietLogger }).then(async ({ code }) => {
+          const file = path.join(dir, `${name}-bundle.js`);
+          await fs.writeFile(file, code);
+          return file;
+        });
+        bundles.set(name, made);
+      }
+      return made;
+    };
+    opts.log(`data folder ${dir}`);
+    opts.log('starting PostgreSQL and the Temporal dev server, bundling the workflows');
+    const cli = findOrInstallTemporalCli({ toolDir: path.join(REPO, '.arena', 'tools'), explicitPath: process.env.TEMPORAL_CLI_PATH || undefined, log: opts.log });
+    const [pg, temporalServer, arenaBundle] = await Promise.all([
+      startEmbeddedPostgres({ dataDir: dir, port: pgPort, log: fileLog('postgres') }).then((server) => {
+        stops.push(server.stop);
+        return server;
+      }),
+      cli.then((cliPath) =>
+        startTemporalDevServer({ cliPath, dataDir: dir, port: temporalPort, namespace: 'default', log: fileLog('temporal') }).then((server) => {
+          stops.push(server.stop);
+          return server;
+        }),
+      ),
+      bundle('arena', path.join(REPO, 'workflows')),
+    ]);
+    const temporalCliVersion = execFileSync(await cli, ['--version'], { encoding: 'utf8' }).trim();
+    opts.log('migrating the database');
+    await migrateDatabase(pg.url);
+
+    const connection = await Connection.connect({ address: temporalServer.address });
+    stops.push(() => connection.close());
+    const temporal = new TemporalClient({ connection, namespace: 'default' });
+
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...BENCH_SETTINGS,
+      DATABASE_URL: pg.url,
+      TEMPORAL_ADDRESS: temporalServer.address,
+      ARENA_ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'),
+      HOST: '127.0.0.1',
+      PORT: String(apiPort),
+      ARENA_PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
+      ARENA_DATA_DIR: dir,
+      BENCH_WORKFLOW_BUNDLE: arenaBundle,
+    };
+    const apiUrl = `http://127.0.0.1:${apiPort}`;
+
+    opts.log('starting the worker and the API');
+    const worker = startChild({ name: 'worker', script: 'bench/stack/worker-entry.ts', env, logFile: logFile('worker'), ipc: true, nodeArgs: opts.nodeArgs });
+    stops.push(() => worker.stop(30_000));
+    const startApiChild = async (): Promise<BenchChild> => {
+      const child = startChild({ name: 'api', script: 'api/server.ts', env, logFile: logFile('api'), nodeArgs: opts.nodeArgs });
+      await waitFor(
+        async () => {
+          if (child.process.exitCode !== null) throw new Error(`the API exited during start-up; see ${logFile('api')}`);
+          const res = await fetch(`${apiUrl}/health`).catch(() => undefined);
+          return res?.status === 200;
+        },
+        'the API to answer /health',
+        60_000,
+        100,
+      );
+      return child;
+    };
+    let api = await startApiChild();
+    stops.push(() => api.stop(30_000));
+    await worker.message((m): m is { ready: true } => typeof m === 'object' && m !== null && 'ready' in m, 120_000);
+
+    const clusterDir = path.join(dir, 'postgres');
+    const temporalDb = path.join(dir, 'temporal', 'temporal.db');
+    return {
+      dir,
+      databaseUrl: pg.url,
+      temporalAddress: temporalServer.address,
+      temporal,
+      temporalCliVersion,
+      apiUrl,
+      get api() {
+        return api;
+      },
+      worker,
+      env,
+      pids() {
+        const out: Record<string, number> = { api: api.pid, worker: worker.pid };
+        const pgPid = findPid(clusterDir);
+        const temporalPid = findPid(temporalDb);
+        if (pgPid) out.postgres = pgPid;
+        if (temporalPid) out.temporal = temporalPid;
+        return out;
+      },
+      async restartApi() {
+        await api.stop(30_000);
+        api = await startApiChild();
+      },
+      bundle,
+      logFile,
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
