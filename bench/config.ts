@@ -13,8 +13,12 @@ export interface BenchProfile {
   };
   pull: {
     polls: number;
-    /** Long-polls opened per second while ramping up (a burst of 10,000 connects overflows accept queues). */
-    rampPerSecond: number;
+    /**
+     * Seconds over which the long-polls are opened, evenly: independent runners do not start in
+     * the same second, and a long-poll re-checks the database every 5 s, so polls opened together
+     * would re-check together for as long as they run.
+     */
+    rampSeconds: number;
     idleSeconds: number;
     wakes: number;
     wakesPerSecond: number;
@@ -44,7 +48,7 @@ export const FULL: BenchProfile = {
     bareExtra: [100, 200, 400, 800, 1600, 3200, 6400],
     stageSeconds: 8,
   },
-  pull: { polls: 10_000, rampPerSecond: 2_000, idleSeconds: 30, wakes: 300, wakesPerSecond: 20 },
+  pull: { polls: 10_000, rampSeconds: 10, idleSeconds: 30, wakes: 300, wakesPerSecond: 20 },
   deadlines: { deliveries: 1_000, rate: 100, minRate: 10, deadlineSeconds: 2, agents: 10 },
   reads: { connections: 64, seconds: 15, feedSessions: 100 },
 };
@@ -58,7 +62,7 @@ export const QUICK: BenchProfile = {
     bareExtra: [400, 1600, 6400],
     stageSeconds: 2,
   },
-  pull: { polls: 2_000, rampPerSecond: 2_000, idleSeconds: 5, wakes: 50, wakesPerSecond: 25 },
+  pull: { polls: 2_000, rampSeconds: 5, idleSeconds: 5, wakes: 50, wakesPerSecond: 25 },
   deadlines: { deliveries: 100, rate: 100, minRate: 20, deadlineSeconds: 2, agents: 10 },
   reads: { connections: 64, seconds: 3, feedSessions: 100 },
 };

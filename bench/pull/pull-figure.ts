@@ -35,6 +35,8 @@ export interface PullSide {
   idleCpu: Record<string, number>;
   openedInSeconds: number;
   wake: Summary;
+  /** The arena's wake split at the claim (work_items.leased_at): queued -> claim began, claim began -> answer received. */
+  wakeSplit?: { toClaim: Summary; claimToAnswer: Summary };
   errors: number;
   lastError?: string;
 }
@@ -56,7 +58,7 @@ interface SideDriver {
   waiting(): Promise<number>;
   onWork: WorkHandler;
   /** Wakes the sampled agents at the profile's rate; resolves with wake latencies once every one was answered. */
-  wake(agents: SeededAgent[]): Promise<number[]>;
+  wake(agents: SeededAgent[]): Promise<{ latencies: number[]; split?: PullSide['wakeSplit'] }>;
 }
 
 async function measureSide(driver: SideDriver, agents: SeededAgent[], sample: SeededAgent[], ctx: { stack: BenchStack; profile: BenchProfile; progress: Progress }): Promise<PullSide> {
@@ -66,7 +68,7 @@ async function measureSide(driver: SideDriver, agents: SeededAgent[], sample: Se
   const task = ctx.progress.task(`${driver.name}: opening long-polls`, agents.length);
   const openedAt = Date.now();
   try {
-    await paced(p.rampPerSecond, agents.length, async (i) => polls.start(agents[i].id));
+    await paced(agents.length / p.rampSeconds, agents.length, async (i) => polls.start(agents[i].id));
     await waitFor(
       async () => {
         const n = await driver.waiting();
@@ -96,13 +98,15 @@ async function measureSide(driver: SideDriver, agents: SeededAgent[], sample: Se
     const wakeTask = ctx.progress.task(`${driver.name}: wakes`, sample.length);
     const wakes = await driver.wake(sample);
     wakeTask.done();
+    await sleep(500); // the last results are posted after their answer arrived
     return {
       startRssMb: startRss / 2 ** 20,
       idleRssMb: idleRss / 2 ** 20,
       idleCpuPercent: idleCpu[driver.name],
       idleCpu,
       openedInSeconds,
-      wake: summarize(wakes),
+      wake: summarize(wakes.latencies),
+      wakeSplit: wakes.split,
       errors: polls.errors,
       lastError: polls.lastError || undefined,
     };
@@ -153,7 +157,7 @@ export async function runPullFigure(ctx: { stack: BenchStack; api: ApiClient; ke
             queued.set(sampled[i].id, rows[0].at);
           });
           await waitFor(() => sampled.every((a) => woken.has(a.id)), 'every woken long-poll of the bare server to answer', 30_000, 50);
-          return sampled.map((a) => woken.get(a.id)! - queued.get(a.id)!);
+          return { latencies: sampled.map((a) => woken.get(a.id)! - queued.get(a.id)!) };
         },
       },
       agents,
@@ -191,12 +195,20 @@ export async function runPullFigure(ctx: { stack: BenchStack; api: ApiClient; ke
         if (failed) throw new Error(`a pull delivery could not be started: ${failed.error}`);
         const ids = sent.map((s) => s.value!.id);
         await waitFor(() => ids.every((id) => received.has(id)), 'every woken long-poll of the API to answer', 60_000, 50);
-        const { rows } = await pool.query<{ session_id: number; queued_ms: number }>(
-          `select session_id, (extract(epoch from created_at) * 1000)::float8 as queued_ms from work_items where session_id = any($1::int[])`,
+        const { rows } = await pool.query<{ session_id: number; queued_ms: number; leased_ms: number }>(
+          `select session_id, (extract(epoch from created_at) * 1000)::float8 as queued_ms, (extract(epoch from leased_at) * 1000)::float8 as leased_ms
+           from work_items where session_id = any($1::int[])`,
           [ids.map(sessionNumber)],
         );
-        const queued = new Map(rows.map((r) => [r.session_id, r.queued_ms]));
-        return ids.map((id) => received.get(id)! - (queued.get(sessionNumber(id)) ?? NaN));
+        const byId = new Map(rows.map((r) => [r.session_id, r]));
+        const row = (id: string) => byId.get(sessionNumber(id));
+        return {
+          latencies: ids.map((id) => received.get(id)! - (row(id)?.queued_ms ?? NaN)),
+          split: {
+            toClaim: summarize(ids.map((id) => (row(id)?.leased_ms ?? NaN) - (row(id)?.queued_ms ?? NaN))),
+            claimToAnswer: summarize(ids.map((id) => received.get(id)! - (row(id)?.leased_ms ?? NaN))),
+          },
+        };
       },
     },
     agents,
