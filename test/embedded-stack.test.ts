@@ -50,10 +50,13 @@ function stackEnv(): NodeJS.ProcessEnv {
   };
 }
 
-function startStack(): RunningStack {
+/** `npm start` (tsx infra/start.ts), or the same through the operator CLI (`arena start`). */
+function startStack(how: 'npm start' | 'arena start' = 'npm start'): RunningStack {
   const cliPath = process.env.TEST_TEMPORAL_CLI_PATH;
   if (!cliPath) throw new Error('TEST_TEMPORAL_CLI_PATH is unset: is test/support/global-setup.ts configured?');
-  const child = spawn(path.join(REPO, 'node_modules', '.bin', 'tsx'), ['infra/start.ts'], {
+  const [command, args] =
+    how === 'npm start' ? [path.join(REPO, 'node_modules', '.bin', 'tsx'), ['infra/start.ts']] : [process.execPath, [path.join(REPO, 'infra', 'cli', 'bin', 'arena.js'), 'start']];
+  const child = spawn(command, args, {
     cwd: REPO,
     detached: true, // a process group of its own, which the test signals like a terminal would
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -136,7 +139,7 @@ async function processesMentioning(text: string): Promise<string[]> {
 }
 
 test(
-  'npm start runs the embedded stack, stops cleanly, and keeps accounts across a restart',
+  'npm start (and arena start) runs the embedded stack, stops cleanly, and keeps accounts across a restart',
   async () => {
     const first = startStack();
     await waitForHealth(first);
@@ -157,7 +160,7 @@ test(
     expect(deliveries).toEqual({ code: 0, stdout: '' });
     await stopStack(first);
 
-    const second = startStack();
+    const second = startStack('arena start');
     await waitForHealth(second);
     expect((await account()).status).toBe(200);
     await stopStack(second);

@@ -9,6 +9,9 @@ import { replayCommand, type ReplayOptions } from './replay';
 import { RESET_POINTS, resetCommand } from './reset';
 import { withTemporal } from './temporal';
 
+// The process commands load their code only when chosen (require: it resolves TypeScript under the
+// bin's tsx hook and jest alike), so the other commands start without the server's dependencies.
+
 /** Runs a server process; it ends only through its signal handlers, so the command never returns. */
 async function serve(run: () => Promise<void>): Promise<never> {
   await run();
@@ -23,13 +26,13 @@ export async function main(argv: string[], print: Print = (line) => console.log(
   let exitCode = 0;
 
   program.command('start').description('the whole arena in one process tree: embedded PostgreSQL and Temporal unless configured (npm start)')
-    .action(() => serve(async () => (await import('../start')).runEmbeddedStack()));
+    .action(() => serve(() => (require('../start') as typeof import('../start')).runEmbeddedStack()));
   program.command('api').description('the API process (needs DATABASE_URL, TEMPORAL_ADDRESS, ARENA_ENCRYPTION_KEY)')
-    .action(() => serve(async () => (await import('../../api/server')).runApiProcess()));
+    .action(() => serve(() => (require('../../api/server') as typeof import('../../api/server')).runApiProcess()));
   program.command('worker').description('a worker process, with its /metrics on ARENA_WORKER_METRICS_PORT (needs the same)')
-    .action(() => serve(async () => (await import('../../worker/main')).runWorkerProcess()));
+    .action(() => serve(() => (require('../../worker/main') as typeof import('../../worker/main')).runWorkerProcess()));
   program.command('migrate').description('apply pending migrations and seed the prompt pool (needs DATABASE_URL)')
-    .action(async () => (await import('../db/migrate')).runMigrateProcess());
+    .action(() => (require('../db/migrate') as typeof import('../db/migrate')).runMigrateProcess());
 
   const withFilters = (command: Command) =>
     command

@@ -242,3 +242,52 @@ it('runs as the `arena` bin, talking to the same Temporal server', async () => {
   expect(code).toBe(0);
   expect(out.trim().split('\n').map((line) => JSON.parse(line).agent_id)).toContain(good.id);
 }, 60_000);
+
+describe('the process commands', () => {
+  const bin = path.join(REPO, 'infra', 'cli', 'bin', 'arena.js');
+
+  function runBin(argv: string[], extraEnv: NodeJS.ProcessEnv): { done: Promise<number | null>; output: () => string; stop: () => void } {
+    const child = spawn(process.execPath, [bin, ...argv], { env: { ...process.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const done = new Promise<number | null>((resolve) => child.once('close', resolve));
+    return { done, output: () => output, stop: () => child.kill('SIGTERM') };
+  }
+
+  it('arena migrate brings an empty database up to date and seeds the pool', async () => {
+    const admin = new URL(process.env.TEST_PG_ADMIN_URL!);
+    const name = `arena_cli_migrate_${Date.now()}`;
+    const pg = await import('pg');
+    const client = new pg.Client({ connectionString: admin.toString() });
+    await client.connect();
+    await client.query(`create database ${name}`);
+    try {
+      const url = new URL(admin.toString());
+      url.pathname = `/${name}`;
+      const run = runBin(['migrate'], { DATABASE_URL: url.toString() });
+      expect(await run.done).toBe(0);
+      const db = new pg.Client({ connectionString: url.toString() });
+      await db.connect();
+      const { rows } = await db.query(`select count(*)::int as n from prompts where source = 'pool'`);
+      await db.end();
+      expect(rows[0].n).toBeGreaterThan(100);
+    } finally {
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    }
+  }, 120_000);
+
+  it('arena api and arena worker run the processes until SIGTERM, then stop cleanly', async () => {
+    const port = await (await import('../../infra/ports')).freePort();
+    const api = runBin(['api'], { ...env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' });
+    const worker = runBin(['worker'], { ...env, ARENA_WORKER_METRICS_PORT: '0', ARENA_DISPATCH_INTERVAL: '86400', ARENA_LEADERBOARD_INTERVAL: '86400', LOG_LEVEL: 'warn' });
+    await eventually(async () => (/API listening on/.test(api.output()) ? true : undefined), 'the API to listen', 60_000);
+    await eventually(async () => (/worker polling task queue/.test(worker.output()) ? true : undefined), 'the worker to poll', 120_000);
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    api.stop();
+    worker.stop();
+    expect(await api.done).toBe(0);
+    expect(await worker.done).toBe(0);
+  }, 180_000);
+});
