@@ -3,12 +3,11 @@
  * and queued work items, plus everything the process counts (deliveries when a worker runs here,
  * Node's own) and the Temporal SDK's metrics. With ARENA_METRICS_TOKEN set it wants that token.
  */
-import { timingSafeEqual } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Gauge, Histogram, Registry } from 'prom-client';
-import { METRICS_CONTENT_TYPE, metricsText } from '../../infra/metrics';
+import { bearerMatches, METRICS_CONTENT_TYPE, metricsText } from '../../infra/metrics';
 import { ApiError } from '../errors';
 
 declare module 'fastify' {
@@ -21,12 +20,6 @@ declare module 'fastify' {
 export interface MetricsOptions {
   orm: MikroORM;
   token?: string;
-}
-
-function sameToken(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export const metricsPlugin = fp<MetricsOptions>(
@@ -60,9 +53,8 @@ export const metricsPlugin = fp<MetricsOptions>(
     });
 
     app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-      if (token) {
-        const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
-        if (!match || !sameToken(match[1]!, token)) throw new ApiError(401, 'metrics need Authorization: Bearer <ARENA_METRICS_TOKEN>');
+      if (token && !bearerMatches(request.headers.authorization, token)) {
+        throw new ApiError(401, 'metrics need Authorization: Bearer <ARENA_METRICS_TOKEN>');
       }
       return reply.type(METRICS_CONTENT_TYPE).header('Cache-Control', 'no-store').send(await metricsText(registry));
     });

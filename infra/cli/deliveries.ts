@@ -69,7 +69,8 @@ export async function redeliverCommand(
       orm.em.fork(),
       workflows,
       { namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl },
-      { ...parseFilter(options), limit: options.limit ? parseFilter(options).limit : 1000 },
+      // A bulk run goes through up to 1000 deliveries unless told otherwise (a listing shows 100).
+      { ...parseFilter(options), ...(options.limit ? {} : { limit: 1000 }) },
       (done, total, last) => {
         if (bar && done === 1) bar.start(total, 0, { last: '' });
         bar?.update(done, { last: last.session_id });

@@ -3,6 +3,7 @@
  * worker's recordOutcome), in this process's registry; the API adds its own per-app metrics; the
  * Temporal SDK's metrics come from the runtime's exporter on a loopback port and are appended.
  */
+import { timingSafeEqual } from 'node:crypto';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
 
 /** Metrics of this process, whatever it runs: the worker's deliveries and Node's own (memory, event loop, GC). */
@@ -56,3 +57,11 @@ export async function metricsText(...registries: Registry[]): Promise<string> {
 }
 
 export const METRICS_CONTENT_TYPE = processRegistry.contentType;
+
+/** Whether an Authorization header carries the metrics token (compared in constant time). */
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = /^Bearer\s+(\S+)$/i.exec(header ?? '')?.[1];
+  if (!given) return false;
+  const [a, b] = [Buffer.from(given), Buffer.from(token)];
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -109,17 +109,19 @@ describe('a worker process', () => {
     await t.close();
   });
 
-  it('serves its own /metrics: the deliveries it recorded and the Temporal SDK’s metrics', async () => {
-    worker = new WorkerProcess(workerEnv(t));
+  it('serves its own /metrics (behind the token when one is set): the deliveries it recorded and the Temporal SDK’s metrics', async () => {
+    worker = new WorkerProcess(workerEnv(t, { ARENA_METRICS_TOKEN: 'a-worker-scrape-token' }));
     const url = await worker.ready;
+    expect((await fetch(url)).status).toBe(401);
+    const scrape = { headers: { authorization: 'Bearer a-worker-scrape-token' } };
     const owner = await register(t.app);
     const created = await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'counted', webhook_url: agents.url } });
     const client = new (await import('@temporalio/client')).Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
     expect(await client.workflow.getHandle(`gym-${created.json().id}-1`).result()).toBe('complete');
-    const text = await (await fetch(url)).text();
+    const text = await (await fetch(url, scrape)).text();
     expect(sample(text, 'arena_deliveries_total', { kind: 'gym', mode: 'push', outcome: 'answered' })).toBe(6);
     expect(text).toMatch(/^temporal_\w+/m);
     expect(sample(text, 'temporal_workflow_completed', { workflow_type: 'deliverPrompt' })).toBeGreaterThanOrEqual(6);
-    expect((await fetch(url.replace('/metrics', '/other'))).status).toBe(404);
+    expect((await fetch(url.replace('/metrics', '/other'), scrape)).status).toBe(404);
   }, 180_000);
 });
