@@ -26,12 +26,12 @@ import { WorkNotifier } from './work-notifier';
 import { website } from './web';
 import type { WorkflowDeps } from './deliveries';
 import { Client } from '@temporalio/client';
-import { loggerOptions } from '../infra/logging';
+import { loggerOptions, stdoutDestination } from '../infra/logging';
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    logger: { ...loggerOptions(config.logLevel), ...(deps.logStream ? { stream: deps.logStream } : {}) },
+    logger: { ...loggerOptions(config.logLevel), stream: deps.logStream ?? stdoutDestination() },
     genReqId: requestIdFor,
     requestIdHeader: false,
     frameworkErrors: routerError,

@@ -43,7 +43,17 @@ export function loggerOptions(level: string): LoggerOptions {
   };
 }
 
+/**
+ * Standard output, written asynchronously: a line is appended to a buffer and the write happens
+ * off the event loop, so a busy process writes many lines per system call instead of one
+ * synchronous write per line (which cost the API a seventh of its CPU under load). Lines still
+ * go out within moments, and pino flushes what is left when the process exits.
+ */
+export function stdoutDestination(): DestinationStream {
+  return pino.destination({ dest: 1, sync: false });
+}
+
 /** A standalone logger (the worker, the CLI) with the same redaction as the API's. */
 export function createLogger(level: string, stream?: DestinationStream): Logger {
-  return stream ? pino(loggerOptions(level), stream) : pino(loggerOptions(level));
+  return pino(loggerOptions(level), stream ?? stdoutDestination());
 }
