@@ -12,8 +12,8 @@ import { runPullFigure } from './pull/pull-figure';
 import { startFleet, type Fleet } from './push/fleet';
 import { runPushFigure } from './push/push-figure';
 import { runReadsFigure } from './reads/reads-figure';
-import { summarizeProfiles } from './report/profiles';
 import { createProgress } from './report/progress';
+import { createStageProfiler, type StageProfiler } from './report/stage-profiler';
 import { runStamp, writeResults, type BenchResults } from './report/results';
 import { figuresText } from './report/table';
 import { REPO } from './stack/child';
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
       }),
     )
     .option('--out <dir>', 'where the results are written', path.join(REPO, 'bench', 'results'))
-    .option('--profile', 'run the API and the worker under --cpu-prof and add a summary of where their CPU went')
+    .option('--profile', "profile the API, the worker and the Temporal server during the arena's push stages (slows them down: for finding where the time goes, not for the figures)")
     .option('--keep', 'keep the temporary data folder (server and process logs) after the run')
     .option('--note <text>', 'a sentence for the report, e.g. what else ran on the machine');
   program.parse();
@@ -62,23 +62,17 @@ async function main(): Promise<void> {
   const started = new Date();
   const stamp = runStamp(started);
   const loadBefore = os.loadavg()[0];
-  const profileDir = path.join(os.tmpdir(), `arena-bench-profiles-${stamp}`);
   const progress = createProgress();
   progress.log(`${profile.name} run: ${[...only].join(', ')}`);
 
-  const stack = await startStack({ log: (line) => progress.log(line), keepDir: opts.keep, nodeArgs: opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : undefined });
+  const stack = await startStack({ log: (line) => progress.log(line), keepDir: opts.keep, nodeArgs: opts.profile ? ['--inspect=127.0.0.1:0'] : undefined });
   const results: BenchResults = { run: undefined as unknown as BenchResults['run'], figures: [] };
   const api = new ApiClient(stack.apiUrl, { connections: 64 });
   const pool = benchPool(stack.databaseUrl);
   let engine: EngineBaseline | undefined;
   let fleet: Fleet | undefined;
-  const profiledPids: Record<number, string> = {};
-  const rememberPids = () => {
-    profiledPids[stack.api.pid] = 'api';
-    profiledPids[stack.worker.pid] = 'worker';
-  };
+  let profiler: StageProfiler | undefined;
   try {
-    rememberPids();
     const account = await api.register();
     const ctx = { stack, api, key: account.apiKey, pool, profile, progress };
     if (only.has('push') || only.has('deadlines') || only.has('reads')) {
@@ -89,7 +83,8 @@ async function main(): Promise<void> {
       ]);
     }
     if (only.has('push')) {
-      results.push = await runPushFigure({ ...ctx, engine: engine!, fleet: fleet! });
+      profiler ??= opts.profile ? await createStageProfiler(stack) : undefined;
+      results.push = await runPushFigure({ ...ctx, engine: engine!, fleet: fleet!, profiler });
       results.figures.push(...results.push.figures);
     }
     if (only.has('deadlines')) {
@@ -102,18 +97,21 @@ async function main(): Promise<void> {
     await engine?.stop();
     engine = undefined;
     if (only.has('reads')) {
-      results.reads = await runReadsFigure({ ...ctx, fleet: fleet! });
+      profiler ??= opts.profile ? await createStageProfiler(stack) : undefined;
+      results.reads = await runReadsFigure({ ...ctx, fleet: fleet!, profiler });
       results.figures.push(...results.reads.figures);
     }
     await fleet?.stop();
     fleet = undefined;
+    profiler?.close();
+    profiler = undefined;
     if (only.has('pull')) {
       results.pull = await runPullFigure({ ...ctx, userId: account.userId });
-      rememberPids();
       results.figures.push(...results.pull.figures);
     }
   } finally {
     progress.stop();
+    profiler?.close();
     await engine?.stop();
     await fleet?.stop();
     await api.close();
@@ -140,10 +138,6 @@ async function main(): Promise<void> {
   };
   const written = await writeResults(opts.out, results);
   console.log(`\n${figuresText(results.figures)}\n`);
-  if (opts.profile) {
-    const summary = await summarizeProfiles(profileDir, profiledPids, path.join(opts.out, `${stamp}-profile.md`));
-    console.log(`CPU profiles in ${profileDir}; summary in ${summary}`);
-  }
   console.log(`Results: ${path.relative(process.cwd(), written.markdown)}, ${path.relative(process.cwd(), written.json)}${written.charts.map((c) => `, ${path.relative(process.cwd(), c)}`).join('')}`);
 }
 

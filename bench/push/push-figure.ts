@@ -11,6 +11,7 @@ import type { EngineBaseline } from '../engine/engine';
 import type { ChartSpec, FigureRow } from '../report/model';
 import { figure } from '../report/model';
 import type { Progress } from '../report/progress';
+import type { PushProfile, StageProfiler } from '../report/stage-profiler';
 import type { BenchStack } from '../stack/stack';
 import type { Fleet } from './fleet';
 import { runStages, type StageResult } from './stages';
@@ -20,17 +21,20 @@ export interface PushResult {
   stages: { arena: StageResult[]; engine: StageResult[]; bare: StageResult[] };
   /** The offered rate the latency figures are read at: the highest the arena kept up with. */
   referenceRate: number;
+  /** With --profile: where the CPU went during the arena's stages. */
+  profile?: PushProfile;
   figures: FigureRow[];
   charts: { overhead: ChartSpec; endToEnd: ChartSpec };
 }
 
-export async function runPushFigure(ctx: { stack: BenchStack; api: ApiClient; key: string; pool: Pool; engine: EngineBaseline; fleet: Fleet; profile: BenchProfile; progress: Progress }): Promise<PushResult> {
-  const { stack, profile, progress } = ctx;
-  const p = profile.push;
-  const { engine, fleet } = ctx;
+export async function runPushFigure(ctx: { stack: BenchStack; api: ApiClient; key: string; pool: Pool; engine: EngineBaseline; fleet: Fleet; profile: BenchProfile; progress: Progress; profiler?: StageProfiler }): Promise<PushResult> {
+  const { stack, progress, engine, fleet } = ctx;
+  const p = ctx.profile.push;
   const farm = fleet.farm;
   const agents = fleet.answering;
+  await ctx.profiler?.start();
   const arena = await runStages(arenaSystem({ stack, api: ctx.api, key: ctx.key, agents, farm, pool: ctx.pool }), p.rates, p.stageSeconds, progress);
+  const cpuProfile = await ctx.profiler?.stop();
   // The baselines run at every rate the arena ran (so latencies compare at equal load), then on up to their own ceilings.
   const ran = arena.map((s) => s.offered);
   const beyond = (extra: number[]) => [...ran, ...extra.filter((r) => r > ran[ran.length - 1])];
@@ -38,7 +42,7 @@ export async function runPushFigure(ctx: { stack: BenchStack; api: ApiClient; ke
   // The bare loop posts to the same answering agents' servers.
   const bare = bareLoopSystem({ stack, farm, urls: farm.urls.slice(0, agents.length), secret: `agsec_${crypto.randomBytes(32).toString('base64url')}` });
   const bareStages = await runStages(bare, beyond(p.bareExtra), p.stageSeconds, progress, ran.length).finally(() => bare.close());
-  return summarizePush(arena, engineStages, bareStages);
+  return { ...summarizePush(arena, engineStages, bareStages), profile: cpuProfile };
 }
 
 export function summarizePush(arena: StageResult[], engine: StageResult[], bare: StageResult[]): PushResult {

@@ -34,6 +34,8 @@ export interface StageResult {
   /** Call -> complete. */
   endToEnd: Summary;
   cpu: Record<string, number>;
+  /** CPU time each process spent per completed delivery (ms): the cost of a delivery, whatever else loads the machine. */
+  cpuMsPerDelivery: Record<string, number>;
 }
 
 /** A stage keeps up when it completes at least this share of the offered rate, with no errors. */
@@ -80,6 +82,9 @@ export async function runStage(system: DeliverySystem, stage: number, rate: numb
     overhead: summarize(keys.map((k) => (system.receivedAt(k) ?? NaN) - accepted.get(k)!)),
     endToEnd: summarize(keys.map((k) => (completions.get(k) ?? NaN) - sentAt.get(k)!)),
     cpu: cpu.percent,
+    cpuMsPerDelivery: Object.fromEntries(
+      Object.entries(cpu.percent).map(([name, pct]) => [name, Math.round(((pct / 100) * cpu.seconds * 1000 * 10) / Math.max(1, completions.size)) / 10]),
+    ),
   };
 }
 

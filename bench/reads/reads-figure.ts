@@ -14,6 +14,7 @@ import { startCpuMeter } from '../lib/cpu';
 import { freePort } from '../../infra/ports';
 import { figure, type FigureRow } from '../report/model';
 import type { Progress } from '../report/progress';
+import type { PushProfile, StageProfiler } from '../report/stage-profiler';
 import { startChild } from '../stack/child';
 import type { BenchStack } from '../stack/stack';
 import type { Fleet } from '../push/fleet';
@@ -35,6 +36,8 @@ export interface ReadsResult {
   seconds: number;
   arena: ReadRun;
   bare: ReadRun;
+  /** With --profile: where the CPU went during the arena's measured run. */
+  profile?: PushProfile;
   figures: FigureRow[];
 }
 
@@ -42,12 +45,14 @@ async function cannon(url: string, connections: number, seconds: number): Promis
   return autocannon({ url, connections, duration: seconds, pipelining: 1 });
 }
 
-async function measure(url: string, connections: number, seconds: number, cpuRoots: () => Record<string, number>): Promise<ReadRun> {
+async function measure(url: string, connections: number, seconds: number, cpuRoots: () => Record<string, number>, profiler?: StageProfiler): Promise<{ run: ReadRun; profile?: PushProfile }> {
   // A short first run warms the JIT and the pools, so both sides are measured warm.
   await cannon(url, connections, Math.max(1, Math.round(seconds / 3)));
   const meter = startCpuMeter(cpuRoots);
+  await profiler?.start();
   const result = await cannon(url, connections, seconds);
-  return {
+  const profile = await profiler?.stop();
+  const run = {
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -55,9 +60,10 @@ async function measure(url: string, connections: number, seconds: number, cpuRoo
     non2xx: result.non2xx,
     cpu: meter.stop().percent,
   };
+  return { run, profile };
 }
 
-export async function runReadsFigure(ctx: { stack: BenchStack; api: ApiClient; key: string; pool: Pool; fleet: Fleet; profile: BenchProfile; progress: Progress }): Promise<ReadsResult> {
+export async function runReadsFigure(ctx: { stack: BenchStack; api: ApiClient; key: string; pool: Pool; fleet: Fleet; profile: BenchProfile; progress: Progress; profiler?: StageProfiler }): Promise<ReadsResult> {
   const { stack, progress } = ctx;
   const r = ctx.profile.reads;
   const port = await freePort();
@@ -78,9 +84,9 @@ export async function runReadsFigure(ctx: { stack: BenchStack; api: ApiClient; k
     progress.log(`reads: ${path} (${r.feedSessions} sessions) at ${r.connections} connections, ${r.seconds} s each`);
     const task = progress.task('reads', 2);
     const roots = (extra: Record<string, number>) => () => ({ ...stack.pids(), ...extra });
-    const bareRun = await measure(bareUrl, r.connections, r.seconds, roots({ bare: bare.pid }));
+    const { run: bareRun } = await measure(bareUrl, r.connections, r.seconds, roots({ bare: bare.pid }));
     task.update(1);
-    const arenaRun = await measure(arenaUrl, r.connections, r.seconds, roots({}));
+    const { run: arenaRun, profile } = await measure(arenaUrl, r.connections, r.seconds, roots({}), ctx.profiler);
     task.done();
     progress.log(`reads: arena ${arenaRun.requestsPerSecond.toFixed(0)} req/s, bare ${bareRun.requestsPerSecond.toFixed(0)} req/s`);
     const group = 'Reads';
@@ -93,6 +99,7 @@ export async function runReadsFigure(ctx: { stack: BenchStack; api: ApiClient; k
       seconds: r.seconds,
       arena: arenaRun,
       bare: bareRun,
+      profile,
       figures: [
         figure({
           group,

@@ -7,6 +7,7 @@ import type { PushResult } from '../push/push-figure';
 import type { StageResult } from '../push/stages';
 import type { ReadsResult } from '../reads/reads-figure';
 import { renderChart } from './chart';
+import type { PushProfile } from './stage-profiler';
 import type { FigureRow } from './model';
 import { figuresMarkdown, formatNumber, markdownTable } from './table';
 
@@ -54,7 +55,7 @@ function cpuCell(cpu: Record<string, number>): string {
 
 function stagesTable(stages: StageResult[]): string {
   return markdownTable(
-    ['offered /s', 'completed /s', 'kept up', 'accept p50 ms', 'overhead p50 ms', 'p95', 'p99', 'end-to-end p50 ms', 'p99', 'errors', 'CPU (% of a core)'],
+    ['offered /s', 'completed /s', 'kept up', 'accept p50 ms', 'overhead p50 ms', 'p95', 'p99', 'end-to-end p50 ms', 'p99', 'errors', 'CPU (% of a core)', 'CPU ms per delivery'],
     stages.map((s) => [
       String(s.offered),
       formatNumber(s.achieved),
@@ -67,8 +68,29 @@ function stagesTable(stages: StageResult[]): string {
       formatNumber(s.endToEnd.p99),
       String(s.errors),
       cpuCell(s.cpu),
+      Object.entries(s.cpuMsPerDelivery)
+        .filter(([, v]) => v >= 0.5)
+        .sort((a, b) => b[1] - a[1])
+        .map(([name, v]) => `${name} ${v.toFixed(1)}`)
+        .join(', '),
     ]),
   );
+}
+
+function profileMarkdown(profile: PushProfile, during: string): string[] {
+  const out = [`### Where the time goes (--profile, ${during})`, '', 'Shares of each thread\'s busy samples; the CPU table above gives each process\'s total.', ''];
+  for (const [thread, s] of Object.entries(profile.threads)) {
+    if (s.busyPercent < 1) continue;
+    out.push(`#### ${thread}: busy ${s.busyPercent}% of the time`, '');
+    out.push(markdownTable(['package', '%', 'function', '%'], s.packages.map((pk, i) => [pk.name, pk.percent.toFixed(1), s.functions[i]?.name ?? '', s.functions[i]?.percent.toFixed(1) ?? ''])), '');
+  }
+  const t = profile.temporal;
+  if (typeof t === 'string') out.push(`Temporal server: ${t}.`, '');
+  else {
+    out.push(`#### Temporal dev server (perf, ${t.samples} samples, ${t.kernelPercent}% in the kernel)`, '');
+    out.push(markdownTable(['package', '%', 'function', '%'], t.packages.map((pk, i) => [pk.name, pk.percent.toFixed(1), t.functions[i]?.name ?? '', t.functions[i]?.percent.toFixed(1) ?? ''])), '');
+  }
+  return out;
 }
 
 export function resultsMarkdown(results: BenchResults, chartFiles: string[]): string {
@@ -92,6 +114,7 @@ export function resultsMarkdown(results: BenchResults, chartFiles: string[]): st
       out.push(`### ${name}`, '', stagesTable(stages), '');
     }
     out.push(...chartFiles.map((f) => `![${f}](${f})`), '');
+    if (p.profile) out.push(...profileMarkdown(p.profile, "during the arena's push stages"));
   }
   if (results.deadlines) {
     const d = results.deadlines;
@@ -118,6 +141,7 @@ export function resultsMarkdown(results: BenchResults, chartFiles: string[]): st
       ),
       '',
     );
+    if (r.profile) out.push(...profileMarkdown(r.profile, "during the arena's measured read run"));
   }
   if (results.pull) {
     const p = results.pull;

@@ -26,6 +26,7 @@ export interface BenchStack {
   temporal: TemporalClient;
   /** `temporal --version` of the CLI that runs the dev server. */
   temporalCliVersion: string;
+  temporalCliPath: string;
   apiUrl: string;
   api: BenchChild;
   worker: BenchChild;
@@ -115,7 +116,8 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
       ),
       bundle('arena', path.join(REPO, 'workflows')),
     ]);
-    const temporalCliVersion = execFileSync(await cli, ['--version'], { encoding: 'utf8' }).trim();
+    const temporalCliPath = await cli;
+    const temporalCliVersion = execFileSync(temporalCliPath, ['--version'], { encoding: 'utf8' }).trim();
     opts.log('migrating the database');
     await migrateDatabase(pg.url);
 
@@ -166,6 +168,7 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
       temporalAddress: temporalServer.address,
       temporal,
       temporalCliVersion,
+      temporalCliPath,
       apiUrl,
       get api() {
         return api;
