@@ -6,6 +6,7 @@
 import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { sessionView } from '../../api/views';
+import { ormConfig } from '../../infra/db/orm.config';
 import type { SessionRow } from '../../infra/db/repositories/session-queries';
 
 // The same columns and joins as feedPage in infra/db/repositories/session-queries.ts.
@@ -16,8 +17,9 @@ const PAGE_SQL = `select s.id, s.agent_id, s.kind, s.mode, s.category, p.text as
   where s.agent_id = $1 order by s.id desc limit $2 offset $3`;
 
 async function main(): Promise<void> {
-  // The arena's ORM pool holds at most 10 connections; the same here.
-  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+  // As many connections as the arena's ORM pool may hold, so neither side waits for connections more.
+  const max = ormConfig(process.env.DATABASE_URL!).pool?.max ?? 10;
+  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max });
   const app = Fastify({ logger: false });
   app.get<{ Params: { id: string }; Querystring: { limit?: string; offset?: string } }>('/api/agents/:id/activity', async (request, reply) => {
     const id = Number(request.params.id);
