@@ -1,7 +1,6 @@
 /** The public activity feed of an agent: every delivery it received, newest first. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Agent } from '../../infra/db/entities/agent.entity';
-import { feedPage } from '../../infra/db/repositories/session-queries';
+import { agentFeed } from '../../infra/db/repositories/session-queries';
 import { notFound } from '../errors';
 import { errors, idParam } from '../schemas/common';
 import { activityFeed, feedQuery } from '../schemas/session';
@@ -20,13 +19,13 @@ export const activityRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const agent = await request.em.findOne(Agent, request.params.id);
-      if (!agent) throw notFound('agent');
       const { limit, offset } = request.query;
-      const { total, rows } = await feedPage(request.em, agent.id, limit, offset);
+      const feed = await agentFeed(request.em, request.params.id, limit, offset);
+      if (!feed) throw notFound('agent');
+      const { total, rows } = feed;
       return {
-        agent_id: agent.id,
-        agent_name: agent.name,
+        agent_id: request.params.id,
+        agent_name: feed.agentName,
         total,
         limit,
         offset,

@@ -1,20 +1,21 @@
 /**
  * The read baseline: a bare Fastify app with a pg pool answering GET /api/agents/{id}/activity
- * with the same three queries as the arena's feed (agent, count, page) and the same JSON, and
+ * with the same query as the arena's feed (the agent's name with its session count, and the page) and the same JSON, and
  * nothing else: no ORM, no schema validation or serializer, no hooks, no logging.
  */
 import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { sessionView } from '../../api/views';
 import { ormConfig } from '../../infra/db/orm.config';
-import type { SessionRow } from '../../infra/db/repositories/session-queries';
+import { FEED_HEAD_SQL, FEED_PAGE_SQL, type SessionRow } from '../../infra/db/repositories/session-queries';
 
-// The same columns and joins as feedPage in infra/db/repositories/session-queries.ts.
-const PAGE_SQL = `select s.id, s.agent_id, s.kind, s.mode, s.category, p.text as prompt, s.response, s.error, s.latency_ms, s.status,
-  (extract(epoch from s.created_at) * 1000)::float8 as created_ms, s.deadline_seconds, s.result_hash, w.state as work_state,
-  s.redelivery_of_id
-  from sessions s join prompts p on p.id = s.prompt_id left join work_items w on w.session_id = s.id
-  where s.agent_id = $1 order by s.id desc limit $2 offset $3`;
+// The arena's own statements, with pg's numbered placeholders for knex's question marks.
+const numbered = (sql: string) => {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+};
+const HEAD_SQL = numbered(FEED_HEAD_SQL);
+const PAGE_SQL = numbered(FEED_PAGE_SQL);
 
 async function main(): Promise<void> {
   // As many connections as the arena's ORM pool may hold, so neither side waits for connections more.
@@ -25,16 +26,15 @@ async function main(): Promise<void> {
     const id = Number(request.params.id);
     const limit = Number(request.query.limit ?? 25);
     const offset = Number(request.query.offset ?? 0);
-    const { rows: agents } = await pool.query<{ id: number; name: string }>('select id, name from agents where id = $1', [id]);
-    if (agents.length === 0) return reply.code(404).send({ detail: 'agent not found' });
-    const [count, page] = await Promise.all([
-      pool.query<{ total: number }>('select count(*)::int as total from sessions where agent_id = $1', [id]),
+    const [head, page] = await Promise.all([
+      pool.query<{ name: string; total: number }>(HEAD_SQL, [id]),
       pool.query<SessionRow>(PAGE_SQL, [id, limit, offset]),
     ]);
-    const total = count.rows[0].total;
+    if (head.rows.length === 0) return reply.code(404).send({ detail: 'agent not found' });
+    const { name, total } = head.rows[0];
     return {
-      agent_id: agents[0].id,
-      agent_name: agents[0].name,
+      agent_id: id,
+      agent_name: name,
       total,
       limit,
       offset,

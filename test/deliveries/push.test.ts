@@ -209,6 +209,8 @@ describe('sandbox and feed errors', () => {
     const last = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100&offset=${all.total - 1}` })).json();
     expect(last.has_more).toBe(false);
     expect(last.sessions).toHaveLength(1);
+    const beyond = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?offset=${all.total}` })).json();
+    expect(beyond).toMatchObject({ agent_name: 'pusher', total: all.total, sessions: [], has_more: false });
     for (const q of ['limit=0', 'limit=101', 'limit=abc', 'offset=-1', 'offset=1.5']) {
       const res = await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?${q}` });
       expect(res.statusCode).toBe(400);

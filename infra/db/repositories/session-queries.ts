@@ -36,17 +36,38 @@ export async function findSession(em: EntityManager, agentId: number, sessionId:
   return row;
 }
 
-/** Newest first, from the (agent_id, id) index. */
+/**
+ * The public feed's two statements, run side by side: the agent's name with its session count
+ * (parameter: agent id; no row: no such agent), and one page, newest first from the (agent_id, id)
+ * index (parameters: agent id, limit, offset).
+ */
+export const FEED_HEAD_SQL = `select a.name, (select count(*)::int from sessions where agent_id = a.id) as total from agents a where a.id = ?`;
+export const FEED_PAGE_SQL = `select ${SESSION_COLUMNS} from ${SESSION_FROM} where s.agent_id = ? order by s.id desc limit ? offset ?`;
+
+/** A page of the feed with the session count, for a caller that has the agent already. */
 export async function feedPage(em: EntityManager, agentId: number, limit: number, offset: number): Promise<{ total: number; rows: SessionRow[] }> {
   const conn = em.getConnection();
   const [[{ total }], rows] = await Promise.all([
     conn.execute<Array<{ total: number }>>(`select count(*)::int as total from sessions where agent_id = ?`, [agentId]),
-    conn.execute<SessionRow[]>(
-      `select ${SESSION_COLUMNS} from ${SESSION_FROM} where s.agent_id = ? order by s.id desc limit ? offset ?`,
-      [agentId, limit, offset],
-    ),
+    conn.execute<SessionRow[]>(FEED_PAGE_SQL, [agentId, limit, offset]),
   ]);
   return { total, rows };
+}
+
+export interface AgentFeed {
+  agentName: string;
+  total: number;
+  rows: SessionRow[];
+}
+
+/** An agent's name, session count and one page of its feed; undefined when the agent does not exist. */
+export async function agentFeed(em: EntityManager, agentId: number, limit: number, offset: number): Promise<AgentFeed | undefined> {
+  const conn = em.getConnection();
+  const [[head], rows] = await Promise.all([
+    conn.execute<Array<{ name: string; total: number }>>(FEED_HEAD_SQL, [agentId]),
+    conn.execute<SessionRow[]>(FEED_PAGE_SQL, [agentId, limit, offset]),
+  ]);
+  return head && { agentName: head.name, total: head.total, rows };
 }
 
 export interface ClaimedWork {
