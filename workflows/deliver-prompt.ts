@@ -10,9 +10,12 @@ import {
   CancellationScope,
   condition,
   isCancellation,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import { deadlineExceededMessage, type SessionStatus } from '../infra/domain/sessions';
@@ -29,13 +32,30 @@ export type Settlement =
   | { status: 'deadline' }
   | { status: 'cancelled' };
 
-const { recordOutcome, queueWork } = proxyActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
-});
+const writeOptions = { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } } as const;
+const remote = proxyActivities<Activities>(writeOptions);
+const local = proxyLocalActivities<Activities>(writeOptions);
+
+/**
+ * Queueing pull work and recording the outcome are single idempotent database writes, so they run
+ * as local activities: in the workflow task that asks for them, with no round trip through a task
+ * queue. Deliveries begun before that change keep their activities (the patch marker tells them apart).
+ */
+const LOCAL_WRITES_PATCH = 'local-database-writes';
+function writes(): Pick<Activities, 'queueWork' | 'recordOutcome'> {
+  return patched(LOCAL_WRITES_PATCH) ? local : remote;
+}
+
+/**
+ * What is left of the deadline when the workflow first runs. It counts from the start of the workflow,
+ * not from when a worker got to it: under load the first workflow task may wait in the queue.
+ */
+function remainingDeadlineMs(input: DeliveryInput): number {
+  return Math.max(1, input.deadlineSeconds * 1000 - (Date.now() - workflowInfo().startTime.getTime()));
+}
 
 export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutcome> {
-  const deadlineMs = input.deadlineSeconds * 1000;
+  const deadlineMs = remainingDeadlineMs(input);
   let cancelRequested = false;
   let pulled: PullResult | undefined;
   /** Set once the delivery is settled: why a late result or cancel is refused. */
@@ -77,9 +97,9 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
 
   let settlement: Settlement;
   if (input.mode === 'push') {
-    settlement = await push(input, () => cancelRequested);
+    settlement = await push(input, deadlineMs, () => cancelRequested);
   } else {
-    await queueWork({ sessionId: input.sessionId });
+    await writes().queueWork({ sessionId: input.sessionId });
     const settled = await condition(() => pulled !== undefined || cancelRequested, deadlineMs);
     settlement = pulled ? { status: 'pulled', result: pulled } : settled ? { status: 'cancelled' } : { status: 'deadline' };
   }
@@ -90,7 +110,7 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
         ? `work item expired: ${deadlineExceededMessage(input.deadlineSeconds)}`
         : 'the task has already been answered';
 
-  const outcome = await recordOutcome({ sessionId: input.sessionId, kind: input.kind, deadlineSeconds: input.deadlineSeconds, settlement });
+  const outcome = await writes().recordOutcome({ sessionId: input.sessionId, kind: input.kind, deadlineSeconds: input.deadlineSeconds, settlement });
   recorded = outcome.status;
   upsertSearchAttributes([{ key: ArenaOutcome, value: outcome.status }]);
   // Update handlers answer with the recorded status; let them reply before the workflow closes.
@@ -98,8 +118,7 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
   return outcome;
 }
 
-async function push(input: DeliveryInput, cancelled: () => boolean): Promise<Settlement> {
-  const deadlineMs = input.deadlineSeconds * 1000;
+async function push(input: DeliveryInput, deadlineMs: number, cancelled: () => boolean): Promise<Settlement> {
   const { pushPrompt } = proxyActivities<Activities>({
     // The deadline bounds every attempt. A request that never left is tried again; an attempt lost
     // with its worker (no heartbeat) is retried too, and the retry records it without sending again.

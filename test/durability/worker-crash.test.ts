@@ -143,13 +143,19 @@ async function sessionRows(sandboxes: Sandbox[]): Promise<Array<SessionRow | und
   return ids.map((id) => rows.find((r) => r.id === id));
 }
 
-/** How often each activity was scheduled in a delivery's workflow history. */
-async function activitiesScheduled(s: Sandbox): Promise<Record<string, number>> {
+/** How often each activity ran in a delivery's workflow history: scheduled ones, and local ones (their markers). */
+async function activitiesRun(s: Sandbox): Promise<Record<string, number>> {
   const history = await client.workflow.getHandle(deliveryWorkflowId(s.sessionId)).fetchHistory();
   const counts: Record<string, number> = {};
+  const count = (name: string) => (counts[name] = (counts[name] ?? 0) + 1);
   for (const event of history.events ?? []) {
-    const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
-    if (name) counts[name] = (counts[name] ?? 0) + 1;
+    const scheduled = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (scheduled) count(scheduled);
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName === 'core_local_activity') {
+      const data = marker.details?.data?.payloads?.[0]?.data;
+      if (data) count(JSON.parse(Buffer.from(data).toString('utf8')).activity_type);
+    }
   }
   return counts;
 }
@@ -158,11 +164,21 @@ describe('deliveries survive the worker', () => {
   it('delivers sandbox tasks started while no worker runs, once a worker starts', async () => {
     const push = await sandbox(pusher.id, { prompt: 'sent while no worker runs', deadline_seconds: 60 });
     const pull = await sandbox(puller.id, { prompt: 'queued while no worker runs', deadline_seconds: 60 });
+    const expiring = await sandbox(pusher.id, { prompt: 'expires while no worker runs', deadline_seconds: 2 });
+    const expiringSince = Date.now();
     // Nothing has run them: the push agent got nothing, and no pull work is queued.
     expect(requestsFor(push.id)).toHaveLength(0);
     expect((await next(0)).statusCode).toBe(204);
 
+    // The short deadline passes before any worker runs (the condition here is time itself).
+    await waitFor(async () => Date.now() - expiringSince > 2_000);
     await startWorkerProcess();
+    const workerUp = Date.now();
+    // The deadline counts from the start of the delivery, not from when a worker first got to it:
+    // it is recorded as soon as a worker runs, not two seconds later.
+    expect(await outcome(expiring)).toEqual({ status: 'timeout' });
+    const [expired] = await sessionRows([expiring]);
+    expect(expired!.completed_ms! - workerUp).toBeLessThan(2_000);
     expect(await outcome(push)).toEqual({ status: 'answered' });
     expect(requestsFor(push.id)).toHaveLength(1);
     await lease([pull]);
@@ -234,13 +250,13 @@ describe('deliveries survive the worker', () => {
     // Each push prompt reached the agent exactly once, the crash notwithstanding.
     for (const p of pushes) expect(requestsFor(p.id)).toHaveLength(1);
     // Each outcome was recorded by a single activity, and each prompt sent or queued by a single one.
-    for (const p of pushes) expect(await activitiesScheduled(p)).toEqual({ pushPrompt: 1, recordOutcome: 1 });
-    for (const p of pulls) expect(await activitiesScheduled(p)).toEqual({ queueWork: 1, recordOutcome: 1 });
+    for (const p of pushes) expect(await activitiesRun(p)).toEqual({ pushPrompt: 1, recordOutcome: 1 });
+    for (const p of pulls) expect(await activitiesRun(p)).toEqual({ queueWork: 1, recordOutcome: 1 });
     const [{ n }] = await t.orm.em.getConnection().execute<Array<{ n: number }>>(
       `select count(*)::int as n from sessions where kind = 'sandbox' and agent_id in (?, ?)`,
       [pusher.id, puller.id],
     );
-    expect(n).toBe(2 + pushes.length + pulls.length);
+    expect(n).toBe(3 + pushes.length + pulls.length);
   }, 2 * WORKER_READY_MS + 120_000);
 });
 

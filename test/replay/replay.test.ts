@@ -21,6 +21,13 @@ const SCENARIOS = [
   'push-answered',
   'push-cancelled',
   'push-deadline',
+  // Recorded before queueing and recording became local activities (the local-database-writes patch).
+  'pull-answered.v1',
+  'pull-cancelled.v1',
+  'pull-expired.v1',
+  'push-answered.v1',
+  'push-cancelled.v1',
+  'push-deadline.v1',
 ];
 
 interface Saved {
@@ -68,10 +75,11 @@ describe('saved workflow histories', () => {
       workflowsPath: path.join(__dirname, 'fixtures', 'reordered-deliver-prompt.ts'),
       logger: new DefaultLogger('WARN'),
     });
-    const deliveries = saved.filter((s) => s.name === 'push-answered' || s.name === 'pull-answered');
+    // The fixture is the activity-only delivery the v1 histories were recorded with, reordered.
+    const deliveries = saved.filter((s) => s.name === 'push-answered.v1' || s.name === 'pull-answered.v1');
     expect(deliveries).toHaveLength(2);
     const results = await replay({ code }, deliveries);
-    expect(results.map((r) => r.name)).toEqual(['pull-answered', 'push-answered']);
+    expect(results.map((r) => r.name)).toEqual(['pull-answered.v1', 'push-answered.v1']);
     for (const { error } of results) {
       expect(error).toBeInstanceOf(DeterminismViolationError);
       expect(error!.message).toMatch(/Nondeterminism error: Activity type of scheduled event '(pushPrompt|queueWork)' does not match .* 'recordOutcome'/);
