@@ -1,27 +1,37 @@
 /**
  * Wakes pull long-polls when work is queued. One LISTEN connection per API process; the activity
- * that queues work NOTIFYs, so a wake-up reaches every API process. Long-polls also re-check the
- * database every few seconds, so a notification lost while reconnecting only delays, never loses, work.
+ * that queues work NOTIFYs, so a wake-up reaches every API process. A long-poll subscribes before
+ * it checks the queue, so a notification that arrives while it checks is kept, not missed.
+ *
+ * A notification can still be lost: sent while the connection was down, or to a connection that
+ * died without a sign. So the notifier sweeps: when it (re)connects and every `sweepMs`, one query
+ * on its own connection finds which of the waiting agents have queued work, and wakes those. The
+ * long-polls themselves never re-check by timer, so an idle one costs the database nothing.
  */
 import { Client } from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import { WORK_CHANNEL } from '../infra/db/work-channel';
 
 const RECONNECT_MS = 2_000;
+const SWEEP_MS = 25_000;
 
 export class WorkNotifier {
-  private readonly waiters = new Map<number, Set<() => void>>();
+  private readonly subscriptions = new Map<number, Set<WorkSubscription>>();
   private client: Client | undefined;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping = false;
 
   constructor(
     private readonly databaseUrl: string,
     private readonly log: FastifyBaseLogger,
+    private readonly sweepMs = SWEEP_MS,
   ) {}
 
-  /** Starts listening; a database that is down now is retried in the background (long-polls still re-check). */
+  /** Starts listening; a database that is down now is retried in the background. */
   async start(): Promise<void> {
+    this.sweepTimer = setInterval(() => void this.sweep(), this.sweepMs).unref();
     await this.connect().catch((err: Error) => {
       this.log.warn({ err: err.message }, 'work notifier could not connect; retrying');
       this.reconnectLater();
@@ -50,38 +60,54 @@ export class WorkNotifier {
     }
     if (this.closed) return void (await client.end().catch(() => undefined));
     this.client = client;
+    // Notifications sent while nobody listened are gone: look for the work they announced.
+    await this.sweep();
   }
 
-  /** Resolves when work is queued for the agent, after `ms`, or when `signal` aborts, whichever comes first. */
-  wait(agentId: number, ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const set = this.waiters.get(agentId) ?? new Set();
-      this.waiters.set(agentId, set);
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        set.delete(done);
-        if (set.size === 0 && this.waiters.get(agentId) === set) this.waiters.delete(agentId);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-      set.add(done);
+  /** Wakes the waiting long-polls of every agent that has queued work. */
+  private async sweep(): Promise<void> {
+    const client = this.client;
+    if (!client || this.sweeping || this.subscriptions.size === 0) return;
+    this.sweeping = true;
+    try {
+      const { rows } = await client.query<{ agent_id: number }>(
+        `select distinct agent_id from work_items where state = 'queued' and agent_id = any($1::int[])`,
+        [[...this.subscriptions.keys()]],
+      );
+      for (const { agent_id: agentId } of rows) this.wake(agentId);
+    } catch (err) {
+      // A lost connection is reported (and reconnected) by its own events; the next sweep tries again.
+      this.log.warn({ err: (err as Error).message }, 'work notifier sweep failed');
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  /** Starts keeping the agent's work notifications for one long-poll; close it when the poll ends. */
+  subscribe(agentId: number): WorkSubscription {
+    const set = this.subscriptions.get(agentId) ?? new Set();
+    this.subscriptions.set(agentId, set);
+    const sub = new WorkSubscription(() => {
+      set.delete(sub);
+      if (set.size === 0 && this.subscriptions.get(agentId) === set) this.subscriptions.delete(agentId);
     });
+    set.add(sub);
+    if (this.closed) sub.notify();
+    return sub;
   }
 
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.reconnectTimer);
-    for (const set of this.waiters.values()) for (const done of [...set]) done();
+    clearInterval(this.sweepTimer);
+    for (const set of this.subscriptions.values()) for (const sub of set) sub.notify();
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);
   }
 
   private wake(agentId: number): void {
-    for (const done of [...(this.waiters.get(agentId) ?? [])]) done();
+    for (const sub of this.subscriptions.get(agentId) ?? []) sub.notify();
   }
 
   private reconnectLater(): void {
@@ -93,5 +119,43 @@ export class WorkNotifier {
         this.reconnectLater();
       });
     }, RECONNECT_MS);
+  }
+}
+
+/** One long-poll's view of its agent's notifications: one that arrives between waits is kept for the next wait. */
+export class WorkSubscription {
+  private notified = false;
+  private resolveWait: (() => void) | undefined;
+
+  constructor(readonly close: () => void) {}
+
+  /** Forgets earlier notifications: call it just before checking the queue. */
+  reset(): void {
+    this.notified = false;
+  }
+
+  /**
+   * Resolves with true at once if notified since the last reset, else on a notification; with false
+   * after `ms` or when `signal` aborts.
+   */
+  wait(ms: number, signal: AbortSignal): Promise<boolean> {
+    if (this.notified) return Promise.resolve(true);
+    if (signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        this.resolveWait = undefined;
+        resolve(this.notified);
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+      this.resolveWait = done;
+    });
+  }
+
+  notify(): void {
+    this.notified = true;
+    this.resolveWait?.();
   }
 }

@@ -13,9 +13,6 @@ import { errors, idParam } from '../schemas/common';
 import { workNextQuery, workParams, workPayload, workRecorded, workResult } from '../schemas/session';
 import type { WorkNotifier } from '../work-notifier';
 
-/** A long-poll re-checks the database at least this often, in case a wake-up was missed. */
-const RECHECK_MS = 5_000;
-
 async function pullAgent(em: EntityManager, agentId: number, secret: string | string[] | undefined): Promise<Agent> {
   const agent = await em.findOne(Agent, agentId);
   if (!agent) throw notFound('agent');
@@ -74,11 +71,16 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
       // The runner left, or this API process is shutting down (then the runner gets 204 and polls again elsewhere).
       const stop = AbortSignal.any([gone.signal, draining]);
       app.openLongPolls.inc();
+      // Subscribed before the first check, so work queued while a check runs still wakes the poll.
+      const notifications = notifier.subscribe(agent.id);
+      let notified = false;
       try {
         for (;;) {
           // Never lease to a runner that has gone: the item would sit leased until its deadline.
           if (stop.aborted) return reply.code(204).send(null);
-          const work = await claimWork(request.em, agent.id);
+          notifications.reset();
+          // Woken for queued work: claim it at once. The first look finds an empty queue most of the time: probe first.
+          const work = await claimWork(request.em, agent.id, { probeFirst: !notified });
           if (work && gone.signal.aborted) {
             await releaseWork(request.em, work.id);
             return reply.code(204).send(null);
@@ -96,9 +98,10 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
           }
           const left = until - Date.now();
           if (left <= 0 || stop.aborted) return reply.code(204).send(null);
-          await notifier.wait(agent.id, Math.min(left, RECHECK_MS), stop);
+          notified = await notifications.wait(left, stop);
         }
       } finally {
+        notifications.close();
         app.openLongPolls.dec();
       }
     },

@@ -1,4 +1,5 @@
 import { Client } from '@temporalio/client';
+import { releaseWork } from '../../infra/db/repositories/session-queries';
 import { deliveryWorkflowId } from '../../workflows/contracts';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 
@@ -76,14 +77,30 @@ describe('pull work', () => {
   });
 
   it('wakes a waiting long-poll as soon as work is queued', async () => {
-    const polling = next(30);
+    const polling = next(50);
+    const queuedAt = Date.now();
     const { id } = (await sandbox({ prompt: 'wake up', deadline_seconds: 30 })).json();
     const res = await polling;
+    // Woken by the notification, not found by the 25 s re-check.
+    expect(Date.now() - queuedAt).toBeLessThan(20_000);
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ work_id: id, kind: 'sandbox', prompt: 'wake up', category: 'sandbox' });
     expect(res.json().deadline_seconds).toBeLessThanOrEqual(30);
     expect((await post(id, { response: 'awake' })).statusCode).toBe(200);
     expect(await outcome(id)).toEqual({ status: 'answered' });
+  });
+
+  it('hands an item put back by a poll whose client left to another waiting poll at once', async () => {
+    const { id } = (await sandbox({ prompt: 'put back', deadline_seconds: 60 })).json();
+    expect((await next(10)).json()).toMatchObject({ work_id: id });
+    const waiting = next(50);
+    const releasedAt = Date.now();
+    // What the work/next handler does when the runner disconnects just as the item was leased to it.
+    await releaseWork(t.orm.em.fork(), Number(id.split('-')[1]));
+    const res = await waiting;
+    expect(Date.now() - releasedAt).toBeLessThan(20_000);
+    expect(res.json()).toMatchObject({ work_id: id, prompt: 'put back' });
+    expect((await post(id, { response: 'got it' })).statusCode).toBe(200);
   });
 
   it('records an answer once: the same body again is 200, a different one 409', async () => {

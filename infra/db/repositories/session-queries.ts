@@ -2,6 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AgentMode } from '../../domain/agent-state';
 import type { SessionKind, SessionStatus } from '../../domain/sessions';
+import { WORK_CHANNEL } from '../work-channel';
 
 export interface SessionRow {
   id: number;
@@ -81,16 +82,20 @@ export interface ClaimedWork {
   redelivery_of_id: number | null;
 }
 
-/** Leases the agent's oldest queued item that is still pending; concurrent polls skip each other's rows. */
-export async function claimWork(em: EntityManager, agentId: number): Promise<ClaimedWork | undefined> {
-  // Most calls find nothing: every waiting long-poll re-checks every few seconds. This probe (an
-  // index lookup with a trivial plan) costs PostgreSQL about a fifth of what planning the claim
-  // does, so idle long-polls stay cheap; work queued just after it still wakes the poll by NOTIFY.
-  const [queued] = await em.getConnection().execute<Array<{ queued: number }>>(
-    `select 1 as queued from work_items where agent_id = ? and state = 'queued' limit 1`,
-    [agentId],
-  );
-  if (!queued) return undefined;
+/**
+ * Leases the agent's oldest queued item that is still pending; concurrent polls skip each other's rows.
+ * `probeFirst`: when the queue is most likely empty (a poll's first check, a re-check), look with a
+ * probe (an index lookup with a trivial plan, about a fifth of what planning the claim costs
+ * PostgreSQL) before claiming; a poll woken for queued work claims straight away.
+ */
+export async function claimWork(em: EntityManager, agentId: number, { probeFirst }: { probeFirst: boolean }): Promise<ClaimedWork | undefined> {
+  if (probeFirst) {
+    const [queued] = await em.getConnection().execute<Array<{ queued: number }>>(
+      `select 1 as queued from work_items where agent_id = ? and state = 'queued' limit 1`,
+      [agentId],
+    );
+    if (!queued) return undefined;
+  }
   const [row] = await em.getConnection().execute<ClaimedWork[]>(
     `with claimed as (
        update work_items w set state = 'leased', leased_at = now()
@@ -107,9 +112,13 @@ export async function claimWork(em: EntityManager, agentId: number): Promise<Cla
   return row;
 }
 
-/** Puts a just-leased item back, for a long-poll whose client left before it could be answered. */
+/** Puts a just-leased item back, for a long-poll whose client left before it could be answered, and wakes the agent's other long-polls. */
 export async function releaseWork(em: EntityManager, sessionId: number): Promise<void> {
-  await em.getConnection().execute(`update work_items set state = 'queued', leased_at = null where session_id = ? and state = 'leased'`, [sessionId]);
+  await em.getConnection().execute(
+    `with released as (update work_items set state = 'queued', leased_at = null where session_id = ? and state = 'leased' returning agent_id)
+     select pg_notify(?, agent_id::text) from released`,
+    [sessionId, WORK_CHANNEL],
+  );
 }
 
 export interface GymCounts {
