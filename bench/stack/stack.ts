@@ -103,12 +103,14 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
     opts.log(`data folder ${dir}`);
     opts.log('starting PostgreSQL and the Temporal dev server, bundling the workflows');
     const cli = findOrInstallTemporalCli({ toolDir: path.join(REPO, '.arena', 'tools'), explicitPath: process.env.TEMPORAL_CLI_PATH || undefined, log: opts.log });
+    const postgres = startEmbeddedPostgres({ dataDir: dir, port: pgPort, log: fileLog('postgres') }).then((server) => {
+      stops.push(server.stop);
+      return server;
+    });
     const [pg, temporalServer, arenaBundle] = await Promise.all([
-      startEmbeddedPostgres({ dataDir: dir, port: pgPort, log: fileLog('postgres') }).then((server) => {
-        stops.push(server.stop);
-        return server;
-      }),
-      cli.then((cliPath) =>
+      postgres,
+      // Temporal binds ports of its own choosing as it starts: once PostgreSQL holds its port, none can be that one.
+      Promise.all([cli, postgres.catch(() => undefined)]).then(([cliPath]) =>
         startTemporalDevServer({ cliPath, dataDir: dir, port: temporalPort, namespace: 'default', log: fileLog('temporal') }).then((server) => {
           stops.push(server.stop);
           return server;

@@ -44,13 +44,16 @@ export default async function globalSetup(): Promise<void> {
     await fs.writeFile(file, code);
     process.env.TEST_WORKFLOW_BUNDLE = file;
   });
+  const postgres = startEmbeddedPostgres({ dataDir: tempDir, port: pgPort, log: log('postgres') }).then((pg) => {
+    stack.stops.push(pg.stop);
+    process.env.TEST_PG_ADMIN_URL = pg.adminUrl;
+  });
   const results = await Promise.allSettled([
     bundling,
-    startEmbeddedPostgres({ dataDir: tempDir, port: pgPort, log: log('postgres') }).then((pg) => {
-      stack.stops.push(pg.stop);
-      process.env.TEST_PG_ADMIN_URL = pg.adminUrl;
-    }),
-    cliPath.then(async (cli) => {
+    postgres,
+    // Temporal binds several ports of its own choosing as it starts: only once PostgreSQL holds its
+    // port can none of them be that one.
+    Promise.all([cliPath, postgres.catch(() => undefined)]).then(async ([cli]) => {
       const temporal = await startTemporalDevServer({ cliPath: cli, dataDir: tempDir, port: temporalPort, namespace: 'default', log: log('temporal') });
       stack.stops.push(temporal.stop);
       process.env.TEST_TEMPORAL_ADDRESS = temporal.address;
