@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { Agent } from '../../infra/db/entities/agent.entity';
 import { claimWork, findSession, releaseWork, type SessionRow } from '../../infra/db/repositories/session-queries';
 import { tokenMatchesHash } from '../../infra/domain/credentials';
 import { deadlineExceededMessage, parseSessionPublicId, sessionPublicId } from '../../infra/domain/sessions';
@@ -13,10 +12,18 @@ import { errors, idParam } from '../schemas/common';
 import { workNextQuery, workParams, workPayload, workRecorded, workResult } from '../schemas/session';
 import type { WorkNotifier } from '../work-notifier';
 
-async function pullAgent(em: EntityManager, agentId: number, secret: string | string[] | undefined): Promise<Agent> {
-  const agent = await em.findOne(Agent, agentId);
+interface PullAgent {
+  id: number;
+  secret_hash: string;
+  mode: string;
+  deactivated: boolean;
+}
+
+/** The agent a pull call names, once its secret checks out: the four columns it needs, no entity. */
+async function pullAgent(em: EntityManager, agentId: number, secret: string | string[] | undefined): Promise<PullAgent> {
+  const [agent] = await em.getConnection().execute<PullAgent[]>(`select id, secret_hash, mode, deactivated from agents where id = ?`, [agentId]);
   if (!agent) throw notFound('agent');
-  if (typeof secret !== 'string' || !tokenMatchesHash(secret, agent.secretHash)) {
+  if (typeof secret !== 'string' || !tokenMatchesHash(secret, agent.secret_hash)) {
     throw new ApiError(403, 'invalid or missing X-Arena-Secret');
   }
   if (agent.mode !== 'pull') throw new ApiError(409, 'agent is not in pull mode');
@@ -46,6 +53,8 @@ export interface WorkRoutesOptions {
 }
 
 export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, { workflows, notifier, draining, pollsPerMinute }) => {
+  // Raw SQL only, so no request needs an identity map of its own: a waiting long-poll holds nothing but its socket.
+  const db = app.orm.em;
   // Counted per agent, and only once the secret checked out, so nobody else can use up a runner's budget.
   const pollLimit = app.rateLimit({ max: pollsPerMinute, timeWindow: '1 minute', keyGenerator: (request) => `work-next:${(request.params as { id: number }).id}` });
   const security = [{ agentSecret: [] }];
@@ -63,7 +72,7 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
       },
     },
     async (request, reply) => {
-      const agent = await pullAgent(request.em, request.params.id, request.headers['x-arena-secret']);
+      const agent = await pullAgent(db, request.params.id, request.headers['x-arena-secret']);
       await pollLimit.call(app, request, reply);
       const until = Date.now() + request.query.wait * 1000;
       const gone = new AbortController();
@@ -80,9 +89,9 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
           if (stop.aborted) return reply.code(204).send(null);
           notifications.reset();
           // Woken for queued work: claim it at once. The first look finds an empty queue most of the time: probe first.
-          const work = await claimWork(request.em, agent.id, { probeFirst: !notified });
+          const work = await claimWork(db, agent.id, { probeFirst: !notified });
           if (work && gone.signal.aborted) {
-            await releaseWork(request.em, work.id);
+            await releaseWork(db, work.id);
             return reply.code(204).send(null);
           }
           if (work) {
@@ -121,10 +130,10 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
     },
     async (request) => {
       const receivedAt = Date.now();
-      const agent = await pullAgent(request.em, request.params.id, request.headers['x-arena-secret']);
+      const agent = await pullAgent(db, request.params.id, request.headers['x-arena-secret']);
       const workId = request.params.work_id;
       const parsed = parseSessionPublicId(workId);
-      const row = parsed ? await findSession(request.em, agent.id, parsed.id) : undefined;
+      const row = parsed ? await findSession(db, agent.id, parsed.id) : undefined;
       if (!parsed || !row || row.kind !== parsed.kind || row.mode !== 'pull') throw notFound('work item');
       const recorded = { work_id: workId, recorded: true as const };
       const hash = resultHash(request.body);
@@ -143,7 +152,7 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
         if (steer.kind === 'refused') throw new ApiError(409, steer.reason);
       }
       // Settled already (or it settled while we asked): the same result again is fine, anything else is a conflict.
-      const settled = row.status === 'pending' ? await findSession(request.em, agent.id, row.id) : row;
+      const settled = row.status === 'pending' ? await findSession(db, agent.id, row.id) : row;
       const conflict = settledConflict(settled!, hash);
       if (conflict) throw new ApiError(409, conflict);
       return recorded;

@@ -207,7 +207,9 @@ describe('arena reset', () => {
     for (const to of ['last-workflow-task', 'first'] as const) {
       const task = await arena.sandbox(puller.id, `reset ${to}`, 120);
       const handle = arena.client.workflow.getHandle(`delivery-${task.sessionId}`);
-      await eventually(async () => ((await handle.fetchHistory()).events!.some((e) => e.activityTaskCompletedEventAttributes) ? true : undefined), 'work to be queued');
+      // queueWork runs as a local activity: its marker is in the history once the work is queued.
+      const queued = (e: { markerRecordedEventAttributes?: { markerName?: string | null } | null }) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity';
+      await eventually(async () => ((await handle.fetchHistory()).events!.some(queued) ? true : undefined), 'work to be queued');
       const before = (await handle.describe()).runId;
       const res = await arenaCli('reset', `delivery-${task.sessionId}`, '--to', to);
       expect(res.code).toBe(0);
