@@ -17,11 +17,14 @@ interface PullAgent {
   secret_hash: string;
   mode: string;
   deactivated: boolean;
+  /** With `lookAtQueue`: whether the agent has queued work. */
+  queued?: boolean;
 }
 
-/** The agent a pull call names, once its secret checks out: the four columns it needs, no entity. */
-async function pullAgent(em: EntityManager, agentId: number, secret: string | string[] | undefined): Promise<PullAgent> {
-  const [agent] = await em.getConnection().execute<PullAgent[]>(`select id, secret_hash, mode, deactivated from agents where id = ?`, [agentId]);
+/** The agent a pull call names, once its secret checks out: the columns it needs, no entity. */
+async function pullAgent(em: EntityManager, agentId: number, secret: string | string[] | undefined, { lookAtQueue = false } = {}): Promise<PullAgent> {
+  const queued = lookAtQueue ? `, exists(select 1 from work_items w where w.agent_id = a.id and w.state = 'queued') as queued` : '';
+  const [agent] = await em.getConnection().execute<PullAgent[]>(`select a.id, a.secret_hash, a.mode, a.deactivated${queued} from agents a where a.id = ?`, [agentId]);
   if (!agent) throw notFound('agent');
   if (typeof secret !== 'string' || !tokenMatchesHash(secret, agent.secret_hash)) {
     throw new ApiError(403, 'invalid or missing X-Arena-Secret');
@@ -72,46 +75,52 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
       },
     },
     async (request, reply) => {
-      const agent = await pullAgent(db, request.params.id, request.headers['x-arena-secret']);
-      await pollLimit.call(app, request, reply);
-      const until = Date.now() + request.query.wait * 1000;
-      const gone = new AbortController();
-      reply.raw.once('close', () => gone.abort());
-      // The runner left, or this API process is shutting down (then the runner gets 204 and polls again elsewhere).
-      const stop = AbortSignal.any([gone.signal, draining]);
-      app.openLongPolls.inc();
-      // Subscribed before the first check, so work queued while a check runs still wakes the poll.
-      const notifications = notifier.subscribe(agent.id);
-      let notified = false;
+      // Subscribed before the first look at the queue, so work queued while it looks still wakes the poll.
+      const notifications = notifier.subscribe(request.params.id);
       try {
-        for (;;) {
-          // Never lease to a runner that has gone: the item would sit leased until its deadline.
-          if (stop.aborted) return reply.code(204).send(null);
-          notifications.reset();
-          // Woken for queued work: claim it at once. The first look finds an empty queue most of the time: probe first.
-          const work = await claimWork(db, agent.id, { probeFirst: !notified });
-          if (work && gone.signal.aborted) {
-            await releaseWork(db, work.id);
-            return reply.code(204).send(null);
+        // The agent, and whether it has queued work, in one query: most long-polls find none.
+        const agent = await pullAgent(db, request.params.id, request.headers['x-arena-secret'], { lookAtQueue: true });
+        await pollLimit.call(app, request, reply);
+        const until = Date.now() + request.query.wait * 1000;
+        const gone = new AbortController();
+        reply.raw.once('close', () => gone.abort());
+        // The runner left, or this API process is shutting down (then the runner gets 204 and polls again elsewhere).
+        const stop = AbortSignal.any([gone.signal, draining]);
+        app.openLongPolls.inc();
+        try {
+          // claim: work is (likely) queued; probe: look first (a wait ran out); none: nothing queued at the first look.
+          let look: 'claim' | 'probe' | 'none' = agent.queued ? 'claim' : 'none';
+          for (;;) {
+            // Never lease to a runner that has gone: the item would sit leased until its deadline.
+            if (stop.aborted) return reply.code(204).send(null);
+            if (look !== 'none') {
+              notifications.reset();
+              const work = await claimWork(db, agent.id, { probeFirst: look === 'probe' });
+              if (work && gone.signal.aborted) {
+                await releaseWork(db, work.id);
+                return reply.code(204).send(null);
+              }
+              if (work) {
+                return {
+                  prompt_id: work.prompt_id,
+                  prompt: work.text,
+                  category: work.category,
+                  deadline_seconds: work.remaining_seconds,
+                  kind: work.kind,
+                  work_id: sessionPublicId(work.kind, work.id),
+                  ...(work.redelivery_of_id === null ? {} : { redelivery_of: sessionPublicId(work.kind, work.redelivery_of_id) }),
+                };
+              }
+            }
+            const left = until - Date.now();
+            if (left <= 0 || stop.aborted) return reply.code(204).send(null);
+            look = (await notifications.wait(left, stop)) ? 'claim' : 'probe';
           }
-          if (work) {
-            return {
-              prompt_id: work.prompt_id,
-              prompt: work.text,
-              category: work.category,
-              deadline_seconds: work.remaining_seconds,
-              kind: work.kind,
-              work_id: sessionPublicId(work.kind, work.id),
-              ...(work.redelivery_of_id === null ? {} : { redelivery_of: sessionPublicId(work.kind, work.redelivery_of_id) }),
-            };
-          }
-          const left = until - Date.now();
-          if (left <= 0 || stop.aborted) return reply.code(204).send(null);
-          notified = await notifications.wait(left, stop);
+        } finally {
+          app.openLongPolls.dec();
         }
       } finally {
         notifications.close();
-        app.openLongPolls.dec();
       }
     },
   );
