@@ -46,6 +46,9 @@ function settledConflict(row: SessionRow, hash: string): string | null {
   return `work item expired: ${deadlineExceededMessage(row.deadline_seconds)}`;
 }
 
+/** The abort reason of a long-poll's stop signal: a plain value, so aborting builds no DOMException. */
+const POLL_ENDED = Symbol('long-poll ended');
+
 export interface WorkRoutesOptions {
   workflows: WorkflowDeps;
   notifier: WorkNotifier;
@@ -82,10 +85,21 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
         const agent = await pullAgent(db, request.params.id, request.headers['x-arena-secret'], { lookAtQueue: true });
         await pollLimit.call(app, request, reply);
         const until = Date.now() + request.query.wait * 1000;
-        const gone = new AbortController();
-        reply.raw.once('close', () => gone.abort());
-        // The runner left, or this API process is shutting down (then the runner gets 204 and polls again elsewhere).
-        const stop = AbortSignal.any([gone.signal, draining]);
+        // Stopped when the runner leaves, or when this API process begins to shut down (then the
+        // runner gets 204 and polls again elsewhere). Plain listeners, removed when the poll ends:
+        // with thousands of polls renewing, AbortSignal.any and an abort (building a DOMException)
+        // after every finished request took about a twentieth of the API's time.
+        const stopping = new AbortController();
+        let runnerLeft = false;
+        const onClose = () => {
+          runnerLeft = true;
+          stopping.abort(POLL_ENDED);
+        };
+        const onDrain = () => stopping.abort(POLL_ENDED);
+        reply.raw.once('close', onClose);
+        if (draining.aborted) onDrain();
+        else draining.addEventListener('abort', onDrain, { once: true });
+        const stop = stopping.signal;
         app.openLongPolls.inc();
         try {
           // claim: work is (likely) queued; probe: look first (a wait ran out); none: nothing queued at the first look.
@@ -96,7 +110,7 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
             if (look !== 'none') {
               notifications.reset();
               const work = await claimWork(db, agent.id, { probeFirst: look === 'probe' });
-              if (work && gone.signal.aborted) {
+              if (work && runnerLeft) {
                 await releaseWork(db, work.id);
                 return reply.code(204).send(null);
               }
@@ -117,6 +131,8 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
             look = (await notifications.wait(left, stop)) ? 'claim' : 'probe';
           }
         } finally {
+          reply.raw.off('close', onClose);
+          draining.removeEventListener('abort', onDrain);
           app.openLongPolls.dec();
         }
       } finally {

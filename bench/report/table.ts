@@ -11,6 +11,8 @@ export function formatNumber(value: number): string {
 
 export function formatRatio(ratio: number): string {
   if (!Number.isFinite(ratio)) return 'n/a';
+  // Below 0.01 two decimals would read 0.00x: two significant digits instead.
+  if (ratio > 0 && ratio < 0.01) return `${Number(ratio.toPrecision(2))}x`;
   return `${ratio >= 10 ? ratio.toFixed(0) : ratio.toFixed(2)}x`;
 }
 

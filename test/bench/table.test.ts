@@ -19,6 +19,8 @@ describe('formatting', () => {
 
   it('writes ratios with an x, and n/a for a zero baseline', () => {
     expect(formatRatio(0.75)).toBe('0.75x');
+    expect(formatRatio(0.0034)).toBe('0.0034x');
+    expect(formatRatio(0)).toBe('0.00x');
     expect(formatRatio(5)).toBe('5.00x');
     expect(formatRatio(123.4)).toBe('123x');
     expect(formatRatio(Infinity)).toBe('n/a');
