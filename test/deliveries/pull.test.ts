@@ -29,6 +29,14 @@ const sandbox = (payload: object) =>
 const outcome = (publicId: string) => client.workflow.getHandle(deliveryWorkflowId(Number(publicId.split('-')[1]))).result();
 const sessionOf = async (publicId: string) =>
   (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100` })).json().sessions.find((s: { id: string }) => s.id === publicId);
+/** Awaits a condition on real state rather than sleeping a fixed time. */
+async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 const detail = async () => (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}`, headers: owner.auth })).json();
 
 describe('the gym of a pull agent', () => {
@@ -101,6 +109,21 @@ describe('pull work', () => {
     expect(Date.now() - releasedAt).toBeLessThan(20_000);
     expect(res.json()).toMatchObject({ work_id: id, prompt: 'put back' });
     expect((await post(id, { response: 'got it' })).statusCode).toBe(200);
+  });
+
+  it('ends a long-poll as soon as its runner disconnects, and hands it nothing', async () => {
+    const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const openPolls = async () => (await t.app.openLongPolls.get()).values[0]?.value ?? 0;
+    const runner = new AbortController();
+    const polling = fetch(`${base}/api/agents/${agent.id}/work/next?wait=50`, { headers: secretHeader(), signal: runner.signal }).catch((err: Error) => err.name);
+    await until(async () => (await openPolls()) === 1);
+    runner.abort();
+    expect(await polling).toBe('AbortError');
+    await until(async () => (await openPolls()) === 0);
+    // Work queued now goes to the next poll: nothing was leased to the runner that left.
+    const { id } = (await sandbox({ prompt: 'after the runner left', deadline_seconds: 30 })).json();
+    expect((await next(10)).json()).toMatchObject({ work_id: id });
+    expect((await post(id, { response: 'picked up' })).statusCode).toBe(200);
   });
 
   it('records an answer once: the same body again is 200, a different one 409', async () => {
