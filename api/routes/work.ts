@@ -61,6 +61,12 @@ export interface WorkRoutesOptions {
 export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, { workflows, notifier, draining, pollsPerMinute }) => {
   // Raw SQL only, so no request needs an identity map of its own: a waiting long-poll holds nothing but its socket.
   const db = app.orm.em;
+  // The waiting polls to stop when the API begins to shut down. A Set, not a listener each on
+  // `draining`: an EventTarget looks through all its listeners on every add and remove.
+  const drainListeners = new Set<() => void>();
+  draining.addEventListener('abort', () => {
+    for (const stop of drainListeners) stop();
+  }, { once: true });
   // Counted per agent, and only once the secret checked out, so nobody else can use up a runner's budget.
   const pollLimit = app.rateLimit({ max: pollsPerMinute, timeWindow: '1 minute', keyGenerator: (request) => `work-next:${(request.params as { id: number }).id}` });
   const security = [{ agentSecret: [] }];
@@ -86,8 +92,8 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
         await pollLimit.call(app, request, reply);
         const until = Date.now() + request.query.wait * 1000;
         // Stopped when the runner leaves, or when this API process begins to shut down (then the
-        // runner gets 204 and polls again elsewhere). Plain listeners, removed when the poll ends:
-        // with thousands of polls renewing, AbortSignal.any and an abort (building a DOMException)
+        // runner gets 204 and polls again elsewhere). The listeners go when the poll ends: with
+        // thousands of polls renewing, AbortSignal.any and an abort (building a DOMException)
         // after every finished request took about a twentieth of the API's time.
         const stopping = new AbortController();
         let runnerLeft = false;
@@ -98,7 +104,7 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
         const onDrain = () => stopping.abort(POLL_ENDED);
         reply.raw.once('close', onClose);
         if (draining.aborted) onDrain();
-        else draining.addEventListener('abort', onDrain, { once: true });
+        else drainListeners.add(onDrain);
         const stop = stopping.signal;
         app.openLongPolls.inc();
         try {
@@ -132,7 +138,7 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
           }
         } finally {
           reply.raw.off('close', onClose);
-          draining.removeEventListener('abort', onDrain);
+          drainListeners.delete(onDrain);
           app.openLongPolls.dec();
         }
       } finally {
