@@ -50,12 +50,12 @@ function stackEnv(): NodeJS.ProcessEnv {
   };
 }
 
-/** `npm start` (tsx infra/start.ts), or the same through the operator CLI (`arena start`). */
+/** `npm start` (node --import tsx infra/start.ts), or the same through the operator CLI (`arena start`). */
 function startStack(how: 'npm start' | 'arena start' = 'npm start'): RunningStack {
   const cliPath = process.env.TEST_TEMPORAL_CLI_PATH;
   if (!cliPath) throw new Error('TEST_TEMPORAL_CLI_PATH is unset: is test/support/global-setup.ts configured?');
   const [command, args] =
-    how === 'npm start' ? [path.join(REPO, 'node_modules', '.bin', 'tsx'), ['infra/start.ts']] : [process.execPath, [path.join(REPO, 'infra', 'cli', 'bin', 'arena.js'), 'start']];
+    how === 'npm start' ? [process.execPath, ['--import', 'tsx', 'infra/start.ts']] : [process.execPath, [path.join(REPO, 'infra', 'cli', 'bin', 'arena.js'), 'start']];
   const child = spawn(command, args, {
     cwd: REPO,
     detached: true, // a process group of its own, which the test signals like a terminal would

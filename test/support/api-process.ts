@@ -26,7 +26,9 @@ export class ApiProcess {
   readonly ready: Promise<string>;
 
   constructor(env: NodeJS.ProcessEnv) {
-    this.child = spawn(path.join(REPO, 'node_modules', '.bin', 'tsx'), ['api/server.ts'], { cwd: REPO, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Node itself, with tsx as a loader: the tsx command relays signals and SIGKILLs a child that
+    // does not acknowledge a SIGTERM within 30 ms, which a busy API can miss (a stop ends as 143).
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], { cwd: REPO, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (this.text += chunk));
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.text += chunk));
     this.closed = new Promise((resolve) => this.child.once('close', (code) => resolve(code)));

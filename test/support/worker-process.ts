@@ -24,7 +24,7 @@ export function workerEnv(t: TestApp, extra: Record<string, string> = {}): NodeJ
   };
 }
 
-/** `tsx worker/main.ts` in its own process group, so a kill takes tsx's node child too. */
+/** `node --import tsx worker/main.ts` (as `npm run worker`) in its own process group. */
 export class WorkerProcess {
   private readonly child: ChildProcess;
   private text = '';
@@ -34,7 +34,9 @@ export class WorkerProcess {
   readonly ready: Promise<string>;
 
   constructor(env: NodeJS.ProcessEnv) {
-    this.child = spawn(path.join(REPO, 'node_modules', '.bin', 'tsx'), ['worker/main.ts'], {
+    // Node itself, with tsx as a loader: the tsx command would stand between the signal and the
+    // worker, and SIGKILL it when it does not acknowledge a SIGTERM within 30 ms (a busy worker).
+    this.child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
       cwd: REPO,
       env,
       detached: true,
