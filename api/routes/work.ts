@@ -108,14 +108,14 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
         const stop = stopping.signal;
         app.openLongPolls.inc();
         try {
-          // claim: work is (likely) queued; probe: look first (a wait ran out); none: nothing queued at the first look.
-          let look: 'claim' | 'probe' | 'none' = agent.queued ? 'claim' : 'none';
+          // Claim only when work is queued: at the first look (from the agent query) or when notified.
+          let queued = agent.queued === true;
           for (;;) {
             // Never lease to a runner that has gone: the item would sit leased until its deadline.
             if (stop.aborted) return reply.code(204).send(null);
-            if (look !== 'none') {
+            if (queued) {
               notifications.reset();
-              const work = await claimWork(db, agent.id, { probeFirst: look === 'probe' });
+              const work = await claimWork(db, agent.id);
               if (work && runnerLeft) {
                 await releaseWork(db, work.id);
                 return reply.code(204).send(null);
@@ -134,7 +134,8 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
             }
             const left = until - Date.now();
             if (left <= 0 || stop.aborted) return reply.code(204).send(null);
-            look = (await notifications.wait(left, stop)) ? 'claim' : 'probe';
+            // Not notified means the wait ran out or the poll stopped: it ends above without another query.
+            queued = await notifications.wait(left, stop);
           }
         } finally {
           reply.raw.off('close', onClose);

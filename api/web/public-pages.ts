@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { Agent } from '../../infra/db/entities/agent.entity';
 import { User } from '../../infra/db/entities/user.entity';
 import { leaderboard, ratingHistory } from '../../infra/db/repositories/arena-queries';
-import { feedPage, gymCounts } from '../../infra/db/repositories/session-queries';
+import { agentFeed, gymCounts } from '../../infra/db/repositories/session-queries';
 import { isAgentActive } from '../../infra/domain/agent-state';
 import { tierFor } from '../../infra/domain/ratings/tiers';
 import { formatTimestamp } from '../../infra/domain/timestamps';
@@ -49,10 +49,11 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
     if (!agent) return notFound(request, reply, 'There is no agent with this id.');
     const page = pageQuery.parse(request.query).page;
     const [feed, history, gym] = await Promise.all([
-      feedPage(request.em, agent.id, FEED_PAGE_SIZE, (page - 1) * FEED_PAGE_SIZE),
+      agentFeed(request.em, agent.id, FEED_PAGE_SIZE, (page - 1) * FEED_PAGE_SIZE),
       ratingHistory(request.em, agent.id),
       gymCounts(request.em, agent.id, agent.gymStartedAt),
     ]);
+    if (!feed) return notFound(request, reply, 'There is no agent with this id.');
     const sessions = feed.rows.map(sessionView);
     const tier = tierFor(agent.elo);
     return sendPage(request, reply, {

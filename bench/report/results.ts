@@ -134,10 +134,12 @@ export function resultsMarkdown(results: BenchResults, chartFiles: string[]): st
       '',
       markdownTable(
         ['', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU (% of a core)'],
-        [
-          ['arena', formatNumber(r.arena.requestsPerSecond), formatNumber(r.arena.p50), formatNumber(r.arena.p99), String(r.arena.errors + r.arena.non2xx), cpuCell(r.arena.cpu)],
-          ['bare', formatNumber(r.bare.requestsPerSecond), formatNumber(r.bare.p50), formatNumber(r.bare.p99), String(r.bare.errors + r.bare.non2xx), cpuCell(r.bare.cpu)],
-        ],
+        ([['arena', r.arena], ['bare', r.bare]] as const).map(([name, side]) => [
+          name,
+          ...[side.requestsPerSecond, side.p50, side.p99].map(formatNumber),
+          String(side.errors + side.non2xx),
+          cpuCell(side.cpu),
+        ]),
       ),
       '',
     );
@@ -152,10 +154,12 @@ export function resultsMarkdown(results: BenchResults, chartFiles: string[]): st
       '',
       markdownTable(
         ['', 'RSS at start MB', 'RSS idle MB', 'CPU idle (% of a core)', 'opened in s', 'wake p50 ms', 'wake p99 ms', 'client errors', 'CPU of all while idle'],
-        [
-          ['arena API', formatNumber(p.arena.startRssMb), formatNumber(p.arena.idleRssMb), formatNumber(p.arena.idleCpuPercent), formatNumber(p.arena.openedInSeconds), formatNumber(p.arena.wake.p50), formatNumber(p.arena.wake.p99), String(p.arena.errors), cpuCell(p.arena.idleCpu)],
-          ['bare server', formatNumber(p.bare.startRssMb), formatNumber(p.bare.idleRssMb), formatNumber(p.bare.idleCpuPercent), formatNumber(p.bare.openedInSeconds), formatNumber(p.bare.wake.p50), formatNumber(p.bare.wake.p99), String(p.bare.errors), cpuCell(p.bare.idleCpu)],
-        ],
+        ([['arena API', p.arena], ['bare server', p.bare]] as const).map(([name, side]) => [
+          name,
+          ...[side.startRssMb, side.idleRssMb, side.idleCpuPercent, side.openedInSeconds, side.wake.p50, side.wake.p99].map(formatNumber),
+          String(side.errors),
+          cpuCell(side.idleCpu),
+        ]),
       ),
       '',
     );

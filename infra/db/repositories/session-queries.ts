@@ -45,16 +45,6 @@ export async function findSession(em: EntityManager, agentId: number, sessionId:
 export const FEED_HEAD_SQL = `select a.name, (select count(*)::int from sessions where agent_id = a.id) as total from agents a where a.id = ?`;
 export const FEED_PAGE_SQL = `select ${SESSION_COLUMNS} from ${SESSION_FROM} where s.agent_id = ? order by s.id desc limit ? offset ?`;
 
-/** A page of the feed with the session count, for a caller that has the agent already. */
-export async function feedPage(em: EntityManager, agentId: number, limit: number, offset: number): Promise<{ total: number; rows: SessionRow[] }> {
-  const conn = em.getConnection();
-  const [[{ total }], rows] = await Promise.all([
-    conn.execute<Array<{ total: number }>>(`select count(*)::int as total from sessions where agent_id = ?`, [agentId]),
-    conn.execute<SessionRow[]>(FEED_PAGE_SQL, [agentId, limit, offset]),
-  ]);
-  return { total, rows };
-}
-
 export interface AgentFeed {
   agentName: string;
   total: number;
@@ -83,19 +73,10 @@ export interface ClaimedWork {
 }
 
 /**
- * Leases the agent's oldest queued item that is still pending; concurrent polls skip each other's rows.
- * `probeFirst`: when the queue is most likely empty (a poll's first check, a re-check), look with a
- * probe (an index lookup with a trivial plan, about a fifth of what planning the claim costs
- * PostgreSQL) before claiming; a poll woken for queued work claims straight away.
+ * Leases the agent's oldest queued item that is still pending; concurrent polls skip each other's
+ * rows. Called when work is known or announced to be queued: an empty queue returns undefined.
  */
-export async function claimWork(em: EntityManager, agentId: number, { probeFirst }: { probeFirst: boolean }): Promise<ClaimedWork | undefined> {
-  if (probeFirst) {
-    const [queued] = await em.getConnection().execute<Array<{ queued: number }>>(
-      `select 1 as queued from work_items where agent_id = ? and state = 'queued' limit 1`,
-      [agentId],
-    );
-    if (!queued) return undefined;
-  }
+export async function claimWork(em: EntityManager, agentId: number): Promise<ClaimedWork | undefined> {
   const [row] = await em.getConnection().execute<ClaimedWork[]>(
     `with claimed as (
        update work_items w set state = 'leased', leased_at = now()
