@@ -2,6 +2,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { openSecret } from '../infra/domain/credentials';
 import { interpretPushResponse } from '../infra/domain/push-response';
+import { publicFailureMessage } from '../infra/webhook/failure';
 import {
   deadlineExceededMessage,
   sessionPublicId,
@@ -91,12 +92,21 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
       if (result.kind === 'failure') {
         if (result.neverSent) {
           // Nothing reached the agent: release the claim and let Temporal try again within the deadline.
-          await sql(`update sessions set push_state = null, sent_at = null, error = ? where id = ? and status = 'pending'`, [result.message, sessionId]);
+          await sql(`update sessions set push_state = null, sent_at = null, error = ?, error_detail = ? where id = ? and status = 'pending'`, [
+            publicFailureMessage(result.stage),
+            result.message,
+            sessionId,
+          ]);
           throw ApplicationFailure.retryable(result.message, 'WebhookNeverSent');
         }
         // The request's timeout is the delivery deadline, so timing out is missing the deadline.
         if (result.stage === 'timeout') return { status: 'deadline' };
-        return { status: 'error', error: result.message, latencyMs: Math.max(0, Date.now() - (result.sentAt ?? Date.now())) };
+        return {
+          status: 'error',
+          error: publicFailureMessage(result.stage),
+          errorDetail: result.message,
+          latencyMs: Math.max(0, Date.now() - (result.sentAt ?? Date.now())),
+        };
       }
       const latencyMs = Math.max(0, Math.round(result.receivedAt - result.sentAt));
       const answer = interpretPushResponse(result.status, result.body);
@@ -126,11 +136,18 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
           [input.sessionId],
         );
         const row = outcomeRow(input, work?.leased_ms ?? null);
+        // The returned error is the owner's version: it feeds ping_error and the logs, never the public.
         const [updated] = await run<{ status: SessionStatus; mode: AgentMode; agent_id: number; error: string | null }>(
           `update sessions set status = ?, response = ?, latency_ms = ?, agent_latency_ms = ?, result_hash = ?, completed_at = now(),
-             error = case when ? and error is not null then ? || '; last attempt: ' || error else ? end
-           where id = ? and status = 'pending' returning status, mode, agent_id, error`,
-          [row.status, row.response, row.latencyMs, row.agentLatencyMs, row.resultHash, row.keepLastAttempt, row.error, row.error, input.sessionId],
+             error = case when ? and error is not null then ? || '; last attempt: ' || error else ? end,
+             error_detail = case when ? and error is not null then ? || '; last attempt: ' || coalesce(error_detail, error) else ? end
+           where id = ? and status = 'pending' returning status, mode, agent_id, coalesce(error_detail, error) as error`,
+          [
+            row.status, row.response, row.latencyMs, row.agentLatencyMs, row.resultHash,
+            row.keepLastAttempt, row.error, row.error,
+            row.keepLastAttempt, row.error, row.errorDetail,
+            input.sessionId,
+          ],
         );
         if (!updated) {
           const [existing] = await run<{ status: SessionStatus }>(`select status from sessions where id = ?`, [input.sessionId]);
@@ -170,6 +187,8 @@ interface OutcomeRow {
   status: SessionStatus;
   response: string | null;
   error: string | null;
+  /** Only where the owner's version differs from the public one. */
+  errorDetail: string | null;
   latencyMs: number;
   agentLatencyMs: number | null;
   resultHash: string | null;
@@ -178,13 +197,13 @@ interface OutcomeRow {
 }
 
 function outcomeRow(input: { kind: SessionKind; deadlineSeconds: number; settlement: Settlement }, leasedAtMs: number | null): OutcomeRow {
-  const base = { response: null, error: null, agentLatencyMs: null, resultHash: null, keepLastAttempt: false };
+  const base = { response: null, error: null, errorDetail: null, agentLatencyMs: null, resultHash: null, keepLastAttempt: false };
   const s = input.settlement;
   switch (s.status) {
     case 'answered':
       return { ...base, status: 'answered', response: s.response, latencyMs: s.latencyMs };
     case 'error':
-      return { ...base, status: 'error', error: s.error, latencyMs: s.latencyMs };
+      return { ...base, status: 'error', error: s.error, errorDetail: s.errorDetail ?? null, latencyMs: s.latencyMs };
     case 'pulled': {
       const latencyMs = leasedAtMs === null ? 0 : Math.max(0, Math.round(s.result.receivedAt - leasedAtMs));
       const common = { ...base, latencyMs, agentLatencyMs: s.result.agentLatencyMs, resultHash: s.result.resultHash };

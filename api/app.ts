@@ -82,7 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(versionRoutes, { publicUrl: config.publicUrl });
       await api.register(registerRoutes, { registerRateLimit: config.registerRateLimit });
       await api.register(accountRoutes, { reservedUsernames: config.adminUsernames });
-      await api.register(userRoutes, { publicUrl: config.publicUrl });
+      await api.register(userRoutes);
       await api.register(agentRoutes, { prefix: '/agents', deps, workflows });
       await api.register(workRoutes, { prefix: '/agents', workflows, notifier, draining: draining.signal, pollsPerMinute: config.limits.workPollsPerMinute });
       await api.register(activityRoutes, { prefix: '/agents' });

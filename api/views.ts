@@ -59,7 +59,7 @@ export function agentDetailView(agent: Agent, publicUrl: string, gym: GymCounts)
     cost_claimed: agent.costClaimed,
     tools_claimed: agent.toolsClaimed,
     description: agent.description,
-    profile_url: profileUrl(publicUrl, agent.id),
+    profile_url: profileUrl(agent.id),
     ...(agent.mode === 'pull' ? { run_command: runCommand(publicUrl, agent.id) } : {}),
     gym: gymView(agent, gym),
   };
@@ -76,21 +76,22 @@ export function publicUserEntryView(user: User, agentCount: number): z.infer<typ
   };
 }
 
-export function publicUserView(user: User, agents: Agent[], publicUrl: string): z.infer<typeof publicUser> {
+export function publicUserView(user: User, agents: Agent[]): z.infer<typeof publicUser> {
   return {
     ...publicUserEntryView(user, agents.length),
-    agents: agents.map((a) => ({ ...agentSummaryView(a), profile_url: profileUrl(publicUrl, a.id) })),
+    agents: agents.map((a) => ({ ...agentSummaryView(a), profile_url: profileUrl(a.id) })),
   };
 }
 
-export function sessionView(row: SessionRow): z.infer<typeof activitySession> {
+/** A feed entry; the agent's owner (`forOwner`) also reads the detail of a failure. */
+export function sessionView(row: SessionRow, forOwner = false): z.infer<typeof activitySession> {
   return {
     id: sessionPublicId(row.kind, row.id),
     kind: row.kind,
     category: row.category,
     prompt: row.prompt,
     response: row.response,
-    error: row.error,
+    error: forOwner ? (row.error_detail ?? row.error) : row.error,
     latency_ms: row.latency_ms ?? 0,
     status: row.status,
     created_at: formatTimestamp(new Date(row.created_ms)),

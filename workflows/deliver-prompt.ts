@@ -27,7 +27,16 @@ type Activities = ReturnType<typeof createActivities>;
 /** How the delivery ended, before it is recorded. */
 export type Settlement =
   | { status: 'answered'; response: string; latencyMs: number }
-  | { status: 'error'; error: string; latencyMs: number; /** Our side failed (a lost worker, a deactivated agent), not the agent. */ notAgentsFault?: boolean }
+  | {
+      status: 'error';
+      /** What the public feed shows. */
+      error: string;
+      /** The owner's fuller account of it (a webhook's host and address), when it differs. */
+      errorDetail?: string;
+      latencyMs: number;
+      /** Our side failed (a lost worker, a deactivated agent), not the agent. */
+      notAgentsFault?: boolean;
+    }
   | { status: 'pulled'; result: PullResult }
   | { status: 'deadline' }
   | { status: 'cancelled' };

@@ -1,4 +1,4 @@
-/** The public activity feed of an agent: every delivery it received, newest first. */
+/** The public activity feed of an agent: every delivery it received, newest first; its owner also reads the detail of failures. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { agentFeed } from '../../infra/db/repositories/session-queries';
 import { notFound } from '../errors';
@@ -15,10 +15,14 @@ export const activityRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['activity'],
         params: idParam,
         querystring: feedQuery,
-        response: { 200: activityFeed, ...errors(400, 404) },
+        response: { 200: activityFeed, ...errors(400, 401, 404) },
+        // Public; an owner who sends their API key reads the detail of failures.
+        security: [{}, { bearerAuth: [] }],
       },
     },
     async (request) => {
+      // A request that presents a key has it checked (a bad one is a 401, not silently the public view).
+      if (request.headers.authorization !== undefined) await app.requireAccount(request);
       const { limit, offset } = request.query;
       const feed = await agentFeed(request.em, request.params.id, limit, offset);
       if (!feed) throw notFound('agent');
@@ -30,7 +34,7 @@ export const activityRoutes: FastifyPluginAsyncZod = async (app) => {
         limit,
         offset,
         has_more: offset + rows.length < total,
-        sessions: rows.map(sessionView),
+        sessions: rows.map((row) => sessionView(row, request.account?.id === feed.ownerId)),
       };
     },
   );

@@ -9,7 +9,7 @@ import { publicUserEntryView, publicUserView } from '../views';
 
 const PAGE_SIZE = 50;
 
-export const userRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (app, opts) => {
+export const userRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/users',
     {
@@ -49,7 +49,7 @@ export const userRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (a
       const user = await request.em.findOne(User, { id: request.params.id });
       if (!user) throw notFound('user');
       const agents = await request.em.getRepository(Agent).listOwned(user.id);
-      return publicUserView(user, agents, opts.publicUrl);
+      return publicUserView(user, agents);
     },
   );
 };

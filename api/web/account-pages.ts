@@ -166,7 +166,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
     const publicId = params.success ? parseSessionPublicId(params.data.session_id) : null;
     const row = publicId?.kind === 'sandbox' ? await findSession(request.em, agent.id, publicId.id) : undefined;
     if (!row) return sendErrorPage(request, reply, 404, 'sandbox task not found');
-    const session = sessionView(row);
+    const session = sessionView(row, true);
     return sendPage(request, reply, {
       title: `Sandbox task ${session.id}`,
       view: 'sandbox-task',

@@ -54,7 +54,8 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
       gymCounts(request.em, agent.id, agent.gymStartedAt),
     ]);
     if (!feed) return notFound(request, reply, 'There is no agent with this id.');
-    const sessions = feed.rows.map(sessionView);
+    const forOwner = request.webUser?.id === feed.ownerId;
+    const sessions = feed.rows.map((row) => sessionView(row, forOwner));
     const tier = tierFor(agent.elo);
     return sendPage(request, reply, {
       title: agent.name,
@@ -118,7 +119,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
     const user = params.success ? await request.em.findOne(User, params.data.id) : null;
     if (!user) return notFound(request, reply, 'There is no user with this id.');
     const agents = await request.em.getRepository(Agent).listOwned(user.id);
-    const view = publicUserView(user, agents, publicUrl);
+    const view = publicUserView(user, agents);
     const withTiers = { ...view, agents: view.agents.map((a) => ({ ...a, tier: tierFor(a.elo) })) };
     return sendPage(request, reply, {
       title: user.username,
@@ -126,7 +127,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
       data: { user: withTiers },
       markdown: () =>
         `# ${mdEscape(view.display_name ?? view.username)}\n\n@${mdEscape(view.username)}${view.bio ? `\n\n${mdEscape(view.bio)}` : ''}\n\n## Agents\n\n${
-          withTiers.agents.map((a) => `- [${mdEscape(a.name)}](${a.profile_url}): Elo ${a.elo} (${a.tier})`).join('\n') || 'None yet.'
+          withTiers.agents.map((a) => `- [${mdEscape(a.name)}](${publicUrl}${a.profile_url}): Elo ${a.elo} (${a.tier})`).join('\n') || 'None yet.'
         }\n`,
     });
   });

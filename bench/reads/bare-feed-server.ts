@@ -39,7 +39,7 @@ async function main(): Promise<void> {
       limit,
       offset,
       has_more: offset + page.rows.length < total,
-      sessions: page.rows.map(sessionView),
+      sessions: page.rows.map((row) => sessionView(row)),
     };
   });
   await app.listen({ port: Number(process.env.BENCH_PORT), host: '127.0.0.1' });

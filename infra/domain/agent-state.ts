@@ -23,6 +23,7 @@ export function runCommand(publicUrl: string, agentId: number): string {
   return `npx arena-runner --base-url ${publicUrl} --agent ${agentId} --secret <AGENT_SECRET> -- <your-agent-command>`;
 }
 
-export function profileUrl(publicUrl: string, agentId: number): string {
-  return `${publicUrl}/agents/${agentId}`;
+/** The profile's path, as the specification gives it: clients join it to the base URL they already use. */
+export function profileUrl(agentId: number): string {
+  return `/agents/${agentId}`;
 }

@@ -94,3 +94,30 @@ export function describeExchangeFailure(err: ErrorWithCode, target: Target, time
   }
   return { stage: 'network', message: `request to ${target.address} failed (${code || firstLine(err.message)})` };
 }
+
+/**
+ * What the public feed says of a failure: its class only. The detail names the owner's host, port
+ * and the address a name resolved to, which is the owner's business alone.
+ */
+export function publicFailureMessage(stage: WebhookFailureStage): string {
+  switch (stage) {
+    case 'invalid-url':
+      return 'the webhook URL is not valid';
+    case 'private-address':
+      return 'the webhook resolves to an address the arena does not call';
+    case 'dns':
+      return "the webhook's host name could not be resolved";
+    case 'refused':
+      return 'the webhook refused the connection';
+    case 'tls':
+      return "the webhook's TLS handshake failed";
+    case 'connect':
+      return 'the webhook could not be reached';
+    case 'timeout':
+      return 'the webhook timed out';
+    case 'too-large':
+      return "the webhook's answer was too large";
+    case 'network':
+      return 'the connection to the webhook broke before its answer was complete';
+  }
+}

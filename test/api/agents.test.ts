@@ -27,7 +27,8 @@ describe('POST /api/agents', () => {
     const body = res.json();
     expect(body).toMatchObject({ name: 'pusher', mode: 'push', webhook_url: agentServer.url, active: true, ping_error: null });
     expect(body.webhook_secret).toMatch(/^agsec_[A-Za-z0-9_-]{43}$/);
-    expect(body.profile_url).toBe(`http://arena.test/agents/${body.id}`);
+    // The form the specification gives: a path clients join to the base URL they already use.
+    expect(body.profile_url).toBe(`/agents/${body.id}`);
     expect(body.run_command).toBeUndefined();
 
     const ping = agentServer.received[before]!;

@@ -61,7 +61,7 @@ describe('GET /api/users/{id}', () => {
       username: 'profiled',
       display_name: 'Pro Filed',
       agent_count: 1,
-      agents: [{ name: 'runner', elo: 1500, active: true, gym_complete: false, profile_url: expect.stringMatching(/^http:\/\/arena\.test\/agents\/\d+$/) }],
+      agents: [{ name: 'runner', elo: 1500, active: true, gym_complete: false, profile_url: expect.stringMatching(/^\/agents\/\d+$/) }],
     });
   });
 

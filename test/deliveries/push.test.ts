@@ -165,6 +165,54 @@ describe('operators', () => {
   });
 });
 
+describe('what the public sees of a failed delivery', () => {
+  it('shows a failure class in the public feed and on the profile page, and the detail to the owner only', async () => {
+    // The agent reads the prompt and hangs up without answering: the cause names its address.
+    agentServer.behave((_req, res) => res.socket?.destroy());
+    const { id } = (await sandbox({ prompt: 'hang up on me', deadline_seconds: 30 })).json();
+    expect(await outcome(id)).toEqual({ status: 'error' });
+    const address = new URL(agentServer.url).host;
+
+    const seen = await sessionOf(id);
+    expect(seen).toMatchObject({ status: 'error', error: 'the connection to the webhook broke before its answer was complete' });
+    const publicFeed = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100` })).body;
+    expect(publicFeed).not.toContain(address);
+    const stranger = await register(t.app);
+    const strangers = await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100`, headers: stranger.auth });
+    expect(strangers.statusCode).toBe(200);
+    expect(strangers.body).not.toContain(address);
+    for (const accept of ['text/html', 'text/markdown']) {
+      const page = await t.app.inject({ method: 'GET', url: `/agents/${agent.id}`, headers: { accept } });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('the connection to the webhook broke');
+      expect(page.body).not.toContain(address);
+    }
+
+    const owners = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100`, headers: owner.auth })).json();
+    const mine = owners.sessions.find((s: { id: string }) => s.id === id);
+    expect(mine.error).toBe(`connection to ${address} closed before the response was complete`);
+  });
+
+  it('keeps the address of a refused connection out of the public message of a missed deadline', async () => {
+    const port = await freePort();
+    await t.orm.em.getConnection().execute('update agents set webhook_url = ? where id = ?', [`http://127.0.0.1:${port}/hook`, agent.id]);
+    try {
+      const { id } = (await sandbox({ prompt: 'nobody home', deadline_seconds: 2 })).json();
+      expect(await outcome(id)).toEqual({ status: 'timeout' });
+      expect((await sessionOf(id)).error).toBe('deadline exceeded (2 s); last attempt: the webhook refused the connection');
+      const owners = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100`, headers: owner.auth })).json();
+      expect(owners.sessions.find((s: { id: string }) => s.id === id).error).toBe(`deadline exceeded (2 s); last attempt: connection refused by 127.0.0.1:${port}`);
+    } finally {
+      await t.orm.em.getConnection().execute('update agents set webhook_url = ? where id = ?', [agentServer.url, agent.id]);
+    }
+  });
+
+  it('refuses a feed request whose API key is not valid', async () => {
+    const res = await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity`, headers: { authorization: 'Bearer arena_not-a-real-key' } });
+    expect(res.statusCode).toBe(401);
+  });
+});
+
 describe('sandbox and feed errors', () => {
   it.each([
     [{ prompt: '' }, /body\.prompt/],

@@ -114,7 +114,7 @@ describe('the quick start, step by step', () => {
     const res = await runCurl({ ...command, body: command.body!.replace(PLACEHOLDER_WEBHOOK, `http://127.0.0.1:${agentPort}/arena`) });
     expect(res.status).toBe(201);
     const agent = res.json();
-    expect(agent).toMatchObject({ mode: 'push', active: false, ping_error: expect.stringMatching(/connection refused/), profile_url: `${base}/agents/${agent.id}` });
+    expect(agent).toMatchObject({ mode: 'push', active: false, ping_error: expect.stringMatching(/connection refused/), profile_url: `/agents/${agent.id}` });
     shell.AGENT_ID = String(agent.id);
     shell.ARENA_WEBHOOK_SECRET = agent.webhook_secret;
   });

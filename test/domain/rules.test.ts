@@ -34,8 +34,8 @@ describe('agent state', () => {
     expect(defaultOwnerHandle({ id: 7, email: null })).toBe('agent-7');
   });
 
-  it('builds profile URLs and runner commands from the public URL', () => {
-    expect(profileUrl('https://arena.example', 3)).toBe('https://arena.example/agents/3');
+  it('builds profile paths, and runner commands from the public URL', () => {
+    expect(profileUrl(3)).toBe('/agents/3');
     expect(runCommand('https://arena.example', 3)).toBe(
       'npx arena-runner --base-url https://arena.example --agent 3 --secret <AGENT_SECRET> -- <your-agent-command>',
     );

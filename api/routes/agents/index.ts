@@ -75,7 +75,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
         active: isAgentActive(agent),
         ping_error: agent.pingError,
         webhook_secret: secret,
-        profile_url: profileUrl(config.publicUrl, agent.id),
+        profile_url: profileUrl(agent.id),
         ...(agent.mode === 'pull' ? { run_command: runCommand(config.publicUrl, agent.id) } : {}),
       });
     },

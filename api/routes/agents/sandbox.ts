@@ -29,7 +29,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; san
     async (request, reply) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
       const row = await startSandboxTask(request.em, workflows, agent, request.body, request.log);
-      return reply.code(202).send(sessionView(row));
+      return reply.code(202).send(sessionView(row, true));
     },
   );
 
@@ -55,7 +55,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; san
       if (result.kind === 'refused') throw new ApiError(409, result.reason);
       const after = await findSession(request.em, agent.id, parsed.id);
       if (after!.status !== 'cancelled') throw new ApiError(409, `the task has already ended (${after!.status})`);
-      return sessionView(after!);
+      return sessionView(after!, true);
     },
   );
 };

@@ -6,7 +6,7 @@ import { Agent } from './agent.entity';
 import { Prompt } from './prompt.entity';
 
 export class Session {
-  [OptionalProps]?: 'createdAt' | 'status' | 'response' | 'error' | 'latencyMs' | 'agentLatencyMs' | 'pushState' | 'sentAt' | 'completedAt' | 'resultHash' | 'dedupeKey' | 'redeliveryOf';
+  [OptionalProps]?: 'createdAt' | 'status' | 'response' | 'error' | 'errorDetail' | 'latencyMs' | 'agentLatencyMs' | 'pushState' | 'sentAt' | 'completedAt' | 'resultHash' | 'dedupeKey' | 'redeliveryOf';
   id!: number;
   agent!: Ref<Agent>;
   kind!: SessionKind;
@@ -17,7 +17,10 @@ export class Session {
   deadlineSeconds!: number;
   status: SessionStatus = 'pending';
   response: string | null = null;
+  /** What the public feed shows of a failure. */
   error: string | null = null;
+  /** The failure as the owner sees it (a webhook's host, port and address), when it differs from `error`. */
+  errorDetail: string | null = null;
   /** Ours: from the prompt leaving the service to the answer arriving. */
   latencyMs: number | null = null;
   /** The agent's own timing, as a pull runner reports it. */
@@ -69,6 +72,7 @@ export const SessionSchema = new EntitySchema<Session>({
     status: { type: 'string', length: 16, default: 'pending' },
     response: { type: 'text', nullable: true },
     error: { type: 'text', nullable: true },
+    errorDetail: { type: 'text', nullable: true },
     latencyMs: { type: 'integer', nullable: true },
     agentLatencyMs: { type: 'integer', nullable: true },
     pushState: { type: 'string', length: 16, nullable: true },

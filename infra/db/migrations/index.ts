@@ -5,6 +5,7 @@ import { Migration20261122081858 } from './Migration20261122081858';
 import { Migration20261122083749 } from './Migration20261122083749';
 import { Migration20261122094237 } from './Migration20261122094237';
 import { Migration20261122214533 } from './Migration20261122214533';
+import { Migration20261123122000 } from './Migration20261123122000';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122050346', class: Migration20261122050346 },
@@ -12,4 +13,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122083749', class: Migration20261122083749 },
   { name: 'Migration20261122094237', class: Migration20261122094237 },
   { name: 'Migration20261122214533', class: Migration20261122214533 },
+  { name: 'Migration20261123122000', class: Migration20261123122000 },
 ];

@@ -13,6 +13,8 @@ export interface SessionRow {
   prompt: string;
   response: string | null;
   error: string | null;
+  /** The owner's version of `error`, where it differs; never shown to anyone else. */
+  error_detail: string | null;
   latency_ms: number | null;
   status: SessionStatus;
   created_ms: number;
@@ -24,7 +26,7 @@ export interface SessionRow {
 }
 
 // Raw queries get timestamps as text; epoch milliseconds come back as plain numbers.
-const SESSION_COLUMNS = `s.id, s.agent_id, s.kind, s.mode, s.category, p.text as prompt, s.response, s.error, s.latency_ms, s.status,
+const SESSION_COLUMNS = `s.id, s.agent_id, s.kind, s.mode, s.category, p.text as prompt, s.response, s.error, s.error_detail, s.latency_ms, s.status,
   (extract(epoch from s.created_at) * 1000)::float8 as created_ms, s.deadline_seconds, s.result_hash, w.state as work_state,
   s.redelivery_of_id`;
 const SESSION_FROM = `sessions s join prompts p on p.id = s.prompt_id left join work_items w on w.session_id = s.id`;
@@ -42,11 +44,13 @@ export async function findSession(em: EntityManager, agentId: number, sessionId:
  * (parameter: agent id; no row: no such agent), and one page, newest first from the (agent_id, id)
  * index (parameters: agent id, limit, offset).
  */
-export const FEED_HEAD_SQL = `select a.name, (select count(*)::int from sessions where agent_id = a.id) as total from agents a where a.id = ?`;
+export const FEED_HEAD_SQL = `select a.name, a.owner_id, (select count(*)::int from sessions where agent_id = a.id) as total from agents a where a.id = ?`;
 export const FEED_PAGE_SQL = `select ${SESSION_COLUMNS} from ${SESSION_FROM} where s.agent_id = ? order by s.id desc limit ? offset ?`;
 
 export interface AgentFeed {
   agentName: string;
+  /** The owner reads more of the feed than the public (the detail of failures). */
+  ownerId: number;
   total: number;
   rows: SessionRow[];
 }
@@ -55,10 +59,10 @@ export interface AgentFeed {
 export async function agentFeed(em: EntityManager, agentId: number, limit: number, offset: number): Promise<AgentFeed | undefined> {
   const conn = em.getConnection();
   const [[head], rows] = await Promise.all([
-    conn.execute<Array<{ name: string; total: number }>>(FEED_HEAD_SQL, [agentId]),
+    conn.execute<Array<{ name: string; owner_id: number; total: number }>>(FEED_HEAD_SQL, [agentId]),
     conn.execute<SessionRow[]>(FEED_PAGE_SQL, [agentId, limit, offset]),
   ]);
-  return head && { agentName: head.name, total: head.total, rows };
+  return head && { agentName: head.name, ownerId: head.owner_id, total: head.total, rows };
 }
 
 export interface ClaimedWork {
