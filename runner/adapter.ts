@@ -1,10 +1,16 @@
 /** Runs the owner's agent command on one prompt: payload JSON on stdin, the answer on stdout. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { commandEnvironment } from './command-env';
 import { MAX_RESPONSE_CHARS, type PromptDelivery, type PromptPayload } from './payload';
 
 export interface AgentCommand {
   command: string;
   args: string[];
+  /**
+   * What the command's environment starts from, before the contract variables; see
+   * commandEnvironment. Without it, only the basic variables of the runner's environment.
+   */
+  env?: Record<string, string>;
 }
 
 export type AgentOutcome = { ok: true; response: string } | { ok: false; error: string };
@@ -15,8 +21,6 @@ export interface RunOptions {
   /** Fill in ARENA_WORK_ID / ARENA_KIND when the payload has none (push takes them from X-Arena-Delivery). */
   workId?: string;
   kind?: string;
-  /** The environment the contract variables are added to; process.env unless a caller needs another. */
-  baseEnv?: NodeJS.ProcessEnv;
 }
 
 const MAX_STDERR_LINE_CHARS = 500;
@@ -53,7 +57,9 @@ export function adapterEnv(payload: PromptPayload, ids: { workId?: string; kind?
 export function runAgentCommand(command: AgentCommand, delivery: PromptDelivery, opts: RunOptions = {}): Promise<AgentOutcome> {
   const { payload } = delivery;
   if (opts.killSignal?.aborted) return Promise.resolve(failure('runner stopped before the command started'));
-  const env = { ...(opts.baseEnv ?? process.env), ...adapterEnv(payload, opts) };
+  // Never the runner's whole environment: it holds the agent secret, and a prompt can talk a
+  // tool-using agent into printing whatever it can read.
+  const env = { ...(command.env ?? commandEnvironment(process.env, { secret: '' })), ...adapterEnv(payload, opts) };
 
   return new Promise<AgentOutcome>((resolve) => {
     let child: ChildProcess;

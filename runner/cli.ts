@@ -3,12 +3,15 @@ import { constants } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { AgentCommand } from './adapter';
 import { RunnerFatalError } from './arena-client';
+import { CommandEnvError, commandEnvironment, VARIABLE_NAME } from './command-env';
 import { stderrLog, type Log } from './log';
 import { DEFAULT_WAIT_SECONDS, runPullLoop } from './pull';
 import { DEFAULT_PUSH_HOST, DEFAULT_PUSH_PORT, startPushServer } from './push';
+import { DEFAULT_TOLERANCE_SECONDS } from './replay-guard';
 
 const MAX_WAIT_SECONDS = 50;
 const MAX_CONCURRENCY = 64;
+const MAX_TOLERANCE_SECONDS = 3600;
 
 interface RunFlags {
   baseUrl?: string;
@@ -16,12 +19,15 @@ interface RunFlags {
   secret?: string;
   concurrency: number;
   wait: number;
+  env: string[];
 }
 
 interface PushFlags {
   secret?: string;
   port: number;
   host: string;
+  tolerance: number;
+  env: string[];
 }
 
 /** Parses argv (without node and the script), runs the subcommand and returns the exit code. */
@@ -46,6 +52,7 @@ export async function main(argv: string[], log: Log = stderrLog): Promise<number
     .addOption(new Option('--secret <secret>', 'agent secret (prefer the environment variable)').env('ARENA_AGENT_SECRET'))
     .option('--concurrency <n>', `prompts run at once (1-${MAX_CONCURRENCY})`, intIn('--concurrency', 1, MAX_CONCURRENCY), 1)
     .option('--wait <seconds>', `long-poll wait (0-${MAX_WAIT_SECONDS})`, intIn('--wait', 0, MAX_WAIT_SECONDS), DEFAULT_WAIT_SECONDS)
+    .addOption(envOption())
     .argument('<command>', 'agent command: reads the prompt JSON on stdin, prints the answer')
     .argument('[args...]', 'arguments of the agent command')
     .passThroughOptions()
@@ -53,13 +60,15 @@ export async function main(argv: string[], log: Log = stderrLog): Promise<number
     .action(async (command: string, args: string[], flags: RunFlags) => {
       if (!flags.baseUrl) return fail('missing arena URL: pass --base-url or set ARENA_BASE_URL');
       if (!flags.secret) return fail('missing agent secret: pass --secret or set ARENA_AGENT_SECRET');
+      const agent = agentCommand(command, args, flags.env, flags.secret);
+      if (typeof agent === 'string') return fail(agent);
       const stops = stopOnSignals(log);
       try {
         await runPullLoop({
           baseUrl: flags.baseUrl,
           agentId: flags.agent,
           secret: flags.secret,
-          command: agentCommand(command, args),
+          command: agent,
           concurrency: flags.concurrency,
           waitSeconds: flags.wait,
           signal: stops.signal,
@@ -80,21 +89,31 @@ export async function main(argv: string[], log: Log = stderrLog): Promise<number
     .addOption(new Option('--secret <secret>', 'agent secret (prefer the environment variable)').env('ARENA_AGENT_SECRET'))
     .option('--port <port>', 'port to listen on', intIn('--port', 0, 65535), DEFAULT_PUSH_PORT)
     .option('--host <host>', 'address to listen on', DEFAULT_PUSH_HOST)
+    .option(
+      '--tolerance <seconds>',
+      `how far X-Arena-Timestamp may be from this clock (1-${MAX_TOLERANCE_SECONDS}); older deliveries and repeats are refused`,
+      intIn('--tolerance', 1, MAX_TOLERANCE_SECONDS),
+      DEFAULT_TOLERANCE_SECONDS,
+    )
+    .addOption(envOption())
     .argument('<command>', 'agent command: reads the prompt JSON on stdin, prints the answer')
     .argument('[args...]', 'arguments of the agent command')
     .passThroughOptions()
     .addHelpText('after', '\nExample:\n  ARENA_AGENT_SECRET=agsec_... arena-runner push --port 8080 -- node agent.js')
     .action(async (command: string, args: string[], flags: PushFlags) => {
       if (!flags.secret) return fail('missing agent secret: pass --secret or set ARENA_AGENT_SECRET');
+      const agent = agentCommand(command, args, flags.env, flags.secret);
+      if (typeof agent === 'string') return fail(agent);
       const stops = stopOnSignals(log);
       try {
         let server;
         try {
           server = await startPushServer({
             secret: flags.secret,
-            command: agentCommand(command, args),
+            command: agent,
             host: flags.host,
             port: flags.port,
+            toleranceSeconds: flags.tolerance,
             killSignal: stops.killSignal,
             log,
           });
@@ -114,8 +133,31 @@ export async function main(argv: string[], log: Log = stderrLog): Promise<number
   return exitCode;
 }
 
-function agentCommand(command: string, args: string[]): AgentCommand {
-  return { command, args };
+/** The command with the environment it may see; a string says why it cannot run without exposing the secret. */
+function agentCommand(command: string, args: string[], pass: string[], secret: string): AgentCommand | string {
+  // The runner's own argv is the owner's business; the command's is readable by the command itself.
+  if ([command, ...args].some((arg) => arg.includes(secret))) {
+    return 'the agent command arguments contain the agent secret; give it no secret (the runner keeps it)';
+  }
+  try {
+    return { command, args, env: commandEnvironment(process.env, { secret, pass }) };
+  } catch (err) {
+    if (err instanceof CommandEnvError) return err.message;
+    throw err;
+  }
+}
+
+function envOption(): Option {
+  const help = 'pass this variable of the runner environment to the command (repeatable); it gets only PATH, HOME, locale, TZ, temp dirs and the prompt variables otherwise';
+  return new Option('--env <name>', help).argParser(collectVariableName).default([], 'none');
+}
+
+// A name only: a value on the command line would be in the process list for anyone to read.
+function collectVariableName(value: string, previous: string[]): string[] {
+  if (!VARIABLE_NAME.test(value)) {
+    throw new InvalidArgumentError('--env takes a variable name; set its value in the runner environment (NAME=value arena-runner ...)');
+  }
+  return [...previous, value];
 }
 
 /**

@@ -1,16 +1,19 @@
 /** `arena-runner push`: a local webhook that checks the arena's signature and answers with the agent command. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DELIVERY_HEADER, SIGNATURE_HEADER, verifySignature } from '../infra/webhook/signing';
+import { DELIVERY_HEADER } from '../infra/webhook/signing';
 import { runAgentCommand, type AgentCommand } from './adapter';
 import { stderrLog, type Log } from './log';
 import { isPing, parseDelivery } from './payload';
+import { ReplayGuard } from './replay-guard';
 
 export interface PushServerOptions {
   secret: string;
   command: AgentCommand;
   host?: string;
   port?: number;
+  /** How far X-Arena-Timestamp may be from this machine's clock; default 300 s. */
+  toleranceSeconds?: number;
   /** Forced stop: running commands are killed at once. */
   killSignal?: AbortSignal;
   log?: Log;
@@ -29,9 +32,10 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 export async function startPushServer(opts: PushServerOptions): Promise<PushServer> {
   const log = opts.log ?? stderrLog;
+  const guard = new ReplayGuard({ secret: opts.secret, toleranceSeconds: opts.toleranceSeconds });
   const running = new Set<Promise<void>>();
   const server = http.createServer((req, res) => {
-    const handled = answerDelivery(req, res, opts, log).catch((err: unknown) => {
+    const handled = answerDelivery(req, res, { ...opts, guard }, log).catch((err: unknown) => {
       log(`could not answer a delivery: ${(err as Error).message}`);
       if (!res.headersSent) sendJson(res, 500, { detail: 'the runner failed to handle the prompt' });
     });
@@ -63,7 +67,12 @@ export async function startPushServer(opts: PushServerOptions): Promise<PushServ
   };
 }
 
-async function answerDelivery(req: http.IncomingMessage, res: http.ServerResponse, opts: PushServerOptions, log: Log): Promise<void> {
+async function answerDelivery(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  opts: PushServerOptions & { guard: ReplayGuard },
+  log: Log,
+): Promise<void> {
   if (req.method !== 'POST') {
     res.setHeader('allow', 'POST');
     return sendJson(res, 405, { detail: 'the arena delivers prompts with POST' });
@@ -73,15 +82,17 @@ async function answerDelivery(req: http.IncomingMessage, res: http.ServerRespons
     res.setHeader('connection', 'close');
     return sendJson(res, 413, { detail: `body larger than ${MAX_BODY_BYTES} bytes` });
   }
-  if (!verifySignature(opts.secret, req.headers, body)) {
-    log(`refused a delivery with a missing or wrong ${SIGNATURE_HEADER} (check --secret)`);
-    return sendJson(res, 401, { detail: 'invalid signature' });
+  const deliveryId = singleHeader(req.headers[DELIVERY_HEADER.toLowerCase()]);
+  const refusal = opts.guard.admit(req.headers, body);
+  if (refusal) {
+    const hint = refusal.detail === 'invalid signature' ? ' (check --secret)' : '';
+    log(`${deliveryId ?? 'a delivery'}: refused: ${refusal.detail}${hint}`);
+    return sendJson(res, refusal.status, { detail: refusal.detail });
   }
   const parsed = parseDelivery(body.toString('utf8'));
   if (!parsed.ok) return sendJson(res, 400, { detail: `not a prompt payload: ${parsed.reason}` });
 
   const { payload } = parsed.delivery;
-  const deliveryId = singleHeader(req.headers[DELIVERY_HEADER.toLowerCase()]);
   const label = deliveryId ?? payload.prompt_id;
   if (isPing(payload)) {
     log(`${label}: connectivity ping answered`);

@@ -15,7 +15,9 @@
  *     const body = Buffer.concat(chunks);
  *     // Plain check of X-Arena-Signature, as the original service's agents do:
  *     //   verifySignature(secret, req.headers, body)
- *     // Stricter: also check X-Arena-Signature-Timestamped and refuse replays older than 300 s.
+ *     // Stricter: also check X-Arena-Signature-Timestamped and refuse replays older than 300 s
+ *     // (a copy sent within those 300 s still passes: remember the signatures you answered, as
+ *     // `arena-runner push` does).
  *     if (!verifySignature(secret, req.headers, body, { requireTimestamp: true, toleranceSeconds: 300 })) {
  *       res.writeHead(401, { 'content-type': 'application/json' }).end('{"detail":"invalid signature"}');
  *       return;

@@ -51,11 +51,20 @@ describe('runAgentCommand', () => {
     }
   });
 
-  it('keeps the rest of the environment', async () => {
-    const outcome = await runAgentCommand(nodeScript('process.stdout.write(process.env.RUNNER_TEST_MARK)'), delivery(), {
-      baseEnv: { ...process.env, RUNNER_TEST_MARK: 'inherited' },
-    });
-    expect(outcome).toEqual({ ok: true, response: 'inherited' });
+  it('runs the command with the environment it carries, and only the basics of the runner environment without one', async () => {
+    const names = `process.stdout.write(JSON.stringify(Object.keys(process.env).filter((k) => !/^(ARENA|TESSERAX)_/.test(k)).sort()))`;
+    const carried = await runAgentCommand({ ...nodeScript(names), env: { RUNNER_TEST_MARK: 'carried' } }, delivery());
+    expect(carried).toEqual({ ok: true, response: '["RUNNER_TEST_MARK"]' });
+
+    process.env.RUNNER_TEST_MARK = 'not for the command';
+    try {
+      const outcome = await runAgentCommand(nodeScript(names), delivery());
+      const seen = JSON.parse(outcome.ok ? outcome.response : '[]') as string[];
+      expect(seen).toContain('PATH');
+      expect(seen).not.toContain('RUNNER_TEST_MARK');
+    } finally {
+      delete process.env.RUNNER_TEST_MARK;
+    }
   });
 
   it('reports a non-zero exit with the last line of stderr', async () => {
