@@ -5,6 +5,8 @@ import { interpretPushResponse } from '../infra/domain/push-response';
 import { publicFailureMessage } from '../infra/webhook/failure';
 import {
   deadlineExceededMessage,
+  EMPTY_RESPONSE,
+  isBlankAnswer,
   sessionPublicId,
   statusForMissedDeadline,
   type SessionKind,
@@ -207,9 +209,10 @@ function outcomeRow(input: { kind: SessionKind; deadlineSeconds: number; settlem
     case 'pulled': {
       const latencyMs = leasedAtMs === null ? 0 : Math.max(0, Math.round(s.result.receivedAt - leasedAtMs));
       const common = { ...base, latencyMs, agentLatencyMs: s.result.agentLatencyMs, resultHash: s.result.resultHash };
-      return s.result.response !== null
-        ? { ...common, status: 'answered', response: s.result.response }
-        : { ...common, status: 'error', error: s.result.error };
+      if (s.result.response === null) return { ...common, status: 'error', error: s.result.error };
+      return isBlankAnswer(s.result.response)
+        ? { ...common, status: 'error', error: EMPTY_RESPONSE }
+        : { ...common, status: 'answered', response: s.result.response };
     }
     case 'deadline':
       return {

@@ -1,16 +1,23 @@
 /** Builds the Fastify app from its dependencies; never listens (the server and the tests do). */
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps';
 import { ApiError, installErrorHandling } from './errors';
+import { validatorCompiler } from './validation';
 import { authPlugin } from './plugins/auth';
 import { openapiPlugin } from './plugins/openapi';
 import { metricsPlugin } from './plugins/metrics';
+import { postgresBudgetStore } from './plugins/rate-limit-store';
+import { routeAddressKey } from './plugins/rate-limits';
 import { ormPlugin } from './plugins/orm';
 import { requestHygienePlugin, requestIdFor, routerError } from './plugins/request-hygiene';
+import { securityHeadersPlugin } from './plugins/security-headers';
+import { STYLE as DOCS_STYLE } from './discovery/page';
 import { apiCatalogLink, discoveryRoutes } from './discovery';
+import { trustProxyOption } from './client-address';
 import { accountRoutes } from './routes/account';
+import { keyRoutes } from './routes/keys';
 import { agentRoutes } from './routes/agents';
 import { healthRoutes } from './routes/health';
 import { registerRoutes } from './routes/register';
@@ -27,6 +34,7 @@ import { website } from './web';
 import type { WorkflowDeps } from './deliveries';
 import { Client } from '@temporalio/client';
 import { loggerOptions, stdoutDestination } from '../infra/logging';
+import { startupWarnings } from '../infra/config';
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -35,7 +43,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestIdFor,
     requestIdHeader: false,
     frameworkErrors: routerError,
-    trustProxy: config.trustProxy,
+    trustProxy: trustProxyOption(config.trustProxy),
     bodyLimit: 1024 * 1024,
     // Long-polls can hold a request for up to 50 s; give them headroom.
     requestTimeout: 120_000,
@@ -44,18 +52,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);
+  for (const warning of startupWarnings(config)) app.log.warn(warning);
+  // First, so that even requests refused early carry the headers.
+  await app.register(securityHeadersPlugin, { publicUrl: config.publicUrl, inlineStyles: [DOCS_STYLE], identityProvider: config.oidc?.issuer });
   await app.register(requestHygienePlugin);
   // Before any route: it collects them all for /openapi.json.
   await app.register(openapiPlugin, { publicUrl: config.publicUrl });
   await app.register(apiCatalogLink, { publicUrl: config.publicUrl });
 
+  // Budgets live in PostgreSQL, so every API process (and the website and the API alike) spends the same ones.
   await app.register(rateLimit, {
     global: false,
+    store: postgresBudgetStore(deps.orm, app.log),
+    keyGenerator: routeAddressKey,
     errorResponseBuilder: (_request, context) =>
       new ApiError(context.statusCode, `rate limit exceeded: at most ${context.max} requests per ${context.after}; retry later`),
   });
   await app.register(ormPlugin, { orm: deps.orm });
-  await app.register(metricsPlugin, { orm: deps.orm, token: config.metricsToken });
+  await app.register(metricsPlugin, { orm: deps.orm, host: config.host, token: config.metricsToken });
   await app.register(authPlugin, { publicUrl: config.publicUrl });
 
   const workflows: WorkflowDeps = {
@@ -82,9 +96,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(versionRoutes, { publicUrl: config.publicUrl });
       await api.register(registerRoutes, { registerRateLimit: config.registerRateLimit });
       await api.register(accountRoutes, { reservedUsernames: config.adminUsernames });
+      await api.register(keyRoutes);
       await api.register(userRoutes);
       await api.register(agentRoutes, { prefix: '/agents', deps, workflows });
-      await api.register(workRoutes, { prefix: '/agents', workflows, notifier, draining: draining.signal, pollsPerMinute: config.limits.workPollsPerMinute });
+      await api.register(workRoutes, {
+        prefix: '/agents',
+        workflows,
+        notifier,
+        draining: draining.signal,
+        pollsPerMinute: config.limits.workPollsPerMinute,
+        pollsPerAgent: config.limits.pollsPerAgent,
+        maxOpenPolls: config.limits.maxOpenPolls,
+      });
       await api.register(activityRoutes, { prefix: '/agents' });
       await api.register(judgeRoutes, { prefix: '/judge', workflows, arena: config.arena, votesPerMinute: config.limits.votesPerMinute });
       await api.register(battleRoutes, { prefix: '/battles', workflows, arena: config.arena, battlesPerMinute: config.limits.battlesPerMinute });

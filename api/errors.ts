@@ -1,7 +1,6 @@
 /** The API's one error shape, `{detail}`, and the handler that turns every failure into it. */
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { isGrpcServiceError } from '@temporalio/client';
-import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 
 /** Thrown by routes for an expected failure: the status and a sentence the client can show. */
 export class ApiError extends Error {
@@ -37,19 +36,6 @@ function isWorkflowServiceDown(err: unknown): boolean {
 const GRPC_DEADLINE_EXCEEDED = 4;
 const GRPC_UNAVAILABLE = 14;
 
-function validationDetail(err: FastifyError & { validationContext?: string }): string {
-  if (hasZodFastifySchemaValidationErrors(err)) {
-    return err.validation
-      .map((v) => {
-        const field = v.instancePath.replace(/^\//, '').replace(/\//g, '.');
-        const where = field ? `${err.validationContext ?? 'request'}.${field}` : (err.validationContext ?? 'request');
-        return `${where}: ${v.message}`;
-      })
-      .join('; ');
-  }
-  return err.message;
-}
-
 export function sendError(reply: FastifyReply, status: number, detail: string): FastifyReply {
   return reply.code(status).type('application/json; charset=utf-8').send({ detail });
 }
@@ -65,7 +51,8 @@ export interface ErrorAnswer {
 export function errorAnswer(err: FastifyError, request: FastifyRequest): ErrorAnswer {
   const answer = (status: number, detail: string, headers: Record<string, string> = {}) => ({ status, detail, headers });
   if (err instanceof ApiError) return answer(err.statusCode, err.detail, err.headers);
-  if (err.validation) return answer(400, validationDetail(err));
+  // Our validator compiler words these already (api/validation.ts); anything else is Fastify's own.
+  if (err.code === 'FST_ERR_VALIDATION') return answer(400, err.message);
   // Text the database cannot store (it slipped past validation): the input's fault, not ours.
   if (['22021', '22P05'].includes((err as { code?: string }).code ?? '')) return answer(400, 'the request holds characters that cannot be stored');
   if (isDatabaseDown(err)) {
@@ -99,5 +86,28 @@ export function installErrorHandling(app: FastifyInstance): void {
     return sendError(reply, status, detail);
   });
 
-  app.setNotFoundHandler((request, reply) => sendError(reply, 404, `no route for ${request.method} ${request.url.split('?')[0]}`));
+  // Every method some route answers, so a known path asked the wrong way can say which ones it takes.
+  const methods = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) methods.add(method);
+  });
+  /** The methods the path answers, or null when none does (an unknown path) or this one does (a file a route lacks). */
+  const allowedFor = (request: FastifyRequest): string | null => {
+    const path = request.url.split('?')[0]!;
+    const allowed = [...methods].filter((method) => app.findRoute({ method: method as HTTPMethods, url: path }) !== null).sort();
+    return allowed.length === 0 || allowed.includes(request.method) ? null : allowed.join(', ');
+  };
+  const answerNotFound = (request: FastifyRequest, reply: FastifyReply) => {
+    const path = request.url.split('?')[0];
+    const allow = allowedFor(request);
+    if (!allow) return sendError(reply, 404, `no route for ${request.method} ${path}`);
+    reply.header('Allow', allow);
+    if (request.method === 'HEAD') return reply.code(405).send();
+    return sendError(reply, 405, `${request.method} is not allowed on ${path}; it answers ${allow}`);
+  };
+  // Answered before any body is read: a QUERY or POST to the wrong path is a 404 or 405, not a complaint about its body.
+  app.addHook('preParsing', async (request, reply) => {
+    if (request.is404) return answerNotFound(request, reply);
+  });
+  app.setNotFoundHandler(answerNotFound);
 }

@@ -1,10 +1,20 @@
 /** The API process (`npm run api`): builds the real dependencies, listens, and closes gracefully. */
+import type { Server } from 'node:http';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Connection } from '@temporalio/client';
 import { ConfigError, loadConfig, requireRuntime, temporalConnectionOptions, type RuntimeConfig } from '../infra/config';
 import { ormConfig } from '../infra/db/orm.config';
 import { WebhookClient } from '../infra/webhook/client';
 import { buildApp } from './app';
+
+/** A client that has not sent its request's headers by then is let go (slow-header attacks hold sockets). */
+const HEADERS_TIMEOUT_MS = 20_000;
+
+/** Every connection holds a descriptor: past the limit new ones are closed at once, before they can exhaust the process. */
+function limitConnections(server: Server, maxConnections: number): void {
+  server.maxConnections = maxConnections;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+}
 
 export interface RunningApi {
   url: string;
@@ -16,6 +26,7 @@ export async function startApi(config: RuntimeConfig): Promise<RunningApi> {
   const temporal = await Connection.connect(temporalConnectionOptions(config));
   const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks });
   const app = await buildApp({ config, orm, temporal, webhooks });
+  limitConnections(app.server, config.limits.maxConnections);
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {

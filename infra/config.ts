@@ -1,4 +1,5 @@
 /** Service configuration: read once from the environment, validated with zod. */
+import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -8,7 +9,46 @@ const bool = z
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().min(1);
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** Whether a listen address (HOST) is reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
 const OIDC_VARIABLES = ['ARENA_OIDC_ISSUER', 'ARENA_OIDC_CLIENT_ID', 'ARENA_OIDC_CLIENT_SECRET'] as const;
+
+/** Which proxies may write the client's address: none, a number of hops in front of the API, or their addresses and ranges. */
+export type TrustProxy = false | number | string[];
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = net.isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+const trustProxy = z.string().transform((value, ctx): TrustProxy => {
+  const word = value.trim().toLowerCase();
+  if (['false', 'no', '0'].includes(word)) return false;
+  if (['true', 'yes'].includes(word)) {
+    // Trusting every hop makes the left-most X-Forwarded-For entry, which the client writes, its address.
+    ctx.addIssue({
+      code: 'custom',
+      message: 'trusting every proxy lets any client pick its own address; give the number of proxies in front of the API (1) or their addresses and ranges (10.0.0.0/8,127.0.0.1)',
+    });
+    return z.NEVER;
+  }
+  if (/^\d+$/.test(word)) return Number(word);
+  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const wrong = entries.find((entry) => !isProxyAddress(entry));
+  if (wrong !== undefined || entries.length === 0) {
+    ctx.addIssue({ code: 'custom', message: `"${wrong ?? value}" is not an address, a range (10.0.0.0/8) or a hop count` });
+    return z.NEVER;
+  }
+  return entries;
+});
 
 const envSchema = z.object({
   PORT: port.default(3000),
@@ -31,7 +71,7 @@ const envSchema = z.object({
     .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters (32 bytes)')
     .optional(),
   ARENA_REGISTER_RATE_LIMIT: positiveInt.default(20),
-  ARENA_TRUST_PROXY: bool.default(false),
+  ARENA_TRUST_PROXY: trustProxy.default(false),
   ARENA_GYM_RETRY_SECONDS: positiveInt.default(60),
   ARENA_DISPATCH_INTERVAL: positiveInt.default(10),
   ARENA_DISPATCH_BATCH: positiveInt.max(1000, 'must be at most 1000').default(50),
@@ -63,6 +103,11 @@ const envSchema = z.object({
   ARENA_BATTLE_RATE_LIMIT: positiveInt.default(10),
   ARENA_WORK_POLL_RATE_LIMIT: positiveInt.default(120),
   ARENA_MAX_AGENTS_PER_ACCOUNT: positiveInt.default(50),
+  ARENA_PING_RATE_LIMIT: positiveInt.default(10),
+  ARENA_GYM_RESTART_RATE_LIMIT: positiveInt.default(10),
+  ARENA_POLLS_PER_AGENT: positiveInt.default(4),
+  ARENA_MAX_OPEN_POLLS: positiveInt.default(10_000),
+  ARENA_MAX_CONNECTIONS: positiveInt.optional(),
 }).superRefine((env, ctx) => {
   // Half an OpenID Connect set-up is a mistake, not a choice: name what is missing.
   const given = OIDC_VARIABLES.filter((name) => env[name] !== undefined);
@@ -85,6 +130,16 @@ export interface AbuseLimits {
   workPollsPerMinute: number;
   /** Agents an account may have that are not deactivated. */
   agentsPerAccount: number;
+  /** Webhook pings an account causes (push agents made, retests, new webhook URLs): each is a request of up to 15 s. */
+  pingsPerMinute: number;
+  /** Gym restarts per account: each starts a gym of its own. */
+  gymRestartsPerHour: number;
+  /** Long-polls one agent may hold open in an API process; a new one answers the oldest. */
+  pollsPerAgent: number;
+  /** Long-polls an API process holds open at most; past that, 503. */
+  maxOpenPolls: number;
+  /** Connections the API's server accepts at once; past that, new ones are closed. */
+  maxConnections: number;
 }
 
 /** The main arena's rules an operator can tune. */
@@ -127,7 +182,8 @@ export interface Config {
   /** 32 bytes for AES-256-GCM; generated into the data folder on the embedded stack. */
   encryptionKey?: Buffer;
   registerRateLimit: number;
-  trustProxy: boolean;
+  /** Who may write X-Forwarded-For: the client address every per-address limit counts depends on it. */
+  trustProxy: TrustProxy;
   /** Pause between gym cycles while a gym prompt still has no good answer. */
   gymRetrySeconds: number;
   arena: ArenaSettings;
@@ -189,7 +245,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalApiKey: e.TEMPORAL_API_KEY,
     temporalTls: e.TEMPORAL_TLS ?? e.TEMPORAL_API_KEY !== undefined,
     publicUrl: (e.ARENA_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
-    allowPrivateWebhooks: e.ARENA_ALLOW_PRIVATE_WEBHOOKS ?? embedded,
+    // Only where nobody else can reach the API: any account could otherwise scan this network through pings.
+    allowPrivateWebhooks: e.ARENA_ALLOW_PRIVATE_WEBHOOKS ?? (embedded && isLoopbackHost(e.HOST)),
     encryptionKey: e.ARENA_ENCRYPTION_KEY ? Buffer.from(e.ARENA_ENCRYPTION_KEY, 'hex') : undefined,
     registerRateLimit: e.ARENA_REGISTER_RATE_LIMIT,
     trustProxy: e.ARENA_TRUST_PROXY,
@@ -222,8 +279,28 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       battlesPerMinute: e.ARENA_BATTLE_RATE_LIMIT,
       workPollsPerMinute: e.ARENA_WORK_POLL_RATE_LIMIT,
       agentsPerAccount: e.ARENA_MAX_AGENTS_PER_ACCOUNT,
+      pingsPerMinute: e.ARENA_PING_RATE_LIMIT,
+      gymRestartsPerHour: e.ARENA_GYM_RESTART_RATE_LIMIT,
+      pollsPerAgent: e.ARENA_POLLS_PER_AGENT,
+      maxOpenPolls: e.ARENA_MAX_OPEN_POLLS,
+      // Room for ordinary requests besides a full house of long-polls, so polls get their 503 first.
+      maxConnections: e.ARENA_MAX_CONNECTIONS ?? e.ARENA_MAX_OPEN_POLLS + 1_000,
     },
   };
+}
+
+/** What an operator must hear at every start: settings that expose more than a network-facing server should. */
+export function startupWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  if (config.allowPrivateWebhooks) {
+    warnings.push(
+      'ARENA_ALLOW_PRIVATE_WEBHOOKS is true: webhooks may reach private, loopback and link-local addresses, so any account can make this server call its own network and read the outcome; set it to false unless only trusted people can reach the arena',
+    );
+  }
+  if (!config.metricsToken && !isLoopbackHost(config.host)) {
+    warnings.push(`/metrics is closed: HOST=${config.host} is not loopback and ARENA_METRICS_TOKEN is not set; set the token to scrape metrics`);
+  }
+  return warnings;
 }
 
 /** For the separately deployed processes (api, worker, migrate): everything must be given. */

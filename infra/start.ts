@@ -6,6 +6,7 @@ import { startWorker } from '../worker/main';
 import { installWorkerRuntime } from '../worker/runtime';
 import { ConfigError, loadConfig, type Config, type RuntimeConfig } from './config';
 import { migrateDatabase } from './db/migrate';
+import { prepareDataFolder, PRIVATE_FOLDER_MODE } from './embedded/data-folder';
 import { readOrCreateEncryptionKey } from './embedded/encryption-key';
 import { startEmbeddedPostgres } from './embedded/postgres';
 import { findOrInstallTemporalCli } from './embedded/temporal-cli';
@@ -75,10 +76,12 @@ export async function runEmbeddedStack(): Promise<void> {
 async function startStack(config: Config): Promise<{ runtime: RuntimeConfig; apiUrl: string; temporalUiUrl?: string }> {
   const logDir = path.join(config.dataDir, 'logs');
   const fileLog = (name: string) => {
-    fs.mkdirSync(logDir, { recursive: true });
+    fs.mkdirSync(logDir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
     const file = path.join(logDir, name);
     return (line: string) => fs.appendFileSync(file, `${line}\n`);
   };
+
+  if (!config.databaseUrl || !config.temporalAddress || !config.encryptionKey) await prepareDataFolder(config.dataDir, say);
 
   // Both servers start at once; whichever comes up is recorded even if the other fails, so it gets stopped.
   const database = async (): Promise<string> => {

@@ -1,6 +1,6 @@
 /** A worker process's own GET /metrics (the API serves the same on its port when both run in one process). */
 import http from 'node:http';
-import { bearerMatches, METRICS_CONTENT_TYPE, metricsText } from '../infra/metrics';
+import { METRICS_CONTENT_TYPE, metricsRefusal, metricsText } from '../infra/metrics';
 
 export interface MetricsServer {
   url: string;
@@ -13,8 +13,9 @@ export function serveMetrics(port: number, host: string, token?: string): Promis
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'only GET /metrics is served here' }));
       return;
     }
-    if (token && !bearerMatches(req.headers.authorization, token)) {
-      res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'metrics need Authorization: Bearer <ARENA_METRICS_TOKEN>' }));
+    const refusal = metricsRefusal({ host, token }, req.headers.authorization);
+    if (refusal) {
+      res.writeHead(refusal.status, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: refusal.detail }));
       return;
     }
     metricsText().then(

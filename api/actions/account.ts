@@ -22,7 +22,7 @@ export async function editAccount(em: EntityManager, user: User, edit: AccountEd
   const before = { username: user.username, displayName: user.displayName, bio: user.bio };
   if (edit.username !== undefined) {
     const username = normaliseUsername(edit.username);
-    if (!isValidUsername(username)) throw new ApiError(400, `body.username: must be ${USERNAME_RULE}`);
+    if (!isValidUsername(username)) throw new ApiError(400, `username must be ${USERNAME_RULE}`);
     assertNotReserved(username, reservedUsernames, user.username);
     user.username = username;
   }

@@ -10,7 +10,8 @@ import { ArenaAgentId, ArenaKind, ArenaMode, ArenaOutcome } from '../../workflow
 /** Recorded statuses, plus `failed` for error or timeout. */
 export const OUTCOME_FILTERS = ['answered', 'error', 'timeout', 'cancelled', 'failed', 'pending'] as const;
 
-const DURATION = /^(\d{1,6})\s*(s|m|h|d)$/;
+/** `90s`, `15m`, `1h`, `7d`: also the filter's pattern, so the API document shows it. */
+const DURATION = /^([0-9]{1,6}) *(s|m|h|d)$/;
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
 /** `90s`, `15m`, `1h`, `7d` as milliseconds. */
@@ -20,14 +21,11 @@ export function parseDuration(raw: string): number | null {
 }
 
 export const deliveryFilter = z.object({
-  agent: z.coerce.number().int('must be an integer').positive('must be positive').max(2147483647).optional(),
+  agent: z.coerce.number().int().positive().max(2147483647).optional(),
   kind: z.enum(SESSION_KINDS).optional(),
   outcome: z.enum(OUTCOME_FILTERS).optional(),
-  since: z
-    .string()
-    .refine((v) => parseDuration(v) !== null, 'must be a duration such as 90s, 15m, 1h or 7d')
-    .optional(),
-  limit: z.coerce.number().int('must be an integer').min(1, 'must be at least 1').max(10_000, 'must be at most 10000').default(100),
+  since: z.string().regex(DURATION, 'must be a duration such as 90s, 15m, 1h or 7d').optional(),
+  limit: z.coerce.number().int().min(1).max(10_000).default(100),
 });
 export type DeliveryFilter = z.output<typeof deliveryFilter>;
 

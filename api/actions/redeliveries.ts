@@ -88,7 +88,7 @@ export async function redeliverMatching(
   filter: DeliveryFilter,
   onEach: (done: number, total: number, last: Redelivery | { session_id: string; reason: string }) => void = () => undefined,
 ): Promise<BulkRedelivery> {
-  if (filter.outcome === 'pending') throw new ApiError(400, 'outcome: running deliveries cannot be redelivered');
+  if (filter.outcome === 'pending') throw new ApiError(400, 'outcome must not be pending: running deliveries cannot be redelivered');
   const found = (await listDeliveries(workflows.client, search, { ...filter, outcome: filter.outcome ?? 'failed' })).reverse();
   const skip = await alreadyRedelivered(em, found.map((d) => d.session_id));
   const result: BulkRedelivery = { redelivered: [], skipped: [] };

@@ -1,4 +1,5 @@
 /** /docs/: the documentation root, the guides (HTML, or Markdown on request) and the interactive API reference. */
+import { createHash } from 'node:crypto';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -11,6 +12,8 @@ import { prefersMarkdown } from './negotiation';
 import { docsPage } from './page';
 
 const HTML = 'text/html; charset=utf-8';
+/** The style inside Swagger UI's logo (swagger-ui-standalone-preset.js). */
+const SWAGGER_LOGO_STYLE = '.logo_small_svg__cls-2{fill:#fff}.logo_small_svg__cls-3{fill:#85ea2d}';
 const MARKDOWN = 'text/markdown; charset=utf-8';
 
 const htmlOrMarkdown = (description: string) => ({
@@ -69,5 +72,11 @@ export const docsRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (a
   );
 
   // Swagger UI from the package's own files (no CDN); it reads the same document as /openapi.json.
-  await app.register(swaggerUi, { routePrefix: '/docs/reference', theme: { title: 'Agent Arena API reference' } });
+  // Its top bar's logo brings a <style> of its own: the policy allows exactly that text there.
+  const logoStyle = `'sha256-${createHash('sha256').update(SWAGGER_LOGO_STYLE).digest('base64')}'`;
+  await app.register(swaggerUi, {
+    routePrefix: '/docs/reference',
+    theme: { title: 'Agent Arena API reference' },
+    transformStaticCSP: (policy) => policy.replace(/style-src ([^;]*)/, `style-src $1 ${logoStyle}`),
+  });
 };

@@ -4,7 +4,8 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-const STYLE = `
+/** The docs pages' only inline style: the Content-Security-Policy allows exactly this text, by its hash. */
+export const STYLE = `
 body { font: 16px/1.55 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #1d1f23; background: #fff; }
 header { border-bottom: 1px solid #e3e5e8; padding: .75rem 1.25rem; display: flex; gap: 1.25rem; flex-wrap: wrap; align-items: baseline; }
 header a { color: #1d1f23; text-decoration: none; } header a.home { font-weight: 700; }

@@ -1,13 +1,14 @@
 /**
  * GET /metrics in the Prometheus text format: this app's HTTP durations by route, open long-polls
  * and queued work items, plus everything the process counts (deliveries when a worker runs here,
- * Node's own) and the Temporal SDK's metrics. With ARENA_METRICS_TOKEN set it wants that token.
+ * Node's own) and the Temporal SDK's metrics. With ARENA_METRICS_TOKEN set it wants that token;
+ * without one it is served only when the API listens on loopback.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Gauge, Histogram, Registry } from 'prom-client';
-import { bearerMatches, METRICS_CONTENT_TYPE, metricsText } from '../../infra/metrics';
+import { METRICS_CONTENT_TYPE, metricsRefusal, metricsText } from '../../infra/metrics';
 import { ApiError } from '../errors';
 
 declare module 'fastify' {
@@ -19,11 +20,13 @@ declare module 'fastify' {
 
 export interface MetricsOptions {
   orm: MikroORM;
+  /** The API's listen address (HOST): without a token, metrics are served on loopback only. */
+  host: string;
   token?: string;
 }
 
 export const metricsPlugin = fp<MetricsOptions>(
-  async (app: FastifyInstance, { orm, token }) => {
+  async (app: FastifyInstance, { orm, host, token }) => {
     const registry = new Registry();
     const httpDuration = new Histogram({
       name: 'arena_http_request_duration_seconds',
@@ -53,9 +56,8 @@ export const metricsPlugin = fp<MetricsOptions>(
     });
 
     app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-      if (token && !bearerMatches(request.headers.authorization, token)) {
-        throw new ApiError(401, 'metrics need Authorization: Bearer <ARENA_METRICS_TOKEN>');
-      }
+      const refusal = metricsRefusal({ host, token }, request.headers.authorization);
+      if (refusal) throw new ApiError(refusal.status, refusal.detail);
       return reply.type(METRICS_CONTENT_TYPE).header('Cache-Control', 'no-store').send(await metricsText(registry));
     });
   },

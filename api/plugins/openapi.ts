@@ -51,13 +51,12 @@ const STATUS_DESCRIPTIONS: Record<string, string> = {
   200: 'OK',
   201: 'Created',
   202: 'Accepted: the rest happens in the background',
-  400: 'Invalid request: `detail` names the field and the rule',
+  400: 'Invalid request: `detail` names the field and the rule in a sentence',
   401: 'Missing or invalid API key; `WWW-Authenticate` points at the protected resource metadata',
   403: 'Wrong or missing X-Arena-Secret, or an action you may not take',
   404: 'Not found, or not yours',
   409: 'Conflicts with the current state; `detail` says how',
   413: 'Request body larger than 1 MiB',
-  414: 'A path parameter is longer than 100 characters',
   415: 'Unsupported Content-Type; send application/json',
   429: 'Too many requests; retry after `Retry-After` seconds',
   503: 'A dependency is unavailable; retry after `Retry-After` seconds',
@@ -82,16 +81,36 @@ function describeResponses(schema: FastifySchema): FastifySchema {
 
 /**
  * Answers any route may give besides its own, so the document lists every status a client can
- * meet: 400 for a malformed path and 414 when a path parameter is over Fastify's length limit, 413/415 (and 400 for malformed
- * JSON) on routes with a body, 503 on API routes when the database or Temporal is down.
+ * meet: 400 anywhere (a NUL character in the query string, a malformed path, a parameter over 100
+ * characters), 413/415 (and 400 for malformed or too deeply nested JSON) on methods that carry a
+ * body, 401 where the API key is required, 403 where the agent secret is, 429 on rate-limited
+ * routes, and 503 on API routes when the database or Temporal is down.
  */
-function withGenericErrors(url: string, schema: FastifySchema | undefined): FastifySchema | undefined {
+function withGenericErrors(url: string, method: string, route: { config?: unknown }, schema: FastifySchema | undefined): FastifySchema | undefined {
   if (!schema?.response) return schema;
-  const generic: number[] = [];
-  if (url.includes(':')) generic.push(400, 414);
-  if (schema.body) generic.push(400, 413, 415);
+  const generic: number[] = [400];
+  if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) generic.push(413, 415);
+  const security = (schema.security ?? []) as Array<Record<string, unknown>>;
+  if (security.some((s) => 'bearerAuth' in s)) generic.push(401);
+  if (security.some((s) => 'agentSecret' in s)) generic.push(403);
+  if ((route.config as { rateLimit?: unknown } | undefined)?.rateLimit) generic.push(429);
   if (url.startsWith('/api/') && url !== '/api/version') generic.push(503);
   return { ...schema, response: { ...Object.fromEntries(generic.map((status) => [status, errorBody])), ...(schema.response as object) } };
+}
+
+/** Text holding NUL is refused on every route (request-hygiene); the document says so on each string a request carries. */
+const NO_NUL = '^[^\\u0000]*$';
+
+/** Adds NO_NUL to every free-text string in a request schema (a pattern, enum or const of its own already rules NUL out). */
+function refuseNul(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(refuseNul);
+  if (node === null || typeof node !== 'object') return;
+  const schema = node as JsonSchemaish;
+  const types = [schema.type].flat();
+  if (types.includes('string') && schema.pattern === undefined && schema.enum === undefined && schema.const === undefined) schema.pattern = NO_NUL;
+  for (const key of ['items', 'additionalProperties', 'not']) refuseNul(schema[key]);
+  for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) refuseNul(schema[key]);
+  if (schema.properties && typeof schema.properties === 'object') Object.values(schema.properties).forEach(refuseNul);
 }
 
 /**
@@ -99,9 +118,12 @@ function withGenericErrors(url: string, schema: FastifySchema | undefined): Fast
  * plain path (`/api/agents`, as clients call it, not `/api/agents/`; Fastify serves both).
  */
 const transform: SwaggerTransform = (args) => {
-  const result = jsonSchemaTransform({ ...args, schema: withGenericErrors(args.url, args.schema) } as Parameters<typeof jsonSchemaTransform>[0]);
-  const prefix = (args.route as { prefix?: string }).prefix;
-  const url = prefix && result.url === `${prefix}/` ? prefix : result.url;
+  const route = args.route as { prefix?: string; method: string | string[]; config?: unknown };
+  const method = [route.method].flat()[0]!;
+  const schema = withGenericErrors(args.url, method, route, args.schema);
+  const result = jsonSchemaTransform({ ...args, schema } as Parameters<typeof jsonSchemaTransform>[0]);
+  for (const part of ['body', 'querystring', 'params'] as const) refuseNul((result.schema as Record<string, unknown> | undefined)?.[part]);
+  const url = route.prefix && result.url === `${route.prefix}/` ? route.prefix : result.url;
   return { url, schema: describeResponses(result.schema) };
 };
 

@@ -1,16 +1,38 @@
 /**
- * Route `config` for @fastify/rate-limit (registered with `global: false`) keyed by who is acting,
- * not by address: checked after authentication (preHandler), so nobody spends another's budget.
+ * Route `config` for @fastify/rate-limit (registered with `global: false` and the PostgreSQL store).
+ * The key names the action and who spends it, so the API and the website, and every API process,
+ * spend one budget per action: an account's, or a client address's where nobody is signed in.
  */
 import type { FastifyRequest } from 'fastify';
+import { clientAddress } from '../client-address';
 
 function actor(request: FastifyRequest): string {
   // An API key's account, else the website's signed-in person; the address only as a last resort.
   const id = (request.account as { id?: number } | null)?.id ?? request.webUser?.id;
-  return id === undefined ? `ip:${request.ip}` : `account:${id}`;
+  return id === undefined ? `ip:${clientAddress(request)}` : `account:${id}`;
+}
+
+/** The limiter options of an account's budget for `action`, for `app.rateLimit` where only some requests spend it. */
+export function accountBudget(action: string, max: number, timeWindow: string) {
+  return { max, timeWindow, keyGenerator: (request: FastifyRequest) => `${action}:${actor(request)}` };
+}
+
+/** At most `max` of this action per account per `timeWindow`, checked after authentication so nobody spends another's budget. */
+export function perAccount(action: string, max: number, timeWindow: string) {
+  return { rateLimit: { ...accountBudget(action, max, timeWindow), hook: 'preHandler' as const } };
 }
 
 /** At most `max` of this action per account per minute. */
 export function perAccountPerMinute(action: string, max: number) {
-  return { rateLimit: { max, timeWindow: '1 minute', hook: 'preHandler' as const, keyGenerator: (request: FastifyRequest) => `${action}:${actor(request)}` } };
+  return perAccount(action, max, '1 minute');
+}
+
+/** At most `max` of this action per client address (an IPv6 client by its /64) per `timeWindow`: for what needs no account. */
+export function perAddress(action: string, max: number, timeWindow: string) {
+  return { rateLimit: { max, timeWindow, keyGenerator: (request: FastifyRequest) => `${action}:ip:${clientAddress(request)}` } };
+}
+
+/** The key of a limited route that names no action: a budget of its own per address, never another route's. */
+export function routeAddressKey(request: FastifyRequest): string {
+  return `${request.method} ${request.routeOptions.url}:ip:${clientAddress(request)}`;
 }

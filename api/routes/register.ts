@@ -3,8 +3,9 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiKey } from '../../infra/db/entities/api-key.entity';
 import { User } from '../../infra/db/entities/user.entity';
-import { hashToken, newApiKey } from '../../infra/domain/credentials';
+import { apiKeyPrefix, hashToken, newApiKey } from '../../infra/domain/credentials';
 import { generatedUsername } from '../../infra/domain/username';
+import { perAddress } from '../plugins/rate-limits';
 import { errors } from '../schemas/common';
 import { registration } from '../schemas/account';
 
@@ -12,8 +13,9 @@ export const registerRoutes: FastifyPluginAsyncZod<{ registerRateLimit: number }
   app.post(
     '/register',
     {
-      // Self-registration is the abuse path (scripted mass sign-ups), so it is limited per address.
-      config: { rateLimit: { max: opts.registerRateLimit, timeWindow: '1 hour' } },
+      // Self-registration is the abuse path (scripted mass sign-ups), so it is limited per address,
+      // in one budget with the website's sign-up.
+      config: perAddress('register', opts.registerRateLimit, '1 hour'),
       schema: {
         summary: 'Create an account and get its API key (shown once)',
         tags: ['accounts'],
@@ -26,7 +28,7 @@ export const registerRoutes: FastifyPluginAsyncZod<{ registerRateLimit: number }
       for (let attempt = 0; ; attempt++) {
         const em = request.em.fork();
         const user = em.create(User, { username: generatedUsername(), registrationIp: request.ip });
-        em.create(ApiKey, { user, keyHash: hashToken(apiKey) });
+        em.create(ApiKey, { user, keyHash: hashToken(apiKey), keyPrefix: apiKeyPrefix(apiKey) });
         try {
           await em.flush();
         } catch (err) {

@@ -11,6 +11,7 @@ import { ApiError, notFound } from '../errors';
 import { errors, idParam } from '../schemas/common';
 import { workNextQuery, workParams, workPayload, workRecorded, workResult } from '../schemas/session';
 import type { WorkNotifier } from '../work-notifier';
+import { OpenPolls } from '../open-polls';
 
 interface PullAgent {
   id: number;
@@ -56,9 +57,13 @@ export interface WorkRoutesOptions {
   draining: AbortSignal;
   /** Authenticated work/next calls per agent per minute. */
   pollsPerMinute: number;
+  /** Long-polls one agent may hold open here; a new one answers the oldest. */
+  pollsPerAgent: number;
+  /** Long-polls this process holds open at most; past that, 503. */
+  maxOpenPolls: number;
 }
 
-export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, { workflows, notifier, draining, pollsPerMinute }) => {
+export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, { workflows, notifier, draining, pollsPerMinute, pollsPerAgent, maxOpenPolls }) => {
   // Raw SQL only, so no request needs an identity map of its own: a waiting long-poll holds nothing but its socket.
   const db = app.orm.em;
   // The waiting polls to stop when the API begins to shut down. A Set, not a listener each on
@@ -70,6 +75,8 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
   // Counted per agent, and only once the secret checked out, so nobody else can use up a runner's budget.
   const pollLimit = app.rateLimit({ max: pollsPerMinute, timeWindow: '1 minute', keyGenerator: (request) => `work-next:${(request.params as { id: number }).id}` });
   const security = [{ agentSecret: [] }];
+  // Admitted only once the secret checked out: nobody else can push a runner's polls out.
+  const openPolls = new OpenPolls(pollsPerAgent, maxOpenPolls);
 
   app.get(
     '/:id/work/next',
@@ -96,6 +103,10 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
         // thousands of polls renewing, AbortSignal.any and an abort (building a DOMException)
         // after every finished request took about a twentieth of the API's time.
         const stopping = new AbortController();
+        const leave = openPolls.admit(agent.id, () => stopping.abort(POLL_ENDED));
+        if (!leave) {
+          throw new ApiError(503, `this API process has as many long-polls open as it takes (${maxOpenPolls}); poll again shortly`, { 'Retry-After': '5' });
+        }
         let runnerLeft = false;
         const onClose = () => {
           runnerLeft = true;
@@ -140,6 +151,7 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
         } finally {
           reply.raw.off('close', onClose);
           drainListeners.delete(onDrain);
+          leave();
           app.openLongPolls.dec();
         }
       } finally {

@@ -1,6 +1,6 @@
 /** Accounts: registration result, the private account view and its edits. */
 import { z } from 'zod';
-import { USERNAME_RULE } from '../../infra/domain/username';
+import { USERNAME_PATTERN, USERNAME_RULE } from '../../infra/domain/username';
 import { timestamp, optionalText } from './common';
 
 export const registration = z.object({
@@ -32,5 +32,6 @@ export const account = z.object({
 export const accountPatch = z.object({
   display_name: optionalText(100).optional(),
   bio: optionalText(1000).optional(),
-  username: z.string().describe(USERNAME_RULE).optional(),
+  // Upper case is allowed: names are stored lowercase.
+  username: z.string().regex(USERNAME_PATTERN, `must be ${USERNAME_RULE}`).describe(`${USERNAME_RULE}; stored lowercase`).optional(),
 });

@@ -33,5 +33,7 @@ export const redeliverParams = z.object({ session_id: z.string().max(40) });
 
 /** The filters of a bulk redelivery; failed deliveries unless another outcome is named. */
 export const bulkRedeliveryBody = deliveryFilter.omit({ limit: true }).extend({
-  limit: z.number().int('must be an integer').min(1, 'must be at least 1').max(10_000, 'must be at most 10000').default(1000),
+  // Running deliveries cannot be redelivered: the document says so, rather than only the handler.
+  outcome: deliveryFilter.shape.outcome.unwrap().exclude(['pending']).optional(),
+  limit: z.number().int().min(1).max(10_000).default(1000),
 });

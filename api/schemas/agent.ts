@@ -1,39 +1,46 @@
 /** Agents: creation and edits as SPEC lists them, and the views the owner gets back. */
 import { z } from 'zod';
 import { optionalText, timestamp } from './common';
+import { WEBHOOK_URL_PATTERN, WEBHOOK_URL_RULE } from './webhook-url';
 
-const name = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
-const webhookUrl = z.string().max(2048, 'must be at most 2048 characters');
-const tools = z.array(z.string().trim().min(1).max(100)).max(50, 'at most 50 tools');
+const name = z.string().trim().min(1).max(100);
+const webhookUrl = z
+  .string({ error: (issue) => (issue.input === undefined ? 'is required for push agents' : undefined) })
+  .max(2048)
+  .regex(WEBHOOK_URL_PATTERN, WEBHOOK_URL_RULE);
+const tools = z.array(z.string().trim().min(1).max(100)).max(50);
 
-export const agentCreate = z
-  .object({
-    name,
-    mode: z.enum(['push', 'pull']).default('push'),
-    webhook_url: webhookUrl.optional(),
-    owner_handle: optionalText(100).optional(),
-    model_claimed: optionalText(200).optional(),
-    cost_claimed: optionalText(200).optional(),
-    tools_claimed: tools.optional(),
-    description: optionalText(500).optional(),
-  })
-  .superRefine((body, ctx) => {
-    if (body.mode === 'push' && !body.webhook_url) {
-      ctx.addIssue({ code: 'custom', path: ['webhook_url'], message: 'is required for push agents' });
-    }
-    if (body.mode === 'pull' && body.webhook_url !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['webhook_url'], message: 'must be omitted for pull agents' });
-    }
-  });
-
-export const agentPatch = z.object({
-  name: name.optional(),
-  webhook_url: webhookUrl.optional(),
+/** What an agent describes about itself, the same in both modes. */
+const agentClaims = {
+  name,
   owner_handle: optionalText(100).optional(),
   model_claimed: optionalText(200).optional(),
   cost_claimed: optionalText(200).optional(),
   tools_claimed: tools.optional(),
   description: optionalText(500).optional(),
+};
+
+/**
+ * A union on `mode`, so the document says what is enforced: a push agent (the default) needs a
+ * webhook_url, a pull agent must not have one.
+ */
+export const agentCreate = z.discriminatedUnion('mode', [
+  z.object({
+    ...agentClaims,
+    mode: z.literal('push').default('push'),
+    webhook_url: webhookUrl,
+  }),
+  z.object({
+    ...agentClaims,
+    mode: z.literal('pull'),
+    webhook_url: z.never({ error: 'must be omitted for pull agents' }).optional(),
+  }),
+]);
+
+export const agentPatch = z.object({
+  ...agentClaims,
+  name: name.optional(),
+  webhook_url: webhookUrl.optional().describe('push agents only; a pull agent answers 409'),
 });
 
 export const gymProgress = z.object({

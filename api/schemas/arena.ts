@@ -1,7 +1,7 @@
 /** Judging, battles, ratings and the leaderboard. */
 import { z } from 'zod';
 import { VERDICTS } from '../../infra/domain/arena';
-import { timestamp } from './common';
+import { pathId, timestamp } from './common';
 
 const side = z.object({
   status: z.enum(['pending', 'answered', 'error', 'timeout', 'cancelled']),
@@ -39,12 +39,13 @@ export const voteResult = z.object({
   b: revealed,
 });
 
-export const battleParams = z.object({ battle_id: z.coerce.number().int().positive().max(2147483647) });
+export const battleParams = z.object({ battle_id: pathId });
 
 export const liveBattleCreate = z.object({
+  // Messages spelled out: the website's forms parse this too.
   prompt: z.string().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters'),
   category: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').default('live'),
-  deadline_seconds: z.number().int('must be an integer').min(1, 'must be at least 1').max(300, 'must be at most 300').default(120),
+  deadline_seconds: z.number().int().min(1).max(300).default(120),
 });
 
 export const ratingHistory = z.object({

@@ -1,7 +1,7 @@
 /** Activity sessions, the feed, pull work and sandbox tasks. */
 import { z } from 'zod';
 import { MAX_RESPONSE_CHARS, SESSION_KINDS } from '../../infra/domain/sessions';
-import { timestamp } from './common';
+import { pathId, timestamp } from './common';
 
 export const activitySession = z.object({
   id: z.string().describe('`<kind>-<n>`'),
@@ -27,14 +27,14 @@ export const activityFeed = z.object({
 });
 
 export const feedQuery = z.object({
-  limit: z.coerce.number().int('must be an integer').min(1, 'must be at least 1').max(100, 'must be at most 100').default(25),
-  offset: z.coerce.number().int('must be an integer').min(0, 'must not be negative').max(2147483647).default(0),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+  offset: z.coerce.number().int().min(0, 'must not be negative').max(2147483647).default(0),
 });
 
 export const workNextQuery = z.object({
   wait: z.coerce
     .number()
-    .int('must be a whole number of seconds')
+    .int()
     .min(0, 'must not be negative')
     .default(0)
     .transform((v) => Math.min(v, 50)),
@@ -51,29 +51,34 @@ export const workPayload = z.object({
 });
 
 export const workParams = z.object({
-  id: z.coerce.number().int().positive().max(2147483647),
+  id: pathId,
   work_id: z.string().max(40),
 });
 
+/** Exactly one of response or error: checked by the refinement, and said by `oneOf` in the document. */
 export const workResult = z
   .object({
-    response: z.string().max(MAX_RESPONSE_CHARS, `must be at most ${MAX_RESPONSE_CHARS} characters`).optional(),
-    error: z.string().min(1, 'must not be empty').max(10_000, 'must be at most 10000 characters').optional(),
-    latency_ms: z.number().int('must be an integer').min(0, 'must not be negative').max(86_400_000).optional(),
+    response: z
+      .string()
+      .max(MAX_RESPONSE_CHARS)
+      .optional()
+      .describe('the answer; an empty or whitespace-only one is recorded as the error "empty response"'),
+    error: z.string().min(1).max(10_000).optional(),
+    latency_ms: z.number().int().min(0, 'must not be negative').max(86_400_000).optional(),
   })
-  .refine((b) => (b.response === undefined) !== (b.error === undefined), {
-    message: 'exactly one of response or error is required',
-  });
+  .refine((b) => (b.response === undefined) !== (b.error === undefined), { message: 'send exactly one of response or error' })
+  .meta({ oneOf: [{ required: ['response'] }, { required: ['error'] }] });
 
 export const workRecorded = z.object({ work_id: z.string(), recorded: z.literal(true) });
 
 export const sandboxCreate = z.object({
+  // Messages spelled out: the website's forms parse this too.
   prompt: z.string().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters'),
   category: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').default('sandbox'),
-  deadline_seconds: z.number().int('must be an integer').min(1, 'must be at least 1').max(300, 'must be at most 300').default(60),
+  deadline_seconds: z.number().int().min(1).max(300).default(60),
 });
 
 export const sandboxParams = z.object({
-  id: z.coerce.number().int().positive().max(2147483647),
+  id: pathId,
   session_id: z.string().max(40),
 });

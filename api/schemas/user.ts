@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { timestamp } from './common';
 
 export const userSearchQuery = z.object({
-  q: z.string().max(100, 'must be at most 100 characters').default(''),
-  page: z.coerce.number().int('must be an integer').min(1, 'must be 1 or more').max(100000).default(1),
+  q: z.string().max(100).default(''),
+  page: z.coerce.number().int().min(1).max(100000).default(1),
 });
 
 export const publicUserEntry = z.object({

@@ -1,30 +1,50 @@
-/** `/account`: a signed-in person edits their profile, issues an API key, and manages their own agents (new secret, deactivate, sandbox). */
+/**
+ * `/account`: a signed-in person edits their profile, manages their API keys, password, sessions
+ * and linked identity provider, and their own agents (new secret, deactivate, sandbox).
+ */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { Agent } from '../../infra/db/entities/agent.entity';
-import { ApiKey } from '../../infra/db/entities/api-key.entity';
 import { findSession } from '../../infra/db/repositories/session-queries';
 import { isAgentActive } from '../../infra/domain/agent-state';
 import { tierFor } from '../../infra/domain/ratings/tiers';
 import { parseSessionPublicId } from '../../infra/domain/sessions';
 import { editAccount } from '../actions/account';
+import { API_KEYS_PER_MINUTE, issueApiKey, listApiKeys, revokeApiKey } from '../actions/api-keys';
 import { deactivateAgent, ownedAgent, regenerateSecret, startSandboxTask } from '../actions/agents';
 import type { WorkflowDeps } from '../deliveries';
 import { ApiError } from '../errors';
 import { perAccountPerMinute } from '../plugins/rate-limits';
 import { accountPatch } from '../schemas/account';
+import { pathId as canonicalId } from '../schemas/common';
+import { describeIssues } from '../validation';
 import { sandboxCreate } from '../schemas/session';
 import { sessionView } from '../views';
-import { issueApiKeyFor } from './auth';
+import { changePassword, endAllSessions, hasPassword, identitiesOf, OIDC_FAILURES } from './auth';
 import { renderMarkdown } from './render/markdown';
 import { mdEscape } from './render/markdown-pages';
 import { sendErrorPage, sendPage } from './site';
 
-const agentParam = z.object({ id: z.coerce.number().int().positive().max(2147483647) });
-const taskParams = z.object({ id: z.coerce.number().int().positive().max(2147483647), session_id: z.string().max(40) });
+// Canonical ids only, as on the API: /account/agents/0x1/... names no agent.
+const pathId = z.object({ id: canonicalId });
+const taskParams = z.object({ id: canonicalId, session_id: z.string().max(40) });
 const profileForm = z.object({ username: z.string().default(''), display_name: z.string().default(''), bio: z.string().default('') });
 const textField = z.object({ prompt: z.string().default(''), confirm: z.string().optional() });
-const NOTICES: Record<string, string> = { saved: 'Profile saved.', deactivated: 'Agent deactivated. Deactivation is permanent.' };
+const passwordForm = z.object({ current_password: z.string().max(200).default(''), new_password: z.string().max(200).default('') });
+const NOTICES: Record<string, string> = {
+  saved: 'Profile saved.',
+  deactivated: 'Agent deactivated. Deactivation is permanent.',
+  revoked: 'API key revoked: it no longer works.',
+  password: 'Password changed. Your other sessions have ended; this one goes on.',
+  linked: 'Identity provider linked: you can sign in with it from now on.',
+};
+/** Wrong current passwords are guesses: few a minute. */
+const PASSWORD_CHANGES_PER_MINUTE = 5;
+
+/** A time as the account page shows it: to the minute, in UTC. */
+function shownTime(date: Date | null): string | null {
+  return date ? `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : null;
+}
 
 function agentState(agent: Agent): string {
   if (agent.deactivated) return 'deactivated';
@@ -34,18 +54,20 @@ function agentState(agent: Agent): string {
 
 /** Zod issues as one sentence, fields named as in the API's `detail`. */
 function issuesDetail(error: z.ZodError): string {
-  return error.issues.map((issue) => `${issue.path.join('.') || 'form'}: ${issue.message}`).join('; ');
+  return describeIssues(error.issues, 'form');
 }
 
 export interface AccountPagesOptions {
   workflows: WorkflowDeps;
+  /** Whether an identity provider is configured: the page then offers to link it. */
+  oidc?: boolean;
   encryptionKey: Buffer;
   /** Operators' usernames: nobody else may take them. */
   reservedUsernames: readonly string[];
   sandboxPerMinute: number;
 }
 
-export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app, { workflows, encryptionKey, reservedUsernames, sandboxPerMinute }) => {
+export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app, { workflows, oidc = false, encryptionKey, reservedUsernames, sandboxPerMinute }) => {
   app.addHook('onRequest', app.requireWebUser);
 
   const accountPage = async (
@@ -54,7 +76,14 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
     extra: { form?: z.infer<typeof profileForm>; error?: string; status?: number; notice?: string } = {},
   ) => {
     const user = request.webUser!;
-    const [agents, apiKeys] = await Promise.all([request.em.getRepository(Agent).listOwned(user.id), request.em.count(ApiKey, { user: user.id })]);
+    const [agents, keys, identities, passwordSet] = await Promise.all([
+      request.em.getRepository(Agent).listOwned(user.id),
+      listApiKeys(request.em, user.id),
+      identitiesOf(request.em, user.id),
+      hasPassword(request.em, user),
+    ]);
+    const apiKeys = keys.map((k) => ({ id: k.id, prefix: k.keyPrefix, created: shownTime(k.createdAt), lastUsed: shownTime(k.lastUsedAt) }));
+    const linked = identities.map((i) => ({ provider: URL.canParse(i.provider) ? new URL(i.provider).host : i.provider, since: shownTime(i.createdAt) }));
     const rows = agents.map((a) => ({
       id: a.id,
       name: a.name,
@@ -74,6 +103,9 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
         account: { id: user.id, email: user.email },
         form: extra.form ?? { username: user.username, display_name: user.displayName ?? '', bio: user.bio ?? '' },
         apiKeys,
+        identities: linked,
+        oidc,
+        hasPassword: passwordSet,
         agents: rows,
         error: extra.error ?? null,
         notice: extra.notice ?? null,
@@ -85,7 +117,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
 
   /** An agent of the signed-in person; a missing one and someone else's both answer the 404 page. */
   const myAgent = (request: FastifyRequest) => {
-    const params = agentParam.safeParse(request.params);
+    const params = pathId.safeParse(request.params);
     return params.success ? ownedAgent(request.em, params.data.id, request.webUser!.id) : Promise.reject(new ApiError(404, 'agent not found'));
   };
 
@@ -99,8 +131,11 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
     });
 
   app.get('/account', async (request, reply) => {
-    const notice = NOTICES[String((request.query as { done?: unknown }).done)];
-    return accountPage(request, reply, { notice });
+    const query = request.query as { done?: unknown; error?: unknown };
+    const notice = NOTICES[String(query.done)];
+    // Only sentences of the arena's own: a crafted link cannot put words on this page.
+    const error = typeof query.error === 'string' && OIDC_FAILURES.has(query.error) ? query.error : undefined;
+    return accountPage(request, reply, { notice, error });
   });
 
   app.post('/account/profile', { preHandler: app.csrfProtection }, async (request, reply) => {
@@ -117,14 +152,47 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
     return reply.redirect('/account?done=saved', 303);
   });
 
-  app.post('/account/api-key', { preHandler: app.csrfProtection }, async (request, reply) => {
-    const apiKey = await issueApiKeyFor(request.em, request.webUser!);
-    request.log.info({ userId: request.webUser!.id }, 'API key issued on the website');
+  app.post('/account/api-key', { config: perAccountPerMinute('api-key', API_KEYS_PER_MINUTE), preHandler: app.csrfProtection }, async (request, reply) => {
+    const { apiKey, key } = await issueApiKey(request.em, request.webUser!);
+    request.log.info({ userId: request.webUser!.id, keyId: key.id }, 'API key issued on the website');
     return shownOnce(request, reply, {
       heading: 'Your new API key',
-      explanation: 'Send it as Authorization: Bearer <key>. Your other keys keep working.',
+      explanation: 'Send it as Authorization: Bearer <key>. Your other keys keep working; revoke any you no longer use on your account page.',
       value: apiKey,
     });
+  });
+
+  app.post('/account/api-keys/:id/revoke', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const params = pathId.safeParse(request.params);
+    if (!params.success) return sendErrorPage(request, reply, 404, 'API key not found');
+    await revokeApiKey(request.em, request.webUser!.id, params.data.id);
+    request.log.info({ userId: request.webUser!.id, keyId: params.data.id }, 'API key revoked on the website');
+    return reply.redirect('/account?done=revoked', 303);
+  });
+
+  app.post('/account/password', { config: perAccountPerMinute('password-change', PASSWORD_CHANGES_PER_MINUTE), preHandler: app.csrfProtection }, async (request, reply) => {
+    const form = passwordForm.safeParse(request.body ?? {});
+    if (!form.success) return accountPage(request, reply, { error: issuesDetail(form.error), status: 400 });
+    const user = request.webUser!;
+    try {
+      await changePassword(request.em, user, { current: form.data.current_password, replacement: form.data.new_password });
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return accountPage(request, reply, { error: err.detail, status: err.statusCode });
+    }
+    // Whoever else knew the old password is signed out; this browser gets a fresh session.
+    await endAllSessions(request.em, user);
+    await reply.signInWebUser(user);
+    request.log.info({ userId: user.id }, 'password changed; other sessions ended');
+    return reply.redirect('/account?done=password', 303);
+  });
+
+  app.post('/account/sign-out-everywhere', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const user = request.webUser!;
+    const ended = await endAllSessions(request.em, user);
+    await reply.signOutWebUser();
+    request.log.info({ userId: user.id, sessions: ended }, 'signed out everywhere');
+    return reply.redirect('/', 303);
   });
 
   app.post('/account/agents/:id/secret', { preHandler: app.csrfProtection }, async (request, reply) => {

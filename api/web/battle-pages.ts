@@ -1,6 +1,8 @@
 /** Judging on the website: `/judge` (the next anonymous pair), `/battle` (a live battle on your own prompt), votes and reveals. */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { pathId } from '../schemas/common';
+import { describeIssues } from '../validation';
 import type { AbuseLimits, ArenaSettings } from '../../infra/config';
 import { perAccountPerMinute } from '../plugins/rate-limits';
 import type { BattleRow } from '../../infra/db/repositories/arena-queries';
@@ -15,7 +17,8 @@ import { mdEscape } from './render/markdown-pages';
 import { sendErrorPage, sendPage } from './site';
 
 const VERDICT_LABELS: Record<Verdict, string> = { a: 'A is better', b: 'B is better', tie: 'A tie', both_bad: 'Both bad' };
-const idParam = z.object({ id: z.coerce.number().int().positive().max(2147483647) });
+// Canonical ids only, as on the API: /agents/0x1 is no page.
+const idParam = z.object({ id: pathId });
 const voteForm = z.object({ winner: z.enum(VERDICTS), from: z.enum(['judge', 'battle']).catch('battle').default('battle') });
 const battleForm = z.object({ prompt: z.string().default(''), category: z.string().default('') });
 const judgeQuery = z.object({ voted: z.coerce.number().int().positive().max(2147483647).optional().catch(undefined) });
@@ -88,7 +91,7 @@ export const battlePages: FastifyPluginAsync<{ workflows: WorkflowDeps; arena: A
     const raw = form.success ? form.data : { prompt: '', category: '' };
     const parsed = liveBattleCreate.safeParse({ prompt: raw.prompt, ...(raw.category.trim() ? { category: raw.category } : {}) });
     if (!parsed.success) {
-      const detail = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+      const detail = describeIssues(parsed.error.issues, 'form');
       return newBattlePage(request, reply, { ...raw, error: detail, status: 400 });
     }
     let battle: BattleRow;

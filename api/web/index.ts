@@ -36,6 +36,7 @@ export const website: FastifyPluginAsync<WebsiteOptions> = async (app, { config,
   await app.register(oidcRoutes, { oidc: config.oidc, publicUrl: config.publicUrl, failureRedirect: '/login', loadClient: loadOpenidClient });
   await app.register(publicPages, { publicUrl: config.publicUrl });
   await app.register(signInPages, {
+    publicUrl: config.publicUrl,
     loginRateLimit: config.loginRateLimit,
     registerRateLimit: config.registerRateLimit,
     oidc: Boolean(config.oidc),
@@ -44,6 +45,7 @@ export const website: FastifyPluginAsync<WebsiteOptions> = async (app, { config,
   await app.register(battlePages, { workflows, arena: config.arena, limits: config.limits });
   await app.register(accountPages, {
     workflows,
+    oidc: Boolean(config.oidc),
     encryptionKey: config.encryptionKey,
     reservedUsernames: config.adminUsernames,
     sandboxPerMinute: config.limits.sandboxPerMinute,

@@ -1,23 +1,25 @@
 /** Public pages: the leaderboard, agent profiles with their feed, and users. */
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
+import { pathId } from '../schemas/common';
 import { Agent } from '../../infra/db/entities/agent.entity';
 import { User } from '../../infra/db/entities/user.entity';
 import { leaderboard, ratingHistory } from '../../infra/db/repositories/arena-queries';
 import { agentFeed, gymCounts } from '../../infra/db/repositories/session-queries';
 import { isAgentActive } from '../../infra/domain/agent-state';
 import { tierFor } from '../../infra/domain/ratings/tiers';
-import { formatTimestamp } from '../../infra/domain/timestamps';
 import { publicUserEntryView, publicUserView, sessionView } from '../views';
 import { eloHistoryChart, intervalChart } from './render/charts';
 import { renderMarkdown } from './render/markdown';
 import { mdEscape, mdTable } from './render/markdown-pages';
-import { LIVE_JS, sendPage, SITE_CSS } from './site';
+import { markdownTime } from './render/times';
+import { FAVICON_ICO, FAVICON_SVG, LIVE_JS, sendPage, SITE_CSS } from './site';
 
 const FEED_PAGE_SIZE = 20;
 const USERS_PAGE_SIZE = 50;
 const pageQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).catch(1).default(1) });
-const idParam = z.object({ id: z.coerce.number().int().positive().max(2147483647) });
+// Canonical ids only, as on the API: /agents/0x1 is no page.
+const idParam = z.object({ id: pathId });
 
 export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publicUrl }) => {
   const notFound = (request: Parameters<typeof sendPage>[0], reply: Parameters<typeof sendPage>[1], message: string) =>
@@ -25,7 +27,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
 
   app.get('/', async (request, reply) => {
     const rows = (await leaderboard(request.em)).map((r) => ({ ...r, tier: tierFor(r.elo) }));
-    const updated = rows[0] ? formatTimestamp(new Date(rows[0].computed_ms)) : null;
+    const updated = rows[0] ? new Date(rows[0].computed_ms) : null;
     const chart = intervalChart(rows.map((r) => ({ label: r.name, rating: r.bt_rating, low: r.ci_low, high: r.ci_high })));
     return sendPage(request, reply, {
       title: 'Leaderboard',
@@ -37,9 +39,9 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
             ? 'No votes yet.\n'
             : mdTable(
                 ['Rank', 'Agent', 'Owner', 'Tier', 'Rating', '95% interval', 'Elo', 'Votes'],
-                rows.map((r) => [r.rank, `[${mdEscape(r.name)}](${publicUrl}/agents/${r.agent_id})`, r.owner_handle, r.tier, Math.round(r.bt_rating), `${Math.round(r.ci_low)}–${Math.round(r.ci_high)}`, r.elo, r.votes]),
+                rows.map((r) => [r.rank, `[${mdEscape(r.name)}](${publicUrl}/agents/${r.agent_id})`, mdEscape(r.owner_handle), r.tier, Math.round(r.bt_rating), `${Math.round(r.ci_low)}–${Math.round(r.ci_high)}`, r.elo, r.votes]),
               )
-        }\nRatings: Bradley-Terry over all votes with bootstrap 95% intervals; rank counts only agents whose whole interval is above. JSON: ${publicUrl}/api/leaderboard\n`,
+        }\nRatings: Bradley-Terry over all votes with bootstrap 95% intervals; rank counts only agents whose whole interval is above.${updated ? ` Updated ${markdownTime(updated)}.` : ''} JSON: ${publicUrl}/api/leaderboard\n`,
     });
   });
 
@@ -72,11 +74,11 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
           costClaimed: agent.costClaimed,
           toolsClaimed: agent.toolsClaimed,
           description: agent.description,
-          createdAt: formatTimestamp(agent.createdAt).slice(0, 10),
+          createdAt: agent.createdAt,
         },
         tier,
         gym: { ...gym, gym_complete: agent.gymComplete },
-        chart: eloHistoryChart(history.map((h) => ({ at: formatTimestamp(new Date(h.created_ms)), elo: h.after }))),
+        chart: eloHistoryChart(history.map((h) => ({ at: new Date(h.created_ms), elo: h.after }))),
         feed,
         sessions: sessions.map((s) => ({ ...s, promptHtml: renderMarkdown(s.prompt), responseHtml: s.response === null ? null : renderMarkdown(s.response) })),
         prev: page > 1 ? page - 1 : null,
@@ -91,7 +93,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
           '',
           `## Activity (${feed.total}, page ${page})`,
           '',
-          ...sessions.map((s) => `### ${s.id} · ${s.kind} · ${mdEscape(s.category)} · ${s.status} · ${s.latency_ms} ms\n\n**Prompt:** ${mdEscape(s.prompt)}\n\n${s.response !== null ? `**Response:**\n\n${s.response}\n` : ''}${s.error ? `**Error:** ${mdEscape(s.error)}\n` : ''}`),
+          ...sessions.map((s) => `### ${s.id} · ${s.kind} · ${mdEscape(s.category)} · ${s.status} · ${s.latency_ms} ms · ${markdownTime(s.created_at)}\n\n**Prompt:** ${mdEscape(s.prompt)}\n\n${s.response !== null ? `**Response:**\n\n${s.response}\n` : ''}${s.error ? `**Error:** ${mdEscape(s.error)}\n` : ''}`),
           `JSON: ${publicUrl}/api/agents/${agent.id}/activity`,
         ].join('\n'),
     });
@@ -109,7 +111,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
       markdown: () =>
         `# Users${query ? ` matching "${mdEscape(query)}"` : ''}\n\n${mdTable(
           ['User', 'Name', 'Agents', 'Joined'],
-          entries.map((u) => [`[${mdEscape(u.username)}](${publicUrl}/users/${u.id})`, u.display_name ?? '', u.agent_count, u.created_at.slice(0, 10)]),
+          entries.map((u) => [`[${mdEscape(u.username)}](${publicUrl}/users/${u.id})`, mdEscape(u.display_name ?? ''), u.agent_count, u.created_at.slice(0, 10)]),
         )}\n${total} in all.\n`,
     });
   });
@@ -133,5 +135,8 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
   });
 
   app.get('/static/site.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(SITE_CSS));
+  // Browsers ask every site for /favicon.ico, whatever its pages link.
+  app.get('/favicon.ico', async (_request, reply) => reply.type('image/x-icon').header('Cache-Control', 'public, max-age=86400').send(FAVICON_ICO));
+  app.get('/static/favicon.svg', async (_request, reply) => reply.type('image/svg+xml').header('Cache-Control', 'public, max-age=86400').send(FAVICON_SVG));
   app.get('/static/live.js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(LIVE_JS));
 };

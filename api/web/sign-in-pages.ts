@@ -4,13 +4,23 @@ import { z } from 'zod';
 import { normaliseUsername } from '../../infra/domain/username';
 import { assertNotReserved } from '../actions/account';
 import { ApiError } from '../errors';
-import { logIn, loginRateLimit, safeNextPath, signUp, signUpRateLimit } from './auth';
+import { logIn, loginRateLimit, OIDC_FAILURES, safeNextPath, signUp, signUpRateLimit } from './auth';
 import { sendPage } from './site';
 
 const loginForm = z.object({ email: z.string().max(320).default(''), password: z.string().max(200).default(''), next: z.string().max(2000).optional() });
 const signUpForm = z.object({ email: z.string().max(320).default(''), password: z.string().max(200).default(''), username: z.string().max(32).default('') });
 
+/**
+ * What sign-up answers, made or not: the email may already have an account, and no email is
+ * sent that could say so privately, so the page says both and the log-in settles it.
+ */
+const SIGNED_UP =
+  'Thank you. If this email is new, your account is ready: sign in below with the password you just chose. ' +
+  "If this email already has an account, nothing was changed: sign in with that account's password.";
+
 export interface SignInPagesOptions {
+  /** `ARENA_PUBLIC_URL`: `next` must stay on this site. */
+  publicUrl: string;
   loginRateLimit: number;
   registerRateLimit: number;
   oidc: boolean;
@@ -19,12 +29,19 @@ export interface SignInPagesOptions {
 }
 
 export const signInPages: FastifyPluginAsync<SignInPagesOptions> = async (app, opts) => {
-  const loginPage = (request: FastifyRequest, reply: FastifyReply, data: { email?: string; next?: string; error?: string; status?: number }) =>
+  const loginPage = (request: FastifyRequest, reply: FastifyReply, data: { email?: string; next?: string; error?: string; notice?: string; status?: number }) =>
     sendPage(request, reply, {
       title: 'Sign in',
       view: 'login',
       status: data.status,
-      data: { csrf: reply.csrfToken(), email: data.email ?? '', next: safeNextPath(data.next), error: data.error ?? null, oidc: opts.oidc },
+      data: {
+        csrf: reply.csrfToken(),
+        email: data.email ?? '',
+        next: safeNextPath(data.next, opts.publicUrl),
+        error: data.error ?? null,
+        notice: data.notice ?? null,
+        oidc: opts.oidc,
+      },
       markdown: () => '# Sign in\n\nPeople sign in with email and password on this page; programs use an API key (`POST /api/register`).\n',
     });
   const signUpPage = (request: FastifyRequest, reply: FastifyReply, data: { email?: string; username?: string; error?: string; status?: number }) =>
@@ -36,7 +53,12 @@ export const signInPages: FastifyPluginAsync<SignInPagesOptions> = async (app, o
       markdown: () => '# Create an account\n\nPeople sign up here with email and password; programs register with `POST /api/register`.\n',
     });
 
-  app.get('/login', async (request, reply) => loginPage(request, reply, { next: (request.query as { next?: string }).next }));
+  app.get('/login', async (request, reply) => {
+    const query = request.query as { next?: string; error?: unknown };
+    // A failed sign-in through the identity provider comes back here; only the arena's own sentences are shown.
+    const error = typeof query.error === 'string' && OIDC_FAILURES.has(query.error) ? query.error : undefined;
+    return loginPage(request, reply, { next: query.next, error });
+  });
   app.post('/login', { config: loginRateLimit(opts.loginRateLimit), preHandler: app.csrfProtection }, async (request, reply) => {
     const parsed = loginForm.safeParse(request.body ?? {});
     if (!parsed.success) return loginPage(request, reply, { error: 'the form is incomplete or a field is too long', status: 400 });
@@ -47,7 +69,7 @@ export const signInPages: FastifyPluginAsync<SignInPagesOptions> = async (app, o
       if (!(err instanceof ApiError)) throw err;
       return loginPage(request, reply, { email: form.email, next: form.next, error: err.detail, status: err.statusCode });
     }
-    return reply.redirect(safeNextPath(form.next), 303);
+    return reply.redirect(safeNextPath(form.next, opts.publicUrl), 303);
   });
 
   app.get('/signup', async (request, reply) => signUpPage(request, reply, {}));
@@ -59,12 +81,13 @@ export const signInPages: FastifyPluginAsync<SignInPagesOptions> = async (app, o
       const username = form.username.trim() ? normaliseUsername(form.username) : undefined;
       if (username) assertNotReserved(username, opts.reservedUsernames);
       const user = await signUp(request.em, { email: form.email, password: form.password, username, ip: request.ip });
-      await reply.signInWebUser(user);
+      if (user) request.log.info({ userId: user.id }, 'account created on the website');
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       return signUpPage(request, reply, { email: form.email, username: form.username, error: err.detail, status: err.statusCode });
     }
-    return reply.redirect('/', 303);
+    // The same page whether the account was made or the email already had one (see signUp).
+    return loginPage(request, reply, { email: form.email, notice: SIGNED_UP });
   });
 
   app.post('/logout', { preHandler: app.csrfProtection }, async (_request, reply) => {

@@ -7,12 +7,16 @@ import path from 'node:path';
 import { Eta } from 'eta';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { mdEscape } from './render/markdown-pages';
+import { timeElement, type Instant } from './render/times';
 
 const eta = new Eta({ views: path.join(__dirname, 'views'), autoEscape: true, cache: true, useWith: false });
 const staticFile = (name: string) => fs.readFileSync(path.join(__dirname, 'static', name), 'utf8');
 export const SITE_CSS = staticFile('site.css');
 /** Refreshes a page's `[data-live]` part while the server still marks it live (a battle whose answers are coming). */
 export const LIVE_JS = staticFile('live.js');
+/** The arena's mark; favicon.ico holds the same drawing as PNGs of 16, 32 and 48 pixels, for browsers that ask for it by that name. */
+export const FAVICON_SVG = staticFile('favicon.svg');
+export const FAVICON_ICO = fs.readFileSync(path.join(__dirname, 'static', 'favicon.ico'));
 
 export interface Page {
   title: string;
@@ -37,7 +41,10 @@ export function sendPage(request: FastifyRequest, reply: FastifyReply, page: Pag
   }
   const user = request.webUser?.username ?? null;
   const csrf = user ? reply.csrfToken() : null;
-  const body = eta.render(page.view, { csrf, ...page.data });
+  // Every template can show a time as people read it: `<%~ it.when(at) %>`.
+  const now = new Date();
+  const when = (at: Instant) => timeElement(at, now);
+  const body = eta.render(page.view, { csrf, when, ...page.data });
   const html = eta.render('layout', { title: page.title, path: request.url, body, user, csrf, live: page.live ?? false });
   return reply.type('text/html; charset=utf-8').send(html);
 }

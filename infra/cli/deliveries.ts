@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
 import { deliveryFilter, listDeliveries, type DeliveryFilter, type DeliveryListing } from '../../api/actions/delivery-search';
+import { ruleFor } from '../../api/validation';
 import { redeliver, redeliverMatching } from '../../api/actions/redeliveries';
 import type { WorkflowDeps } from '../../api/deliveries';
 import { ApiError } from '../../api/errors';
@@ -19,7 +20,7 @@ export interface FilterOptions {
 
 /** The command-line filters, checked by the same schema as GET /api/admin/deliveries. */
 export function parseFilter(options: FilterOptions): DeliveryFilter {
-  const parsed = deliveryFilter.safeParse(Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)));
+  const parsed = deliveryFilter.safeParse(Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)), { error: ruleFor });
   if (!parsed.success) throw new CommandError(parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '));
   return parsed.data;
 }

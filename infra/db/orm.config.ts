@@ -8,6 +8,7 @@ import { BattleSchema } from './entities/battle.entity';
 import { JudgeFlagSchema } from './entities/judge-flag.entity';
 import { LeaderboardEntrySchema } from './entities/leaderboard-entry.entity';
 import { PromptSchema } from './entities/prompt.entity';
+import { RateLimitBudgetSchema } from './entities/rate-limit-budget.entity';
 import { RatingChangeSchema } from './entities/rating-change.entity';
 import { SessionSchema } from './entities/session.entity';
 import { UserSchema } from './entities/user.entity';
@@ -31,6 +32,7 @@ export const entities = [
   UserPasswordSchema,
   WebSessionSchema,
   UserIdentitySchema,
+  RateLimitBudgetSchema,
 ];
 
 export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {}): Options {

@@ -13,6 +13,11 @@ function newToken(prefix: string): string {
 export const newApiKey = (): string => newToken(API_KEY_PREFIX);
 export const newAgentSecret = (): string => newToken(AGENT_SECRET_PREFIX);
 
+/** What an account's key list shows of a key: `arena_` and 4 of its 43 random characters, enough to tell keys apart and too few to guess one. */
+export function apiKeyPrefix(apiKey: string): string {
+  return apiKey.slice(0, API_KEY_PREFIX.length + 4);
+}
+
 /** Cheap shape check so malformed tokens never reach the database. */
 export function looksLikeApiKey(value: string): boolean {
   return value.startsWith(API_KEY_PREFIX) && TOKEN_BODY.test(value.slice(API_KEY_PREFIX.length));

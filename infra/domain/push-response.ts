@@ -1,5 +1,5 @@
 /** Reading a push agent's HTTP answer: a 2xx JSON `{response: string}` is an answer, anything else an error an owner can act on. */
-import { MAX_RESPONSE_CHARS } from './sessions';
+import { EMPTY_RESPONSE, isBlankAnswer, MAX_RESPONSE_CHARS } from './sessions';
 
 export type PushAnswer = { ok: true; response: string } | { ok: false; error: string };
 
@@ -20,5 +20,6 @@ export function interpretPushResponse(status: number, body: string): PushAnswer 
   if (response.length > MAX_RESPONSE_CHARS) {
     return { ok: false, error: `the webhook's response is longer than ${MAX_RESPONSE_CHARS} characters` };
   }
+  if (isBlankAnswer(response)) return { ok: false, error: EMPTY_RESPONSE };
   return { ok: true, response };
 }

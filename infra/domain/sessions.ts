@@ -22,6 +22,13 @@ export function parseSessionPublicId(raw: string): { kind: SessionKind; id: numb
   return id <= 2_147_483_647 ? { kind: match[1] as SessionKind, id } : null;
 }
 
+/** What a blank answer (empty, or white space only) is recorded as: it answers nothing, in push and pull alike. */
+export const EMPTY_RESPONSE = 'empty response';
+
+export function isBlankAnswer(response: string): boolean {
+  return response.trim() === '';
+}
+
 export function deadlineExceededMessage(seconds: number): string {
   return `deadline exceeded (${seconds} s)`;
 }

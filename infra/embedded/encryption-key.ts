@@ -2,10 +2,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { PRIVATE_FOLDER_MODE } from './data-folder';
 
 export async function readOrCreateEncryptionKey(dataDir: string): Promise<Buffer> {
   const file = path.join(dataDir, 'encryption.key');
-  await fs.mkdir(dataDir, { recursive: true });
+  await fs.mkdir(dataDir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
   try {
     await fs.writeFile(file, `${crypto.randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
   } catch (err) {

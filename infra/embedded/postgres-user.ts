@@ -62,3 +62,14 @@ export async function letPostgresReach(target: string, identity: PostgresIdentit
     }
   }
 }
+
+/**
+ * The data folder stays closed to other users: the postgres user gets in through the folder's
+ * group (search only, 0710), not through the "others" bits that every account on the machine has.
+ */
+export async function letPostgresIn(dataDir: string, identity: PostgresIdentity): Promise<void> {
+  if (identity.gid === undefined) return;
+  // -1 keeps the owner.
+  await fs.chown(dataDir, -1, identity.gid);
+  await fs.chmod(dataDir, 0o710);
+}

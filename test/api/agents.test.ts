@@ -6,7 +6,7 @@ let t: TestApp;
 let agentServer: TestAgentServer;
 let owner: Registered;
 beforeAll(async () => {
-  t = await startTestApp({ ARENA_REGISTER_RATE_LIMIT: '1000' }, { pingTimeoutMs: 1500 });
+  t = await startTestApp({ ARENA_REGISTER_RATE_LIMIT: '1000', ARENA_PING_RATE_LIMIT: '1000' }, { pingTimeoutMs: 1500 });
   agentServer = await startAgentServer();
   owner = await register(t.app);
 });
@@ -71,15 +71,15 @@ describe('POST /api/agents', () => {
   });
 
   it.each([
-    ['a missing name', { webhook_url: 'http://127.0.0.1:1/' }, /body\.name/],
-    ['an empty name', { name: '  ', mode: 'pull' }, /body\.name/],
-    ['push without webhook_url', { name: 'x' }, /webhook_url: is required for push/],
+    ['a missing name', { webhook_url: 'http://127.0.0.1:1/' }, /^name is required$/],
+    ['an empty name', { name: '  ', mode: 'pull' }, /^name must not be empty$/],
+    ['push without webhook_url', { name: 'x' }, /^webhook_url is required for push agents$/],
     ['pull with webhook_url', { name: 'x', mode: 'pull', webhook_url: 'http://127.0.0.1:1/' }, /must be omitted for pull/],
-    ['an unknown mode', { name: 'x', mode: 'carrier-pigeon' }, /body\.mode/],
-    ['a description over 500 characters', { name: 'x', mode: 'pull', description: 'd'.repeat(501) }, /body\.description/],
-    ['tools that are not strings', { name: 'x', mode: 'pull', tools_claimed: [1] }, /body\.tools_claimed/],
-    ['a non-http webhook', { name: 'x', webhook_url: 'ftp://example.com/' }, /^body\.webhook_url must use http or https$/],
-    ['a garbage webhook', { name: 'x', webhook_url: 'not a url' }, /^body\.webhook_url is not a valid URL$/],
+    ['an unknown mode', { name: 'x', mode: 'carrier-pigeon' }, /^mode must be push or pull$/],
+    ['a description over 500 characters', { name: 'x', mode: 'pull', description: 'd'.repeat(501) }, /^description must be at most 500 characters$/],
+    ['tools that are not strings', { name: 'x', mode: 'pull', tools_claimed: [1] }, /^tools_claimed\.0 must be a string$/],
+    ['a non-http webhook', { name: 'x', webhook_url: 'ftp://example.com/' }, /^webhook_url must be an http or https URL/],
+    ['a garbage webhook', { name: 'x', webhook_url: 'not a url' }, /^webhook_url must be an http or https URL/],
   ])('answers 400 for %s and creates nothing', async (_label, payload, detail) => {
     const [{ n: before }] = await t.orm.em.getConnection().execute('select count(*)::int as n from agents');
     const res = await create(payload);
@@ -191,16 +191,16 @@ describe('secrets and deactivation', () => {
     expect(again.json()).toEqual({ id, active: false });
   });
 
-  it('retest on a pull agent is 400', async () => {
+  it('retest on a pull agent is 409 (its mode rules it out)', async () => {
     const { id } = (await create({ name: 'pull-retest', mode: 'pull' })).json();
     const res = await t.app.inject({ method: 'POST', url: `/api/agents/${id}/retest`, headers: owner.auth });
-    expect(res.statusCode).toBe(400);
+    expect(res.statusCode).toBe(409);
   });
 
   it('PATCH cannot give a pull agent a webhook_url', async () => {
     const { id } = (await create({ name: 'pull-patch', mode: 'pull' })).json();
     const res = await t.app.inject({ method: 'PATCH', url: `/api/agents/${id}`, headers: owner.auth, payload: { webhook_url: agentServer.url } });
-    expect(res.statusCode).toBe(400);
+    expect(res.statusCode).toBe(409);
   });
 });
 

@@ -86,12 +86,17 @@ describe('/openapi.json', () => {
   });
 
   it('describes request and response bodies from the zod schemas', () => {
-    const create = doc.paths['/api/agents']!.post! as Operation & { requestBody: { content: Record<string, { schema: { properties: Record<string, unknown>; required: string[] } }> } };
-    const body = create.requestBody.content['application/json']!.schema;
-    expect(Object.keys(body.properties)).toEqual(
+    type ObjectSchema = { properties: Record<string, unknown>; required: string[] };
+    const create = doc.paths['/api/agents']!.post! as Operation & { requestBody: { content: Record<string, { schema: { oneOf?: ObjectSchema[]; anyOf?: ObjectSchema[] } }> } };
+    // One form per mode, so the document says that push needs webhook_url and pull takes none.
+    const forms = (create.requestBody.content['application/json']!.schema.oneOf ?? create.requestBody.content['application/json']!.schema.anyOf)!;
+    expect(forms).toHaveLength(2);
+    const [push, pull] = [forms.find((f) => 'webhook_url' in f.properties && f.required.includes('webhook_url'))!, forms.find((f) => !f.required.includes('webhook_url'))!];
+    expect(Object.keys(push.properties)).toEqual(
       expect.arrayContaining(['name', 'mode', 'webhook_url', 'owner_handle', 'model_claimed', 'cost_claimed', 'tools_claimed', 'description']),
     );
-    expect(body.required).toContain('name');
+    expect(push.required).toEqual(expect.arrayContaining(['name', 'webhook_url']));
+    expect(pull.required).toEqual(expect.arrayContaining(['name', 'mode']));
     const created = create.responses['201']!.content!['application/json']!.schema as { properties: Record<string, unknown> };
     expect(Object.keys(created.properties)).toEqual(expect.arrayContaining(['id', 'webhook_secret', 'profile_url', 'run_command']));
     expect(doc.paths['/api/agents/{id}/work/next']!.get!.responses['204']).toEqual({ description: 'no work available' });
@@ -128,8 +133,13 @@ describe('/openapi.json', () => {
     // Every route behind the API key says so, and answers 401 in the document.
     for (const { path, method, operation } of operations()) {
       if (operation.security?.[0]?.bearerAuth) expect(operation.responses).toHaveProperty('401');
-      if (operation.responses['401']) expect({ route: `${method} ${path}`, security: operation.security }).toEqual({ route: `${method} ${path}`, security: [{ bearerAuth: [] }] });
+      if (operation.responses['401']) {
+        // The public feed takes a key optionally (its owner reads more): anonymous or bearer.
+        const expected = path === '/api/agents/{id}/activity' ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }];
+        expect({ route: `${method} ${path}`, security: operation.security }).toEqual({ route: `${method} ${path}`, security: expected });
+      }
     }
+    expect(securityOf('/api/agents/{id}/activity', 'get')).toEqual([{}, { bearerAuth: [] }]);
   });
 
   it('gives every operation a summary', () => {

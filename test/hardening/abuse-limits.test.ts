@@ -16,6 +16,8 @@ beforeAll(async () => {
     ARENA_BATTLE_RATE_LIMIT: '1',
     ARENA_WORK_POLL_RATE_LIMIT: '3',
     ARENA_MAX_AGENTS_PER_ACCOUNT: '2',
+    ARENA_PING_RATE_LIMIT: '3',
+    ARENA_GYM_RESTART_RATE_LIMIT: '1',
   });
   agents = await startAgentServer((req, res) => {
     const { prompt } = JSON.parse(req.body);
@@ -86,6 +88,34 @@ it('limits a pull agent’s work/next calls per agent, counting only calls with 
   expect(refused.json().detail).toMatch(/rate limit exceeded/);
 });
 
+it('limits the pings an account causes (new push agents, retests, new webhook URLs) and its gym restarts', async () => {
+  const me = await register(t.app);
+  const pusher = (await inject('POST', '/api/agents', me.auth, { name: 'pinged', webhook_url: agents.url })).json();
+  expect((await inject('POST', `/api/agents/${pusher.id}/retest`, me.auth)).statusCode).toBe(200);
+  const changed = await t.app.inject({ method: 'PATCH', url: `/api/agents/${pusher.id}`, headers: me.auth, payload: { webhook_url: `${agents.url}?v=2` } });
+  expect(changed.statusCode).toBe(200);
+  const refused = await inject('POST', `/api/agents/${pusher.id}/retest`, me.auth);
+  expectLimited(refused, 'retest');
+  expect(refused.json().detail).toMatch(/^rate limit exceeded: at most 3 requests per 1 minute/);
+  expectLimited(await t.app.inject({ method: 'PATCH', url: `/api/agents/${pusher.id}`, headers: me.auth, payload: { webhook_url: `${agents.url}?v=3` } }), 'webhook URL change');
+  // Nothing of a refused edit is kept; an edit that pings nobody is not counted.
+  const renamed = await t.app.inject({ method: 'PATCH', url: `/api/agents/${pusher.id}`, headers: me.auth, payload: { name: 'renamed', webhook_url: `${agents.url}?v=2` } });
+  expect(renamed.statusCode).toBe(200);
+  expect(renamed.json()).toMatchObject({ name: 'renamed', webhook_url: `${agents.url}?v=2` });
+  // Making push agents pings them too, so creating and deactivating cannot go round the limit.
+  expectLimited(await inject('POST', '/api/agents', me.auth, { name: 'another', webhook_url: agents.url }), 'push agent creation');
+  expect((await inject('POST', '/api/agents', me.auth, { name: 'puller', mode: 'pull' })).statusCode).toBe(201);
+
+  expect((await inject('POST', `/api/agents/${pusher.id}/gym/restart`, me.auth)).statusCode).toBe(200);
+  const restart = await inject('POST', `/api/agents/${pusher.id}/gym/restart`, me.auth);
+  expectLimited(restart, 'gym restart');
+  expect(restart.json().detail).toMatch(/^rate limit exceeded: at most 1 requests per 1 hour/);
+  // Others keep theirs.
+  const other = await register(t.app);
+  const theirs = (await inject('POST', '/api/agents', other.auth, { name: 'theirs', webhook_url: agents.url })).json();
+  expect((await inject('POST', `/api/agents/${theirs.id}/retest`, other.auth)).statusCode).toBe(200);
+});
+
 it('limits the agents an account may have, counting only those not deactivated', async () => {
   const me = await register(t.app);
   const create = (name: string) => inject('POST', '/api/agents', me.auth, { name, mode: 'pull' });
@@ -133,7 +163,7 @@ it('records an answer over 100,000 characters as an error on push, and refuses i
   const work = (await inject('GET', `/api/agents/${puller.id}/work/next?wait=10`, secret)).json();
   const tooLong = await inject('POST', `/api/agents/${puller.id}/work/${work.work_id}/result`, secret, { response: 'x'.repeat(100_001) });
   expect(tooLong.statusCode).toBe(400);
-  expect(tooLong.json().detail).toBe('body.response: must be at most 100000 characters');
+  expect(tooLong.json().detail).toBe('response must be at most 100000 characters');
   const [row] = await t.orm.em.fork().getConnection().execute(`select status from sessions where id = ?`, [Number(work.work_id.split('-')[1])]);
   expect(row.status).toBe('pending');
   refusals['over-long answers'] = 2;

@@ -29,6 +29,7 @@ it('logs every request as JSON with its request id, and never a key, secret, pas
   const person = new WebClient(t.app);
   await person.submit('/signup', { email: 'logged@example.org', username: 'logged', password });
   await person.submit('/login', { email: 'logged@example.org', password: 'a wrong secret password' });
+  await person.submit('/login', { email: 'logged@example.org', password });
   const key = /id="secret">([^<]+)</.exec((await person.submit('/account/api-key', {})).body)![1]!;
   await t.app.inject({ method: 'GET', url: '/auth/oidc/callback?code=one-use-code-123&state=state-456' });
   await t.app.inject({ method: 'GET', url: '/api/account', headers: { authorization: 'Bearer arena_not-a-real-key-but-still-secret' } });

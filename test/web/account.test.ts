@@ -173,18 +173,18 @@ describe('account and judging pages refuse what they must', () => {
   it('shows form errors with their status: a bad username, an empty sandbox prompt, an invalid vote', async () => {
     const bad = await owner.submit('/account/profile', { username: 'no spaces allowed', display_name: '', bio: '' });
     expect(bad.statusCode).toBe(400);
-    expect(bad.body).toContain('username: must be');
+    expect(bad.body).toContain('username must be');
     const long = await owner.submit('/account/profile', { username: 'fine-name', display_name: 'x'.repeat(101), bio: '' });
     expect(long.statusCode).toBe(400);
-    expect(long.body).toContain('display_name: must be at most 100 characters');
+    expect(long.body).toContain('display_name must be at most 100 characters');
     const empty = await owner.submit(`/account/agents/${agentId}/sandbox`, { prompt: '   ' });
     expect(empty.statusCode).toBe(400);
-    expect(empty.body).toContain('prompt: must not be empty');
+    expect(empty.body).toContain('prompt must not be empty');
     const vote = await owner.submit('/battle/1/vote', { winner: 'c' });
     expect(vote.statusCode).toBe(400);
     const battle = await owner.submit('/battle', { prompt: '' });
     expect(battle.statusCode).toBe(400);
-    expect(battle.body).toContain('prompt: must not be empty');
+    expect(battle.body).toContain('prompt must not be empty');
     // No eligible agents of two other owners: the form says so and keeps the prompt.
     const lonely = await owner.submit('/battle', { prompt: 'Is anyone there?' });
     expect(lonely.statusCode).toBe(409);

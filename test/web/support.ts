@@ -4,11 +4,14 @@ import { Browser } from './auth/support';
 
 let people = 0;
 
-/** Signs a new person up through the real form; returns their username, signed in on `page`. */
+/** Signs a new person up through the real form, then in on the page sign-up answers with; returns their username, signed in on `page`. */
 export async function signUpInBrowser(page: Page, base: string, name = `person${++people}${Date.now() % 100000}`): Promise<string> {
   await page.goto(`${base}/signup`);
   await page.fill('input[name=email]', `${name}@example.org`);
   await page.fill('input[name=username]', name);
+  await page.fill('input[name=password]', 'a long enough password');
+  await page.click('form.card button[type=submit]');
+  await page.waitForSelector('form[action="/login"]');
   await page.fill('input[name=password]', 'a long enough password');
   await page.click('form.card button[type=submit]');
   await page.waitForURL(`${base}/`).catch(async (err) => {
@@ -26,10 +29,13 @@ export class WebClient extends Browser {
     return token;
   }
 
-  /** Signs a new person up through the form; returns their username. */
+  /** Signs a new person up through the form and logs them in (sign-up itself never does); returns their username. */
   async signUp(name: string): Promise<string> {
-    const res = await this.submit('/signup', { email: `${name}@example.org`, username: name, password: 'a long enough password' });
-    if (res.statusCode !== 303) throw new Error(`sign-up failed: ${res.statusCode} ${res.body.slice(0, 300)}`);
+    const email = `${name}@example.org`;
+    const res = await this.submit('/signup', { email, username: name, password: 'a long enough password' });
+    if (res.statusCode !== 200) throw new Error(`sign-up failed: ${res.statusCode} ${res.body.slice(0, 300)}`);
+    const login = await this.submit('/login', { email, password: 'a long enough password' });
+    if (login.statusCode !== 303) throw new Error(`log-in after sign-up failed: ${login.statusCode} ${login.body.slice(0, 300)}`);
     return name;
   }
 }

@@ -13,7 +13,8 @@ import { gymCounts } from '../../../infra/db/repositories/session-queries';
 import { startGymIfFirstActive, type WorkflowDeps } from '../../deliveries';
 import { lifecycleRoutes } from './lifecycle';
 import { sandboxRoutes } from './sandbox';
-import { acceptWebhookUrl, pingAgent, type PingDeps } from './ping';
+import { acceptWebhookUrl, pingAgent, type PingDeps, type SpendBudget } from './ping';
+import { accountBudget } from '../../plugins/rate-limits';
 import { z } from 'zod';
 
 export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: WorkflowDeps }> = async (app, { deps, workflows }) => {
@@ -26,6 +27,11 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
     allowPrivateWebhooks: config.allowPrivateWebhooks,
     pingTimeoutMs: deps.pingTimeoutMs,
   };
+  // Every ping an owner causes spends one budget: each is an outbound request of up to 15 s whose outcome the owner reads.
+  const pingBudget = app.rateLimit(accountBudget('ping', config.limits.pingsPerMinute, '1 minute'));
+  const spendPing: SpendBudget = async (request, reply) => {
+    await pingBudget.call(app, request, reply);
+  };
 
   app.post(
     '/',
@@ -35,7 +41,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
         tags: ['agents'],
         security,
         body: agentCreate,
-        response: { 201: agentCreated, ...errors(400, 401, 409) },
+        response: { 201: agentCreated, ...errors(400, 401, 409, 429) },
       },
     },
     async (request, reply) => {
@@ -46,6 +52,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
         throw new ApiError(409, `an account may have at most ${agentsPerAccount} agents that are not deactivated; deactivate one first`);
       }
       const webhookUrl = body.mode === 'push' ? acceptWebhookUrl(body.webhook_url!, config.allowPrivateWebhooks) : null;
+      if (webhookUrl) await spendPing(request, reply);
       const secret = newAgentSecret();
       const agent = request.em.create(Agent, {
         owner,
@@ -116,17 +123,20 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
         security,
         params: idParam,
         body: agentPatch,
-        response: { 200: agentDetail, ...errors(400, 401, 404) },
+        response: { 200: agentDetail, ...errors(400, 401, 404, 409, 429) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
       const body = request.body;
       let urlChanged = false;
       if (body.webhook_url !== undefined) {
-        if (agent.mode === 'pull') throw new ApiError(400, 'body.webhook_url: pull agents have no webhook_url');
+        // Well-formed, but not for this agent: a conflict with its mode, as a retest of a pull agent is.
+        if (agent.mode === 'pull') throw new ApiError(409, 'pull agents have no webhook_url; create a push agent instead');
         const url = acceptWebhookUrl(body.webhook_url, config.allowPrivateWebhooks);
         urlChanged = url !== agent.webhookUrl;
+        // Refused before anything changes, so a refused edit keeps nothing.
+        if (urlChanged && !agent.deactivated) await spendPing(request, reply);
         agent.webhookUrl = url;
       }
       if (body.name !== undefined) agent.name = body.name;
@@ -146,6 +156,6 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
     },
   );
 
-  await app.register(lifecycleRoutes, { pingDeps, workflows });
+  await app.register(lifecycleRoutes, { pingDeps, workflows, spendPing, gymRestartsPerHour: config.limits.gymRestartsPerHour });
   await app.register(sandboxRoutes, { workflows, sandboxPerMinute: config.limits.sandboxPerMinute });
 };

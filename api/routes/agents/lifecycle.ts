@@ -5,14 +5,25 @@ import { deactivateAgent, ownedAgent, regenerateSecret } from '../../actions/age
 import { ApiError } from '../../errors';
 import { deactivateResult, retestResult, secretResult } from '../../schemas/agent';
 import { errors, idParam } from '../../schemas/common';
-import { pingAgent, type PingDeps } from './ping';
+import { pingAgent, type PingDeps, type SpendBudget } from './ping';
+import { accountBudget } from '../../plugins/rate-limits';
 import { startGymAttempt, startGymIfFirstActive, type WorkflowDeps } from '../../deliveries';
 import { gymCounts } from '../../../infra/db/repositories/session-queries';
 import { gymView } from '../../views';
 import { gymProgress } from '../../schemas/agent';
 
-export const lifecycleRoutes: FastifyPluginAsyncZod<{ pingDeps: PingDeps; workflows: WorkflowDeps }> = async (app, { pingDeps, workflows }) => {
+export interface LifecycleOptions {
+  pingDeps: PingDeps;
+  workflows: WorkflowDeps;
+  /** The account's ping budget, shared with new push agents and new webhook URLs. */
+  spendPing: SpendBudget;
+  gymRestartsPerHour: number;
+}
+
+export const lifecycleRoutes: FastifyPluginAsyncZod<LifecycleOptions> = async (app, { pingDeps, workflows, spendPing, gymRestartsPerHour }) => {
   const security = [{ bearerAuth: [] }];
+  // Each restart starts a gym of its own (a workflow and its prompts).
+  const gymRestartBudget = app.rateLimit(accountBudget('gym-restart', gymRestartsPerHour, '1 hour'));
 
   app.post(
     '/:id/retest',
@@ -22,13 +33,15 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ pingDeps: PingDeps; workfl
         tags: ['agents'],
         security,
         params: idParam,
-        response: { 200: retestResult, ...errors(400, 401, 404, 409) },
+        response: { 200: retestResult, ...errors(400, 401, 404, 409, 429) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
-      if (agent.mode !== 'push') throw new ApiError(400, 'retest applies to push agents only; pull agents are never pinged');
+      // The request is well-formed; the agent's mode is what rules it out: a conflict with its state.
+      if (agent.mode !== 'push') throw new ApiError(409, 'retest applies to push agents only; pull agents are never pinged');
       if (agent.deactivated) throw new ApiError(409, 'agent is deactivated; deactivation is permanent, register a new agent');
+      await spendPing(request, reply);
       await pingAgent(agent, pingDeps);
       await request.em.flush();
       await startGymIfFirstActive(request.em, agent, workflows, request.log);
@@ -79,12 +92,13 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<{ pingDeps: PingDeps; workfl
         tags: ['agents'],
         security,
         params: idParam,
-        response: { 200: gymProgress, ...errors(400, 401, 404, 409) },
+        response: { 200: gymProgress, ...errors(400, 401, 404, 409, 429) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
       if (agent.deactivated) throw new ApiError(409, 'agent is deactivated; deactivation is permanent, register a new agent');
+      await gymRestartBudget.call(app, request, reply);
       await startGymAttempt(request.em, agent, workflows);
       return gymView(agent, await gymCounts(request.em, agent.id, agent.gymStartedAt));
     },

@@ -1,10 +1,14 @@
 /** Runs an agent's connectivity ping and records the result on the agent. */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Agent } from '../../../infra/db/entities/agent.entity';
 import { openSecret } from '../../../infra/domain/credentials';
 import type { WebhookClient } from '../../../infra/webhook/client';
 import { pingWebhook } from '../../../infra/webhook/ping';
 import { checkWebhookUrl } from '../../../infra/webhook/address-guard';
 import { ApiError } from '../../errors';
+
+/** Spends one of the caller's budget for an action, or refuses the request with 429. */
+export type SpendBudget = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 export interface PingDeps {
   webhooks: WebhookClient;
@@ -16,7 +20,7 @@ export interface PingDeps {
 /** The save-time URL check; the connect-time check in the client catches DNS that changes later. */
 export function acceptWebhookUrl(raw: string, allowPrivate: boolean): string {
   const checked = checkWebhookUrl(raw, { allowPrivate });
-  if (!checked.ok) throw new ApiError(400, `body.${checked.reason}`);
+  if (!checked.ok) throw new ApiError(400, checked.reason);
   return checked.url.toString();
 }
 

@@ -1,11 +1,9 @@
-/** Website accounts: sign-up and log-in with email and password, and an API key for a signed-in person. */
+/** Website accounts: sign-up, log-in and password changes with email and password. */
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { ApiKey } from '../../../infra/db/entities/api-key.entity';
 import { User } from '../../../infra/db/entities/user.entity';
 import { UserPassword } from '../../../infra/db/entities/user-password.entity';
-import { hashToken, newApiKey } from '../../../infra/domain/credentials';
 import { generatedUsername, isValidUsername, normaliseUsername, USERNAME_RULE } from '../../../infra/domain/username';
 import { ApiError } from '../../errors';
 import { hashPassword, needsRehash, passwordProblem, spendPasswordCheck, verifyPassword } from './passwords';
@@ -33,22 +31,26 @@ export interface SignUpInput {
   ip?: string;
 }
 
-const emailTaken = () => new ApiError(409, 'an account with this email already exists; log in instead');
 const usernameTaken = (name: string) => new ApiError(409, `username ${name} is already taken`);
 
-/** Creates an account with a password. Throws ApiError 400 for a broken rule, 409 for a taken email or username. */
-export async function signUp(em: EntityManager, input: SignUpInput): Promise<User> {
+/**
+ * Creates an account with a password. Throws ApiError 400 for a broken rule and 409 for a taken
+ * username (usernames are public anyway). An email that already has an account gives null, after
+ * the same work as a sign-up that succeeds, and changes nothing: the caller answers both alike, so
+ * sign-up does not tell which emails have accounts.
+ */
+export async function signUp(em: EntityManager, input: SignUpInput): Promise<User | null> {
   const email = normaliseEmail(input.email);
   if (!isValidEmail(email)) throw new ApiError(400, 'email: must be a valid email address');
   const problem = passwordProblem(input.password);
   if (problem) throw new ApiError(400, problem);
   const chosen = input.username === undefined || input.username.trim() === '' ? undefined : normaliseUsername(input.username);
   if (chosen !== undefined && !isValidUsername(chosen)) throw new ApiError(400, `username: must be ${USERNAME_RULE}`);
-
-  // Checked first so a taken email costs no hashing; the unique constraints still settle races.
-  if ((await em.count(User, { email })) > 0) throw emailTaken();
   if (chosen !== undefined && (await em.count(User, { username: chosen })) > 0) throw usernameTaken(chosen);
+
+  // Hashed whether or not the email is known, so the time taken does not tell either.
   const hash = await hashPassword(input.password);
+  if ((await em.count(User, { email })) > 0) return null;
 
   for (let attempt = 0; ; attempt++) {
     // A fork per attempt: a failed flush leaves nothing half-made in the caller's identity map.
@@ -59,7 +61,7 @@ export async function signUp(em: EntityManager, input: SignUpInput): Promise<Use
       await work.flush();
     } catch (err) {
       if (!(err instanceof UniqueConstraintViolationException)) throw err;
-      if (/users_email_unique/.test(err.message)) throw emailTaken();
+      if (/users_email_unique/.test(err.message)) return null; // a parallel sign-up took the email
       if (chosen !== undefined) throw usernameTaken(chosen);
       if (attempt < 3) continue; // a generated name collided: draw again
       throw err;
@@ -106,10 +108,22 @@ export async function setPassword(em: EntityManager, user: User, password: strin
   await em.flush();
 }
 
-/** A new API key for the account, the same kind POST /api/register gives: returned once, stored as its SHA-256. */
-export async function issueApiKeyFor(em: EntityManager, user: User): Promise<string> {
-  const apiKey = newApiKey();
-  em.create(ApiKey, { user, keyHash: hashToken(apiKey) });
-  await em.flush();
-  return apiKey;
+/**
+ * A signed-in person's password change: the current password first, then the new one under the
+ * usual rule. ApiError 400 names the field that is wrong. An account made through an identity
+ * provider has no password and gets none here: a session alone (perhaps someone else's, left
+ * open) must not be able to add a way in. Ending the other sessions is the caller's part.
+ */
+export async function changePassword(em: EntityManager, user: User, change: { current: string; replacement: string }): Promise<void> {
+  const stored = await em.findOne(UserPassword, { user });
+  if (!stored) throw new ApiError(400, 'current_password: this account has no password; sign in with your identity provider');
+  if (!(await verifyPassword(stored.hash, change.current))) throw new ApiError(400, 'current_password: is not your password');
+  const problem = passwordProblem(change.replacement);
+  if (problem) throw new ApiError(400, `new_${problem}`);
+  await setPassword(em, user, change.replacement);
+}
+
+/** Whether the account has a password (one made through an identity provider may not). */
+export async function hasPassword(em: EntityManager, user: User): Promise<boolean> {
+  return (await em.count(UserPassword, { user })) > 0;
 }

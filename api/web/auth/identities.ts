@@ -1,17 +1,24 @@
-/** Accounts for people who sign in through an identity provider: linked by provider subject, then by verified email. */
+/** Identity-provider identities of accounts: the account one signs in to, and linking one to a signed-in account. */
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { User } from '../../../infra/db/entities/user.entity';
 import { UserIdentity } from '../../../infra/db/entities/user-identity.entity';
 import { generatedUsername } from '../../../infra/domain/username';
+import { ApiError } from '../../errors';
 import { isValidEmail, normaliseEmail } from './accounts';
 import type { ProviderIdentity } from './oidc-client';
 
+export const EMAIL_IN_USE =
+  'an account with this email already exists: sign in to it with its password, then link your identity provider on your account page';
+export const LINKED_ELSEWHERE = 'this identity is already linked to another account';
+
 /**
- * The account an identity signs in to. An identity seen before keeps its account. A new one is
- * linked to the account with the same email only when the provider says the email is verified
- * (otherwise anyone could claim someone else's address there); failing that, a new account is
- * made, holding the email only if verified and not already used.
+ * The account an identity signs in to. An identity seen before keeps its account. A new one
+ * gets a new account, holding its email only when the provider says it is verified. It is never
+ * joined to an account that already has that email: anyone may have signed up with someone
+ * else's address and a password of their own (no email is sent to check it), and the owner
+ * signing in here would land in that account. ApiError 409 says to sign in with the password
+ * and link from the account page instead.
  */
 export async function accountForIdentity(em: EntityManager, identity: ProviderIdentity, ip?: string): Promise<User> {
   for (let attempt = 0; ; attempt++) {
@@ -20,9 +27,9 @@ export async function accountForIdentity(em: EntityManager, identity: ProviderId
 
     const email = identity.email ? normaliseEmail(identity.email) : null;
     const verifiedEmail = email && identity.emailVerified && isValidEmail(email) ? email : null;
+    if (verifiedEmail && (await em.count(User, { email: verifiedEmail })) > 0) throw new ApiError(409, EMAIL_IN_USE);
     const work = em.fork();
-    const owner = verifiedEmail ? await work.findOne(User, { email: verifiedEmail }) : null;
-    const user = owner ?? work.create(User, { username: generatedUsername(), email: verifiedEmail, registrationIp: ip ?? null });
+    const user = work.create(User, { username: generatedUsername(), email: verifiedEmail, registrationIp: ip ?? null });
     work.create(UserIdentity, { provider: identity.provider, subject: identity.subject, user });
     try {
       await work.flush();
@@ -33,4 +40,29 @@ export async function accountForIdentity(em: EntityManager, identity: ProviderId
     }
     return em.findOneOrFail(User, user.id);
   }
+}
+
+/** Links an identity to a signed-in account (again is fine); ApiError 409 when another account has it. */
+export async function linkIdentity(em: EntityManager, user: User, identity: ProviderIdentity): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const linked = await em.findOne(UserIdentity, { provider: identity.provider, subject: identity.subject });
+    if (linked) {
+      if (linked.user.id === user.id) return;
+      throw new ApiError(409, LINKED_ELSEWHERE);
+    }
+    const work = em.fork();
+    work.create(UserIdentity, { provider: identity.provider, subject: identity.subject, user: work.getReference(User, user.id) });
+    try {
+      await work.flush();
+      return;
+    } catch (err) {
+      if (err instanceof UniqueConstraintViolationException && attempt < 3) continue;
+      throw err;
+    }
+  }
+}
+
+/** The identities an account can sign in with, oldest first, for its account page. */
+export function identitiesOf(em: EntityManager, userId: number): Promise<UserIdentity[]> {
+  return em.find(UserIdentity, { user: userId }, { orderBy: { createdAt: 'asc' } });
 }

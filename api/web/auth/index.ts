@@ -18,22 +18,24 @@ export interface WebAuthOptions {
   secretKey: Buffer;
   /** `config.sessionDays`; 30 when unset. */
   sessionDays?: number;
+  /** How often expired sessions are deleted; hourly when unset. */
+  sweepExpiredEveryMs?: number;
 }
 
 export const webAuthPlugin = fp<WebAuthOptions>(
-  async (app: FastifyInstance, { publicUrl, secretKey, sessionDays }) => {
+  async (app: FastifyInstance, { publicUrl, secretKey, sessionDays, sweepExpiredEveryMs }) => {
     await app.register(cookie, { secret: derivedKey(secretKey, 'cookie-signing').toString('base64url') });
     await app.register(formbody);
-    await app.register(webSessionPlugin, { publicUrl, sessionDays });
+    await app.register(webSessionPlugin, { publicUrl, sessionDays, sweepExpiredEveryMs });
     await app.register(webCsrfPlugin, { publicUrl, secretKey });
   },
   { name: 'web-auth', dependencies: ['orm'] },
 );
 
-export { issueApiKeyFor, logIn, normaliseEmail, setPassword, signUp, WRONG_LOGIN, type LogInInput, type SignUpInput } from './accounts';
+export { changePassword, hasPassword, logIn, normaliseEmail, setPassword, signUp, WRONG_LOGIN, type LogInInput, type SignUpInput } from './accounts';
 export { CSRF_COOKIE, SESSION_COOKIE } from './cookies';
-export { accountForIdentity } from './identities';
-export { oidcRedirectUri, oidcRoutes, type OidcRoutesOptions } from './oidc.routes';
+export { accountForIdentity, identitiesOf, linkIdentity } from './identities';
+export { OIDC_FAILURES, oidcRedirectUri, oidcRoutes, type OidcRoutesOptions } from './oidc.routes';
 export { PASSWORD_RULE } from './passwords';
 export { loginRateLimit, signUpRateLimit } from './rate-limits';
 export { deleteExpiredSessions, endAllSessions, endSession, findSession, startSession } from './sessions';

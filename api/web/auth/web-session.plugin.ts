@@ -5,7 +5,7 @@ import type { User } from '../../../infra/db/entities/user.entity';
 import type { WebSession } from '../../../infra/db/entities/web-session.entity';
 import { ApiError } from '../../errors';
 import { SESSION_COOKIE, sessionCookieOptions } from './cookies';
-import { DEFAULT_SESSION_DAYS, endSession, findSession, startSession } from './sessions';
+import { DEFAULT_SESSION_DAYS, deleteExpiredSessions, endSession, findSession, startSession } from './sessions';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,11 +29,29 @@ export interface WebSessionOptions {
   /** `ARENA_PUBLIC_URL`: cookies are Secure when it is https. */
   publicUrl: string;
   sessionDays?: number;
+  /** How often expired sessions are deleted; hourly unless a test wants it sooner. */
+  sweepExpiredEveryMs?: number;
 }
 
-/** Only same-site paths, so `?next=` cannot send someone to another site after logging in. */
-export function safeNextPath(next: unknown): string {
-  return typeof next === 'string' && /^\/(?![/\\])/.test(next) && !/[\r\n]/.test(next) ? next : '/';
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * Where `?next=` may send someone after logging in: a path on this site, or `/`. It is resolved
+ * the way a browser would resolve it (tabs and newlines dropped, `\` read as `/`), against the
+ * public URL, and only a result on the same origin is kept, as a path, so no spelling of another
+ * site gets through.
+ */
+export function safeNextPath(next: unknown, publicUrl: string): string {
+  if (typeof next !== 'string' || next === '') return '/';
+  let target: URL;
+  try {
+    target = new URL(next, publicUrl);
+  } catch {
+    return '/';
+  }
+  const path = `${target.pathname}${target.search}${target.hash}`;
+  // `/.//host` resolves to the path `//host`, which a browser would read as another site.
+  return target.origin === new URL(publicUrl).origin && !path.startsWith('//') ? path : '/';
 }
 
 function wantsHtml(request: FastifyRequest): boolean {
@@ -41,9 +59,31 @@ function wantsHtml(request: FastifyRequest): boolean {
 }
 
 export const webSessionPlugin = fp<WebSessionOptions>(
-  async (app: FastifyInstance, { publicUrl, sessionDays = DEFAULT_SESSION_DAYS }) => {
+  async (app: FastifyInstance, { publicUrl, sessionDays = DEFAULT_SESSION_DAYS, sweepExpiredEveryMs = HOUR_MS }) => {
     const cookieOptions = sessionCookieOptions(publicUrl, sessionDays);
     const { maxAge: _maxAge, ...clearOptions } = cookieOptions;
+
+    // Expired rows are never found, but they would pile up: every API process deletes them now
+    // and then. The delete is one indexed statement that changes nothing the second time, so
+    // several processes doing it is harmless; the timer never keeps a closing process alive.
+    let sweeping = false;
+    const sweep = async () => {
+      if (sweeping) return;
+      sweeping = true;
+      try {
+        const deleted = await deleteExpiredSessions(app.orm.em.fork());
+        if (deleted > 0) app.log.info({ deleted }, 'expired website sessions deleted');
+      } catch (err) {
+        app.log.warn({ err }, 'could not delete expired website sessions; trying again later');
+      } finally {
+        sweeping = false;
+      }
+    };
+    let sweeper: NodeJS.Timeout | undefined;
+    app.addHook('onReady', async () => {
+      sweeper = setInterval(() => void sweep(), sweepExpiredEveryMs).unref();
+    });
+    app.addHook('onClose', async () => clearInterval(sweeper));
 
     app.decorateRequest('webUser', null);
     app.decorateRequest('webSession', null);

@@ -1,5 +1,6 @@
-/** Server-side SVG charts: Bradley-Terry ratings with their intervals, and an agent's Elo history. */
+/** Server-side SVG charts: Bradley-Terry ratings with their intervals, and an agent's Elo history over time. */
 import { escapeHtml } from './html';
+import { timeTicks } from './time-axis';
 
 export interface IntervalRow {
   label: string;
@@ -10,6 +11,14 @@ export interface IntervalRow {
 
 const WIDTH = 640;
 const round = (n: number) => Math.round(n * 10) / 10;
+
+// About as many characters as fit the interval chart's left margin at its font size.
+const LABEL_CHARACTERS = 22;
+function shortLabel(label: string): string {
+  // By code points, so an emoji is never cut in half.
+  const characters = [...label];
+  return characters.length <= LABEL_CHARACTERS ? label : `${characters.slice(0, LABEL_CHARACTERS - 1).join('')}…`;
+}
 
 function ticks(min: number, max: number, count = 5): number[] {
   const step = Math.max(1, Math.ceil((max - min) / count / 25) * 25);
@@ -40,7 +49,7 @@ export function intervalChart(rows: readonly IntervalRow[]): string {
   rows.forEach((r, i) => {
     const y = top + i * rowHeight + rowHeight / 2;
     parts.push(
-      `<g><text x="${left - 8}" y="${y + 4}" font-size="12" text-anchor="end">${escapeHtml(r.label)}</text>`,
+      `<g><text x="${left - 8}" y="${y + 4}" font-size="12" text-anchor="end">${escapeHtml(shortLabel(r.label))}</text>`,
       `<line x1="${x(r.low)}" y1="${y}" x2="${x(r.high)}" y2="${y}" stroke="#2457c5" stroke-width="2"/>`,
       `<circle cx="${x(r.rating)}" cy="${y}" r="4" fill="#2457c5"><title>${escapeHtml(r.label)}: ${Math.round(r.rating)} (${Math.round(r.low)}–${Math.round(r.high)})</title></circle></g>`,
     );
@@ -49,25 +58,49 @@ export function intervalChart(rows: readonly IntervalRow[]): string {
   return parts.join('');
 }
 
-/** Elo after each vote, as a line. */
-export function eloHistoryChart(points: ReadonlyArray<{ at: string; elo: number }>): string {
+/** Elo after each vote, as steps over time (UTC) from the starting 1500. */
+export function eloHistoryChart(points: ReadonlyArray<{ at: Date; elo: number }>): string {
   if (points.length === 0) return emptyChart('No votes yet');
   const height = 180;
   const [left, right, top, bottom] = [50, 15, 10, 25];
   const elos = [1500, ...points.map((p) => p.elo)];
   const min = Math.min(...elos) - 10;
   const max = Math.max(...elos) + 10;
-  const x = (i: number) => round(left + (i / Math.max(1, points.length)) * (WIDTH - left - right));
+  const [from, to] = timeSpan(points.map((p) => p.at.getTime()));
+  const x = (ms: number) => round(left + ((ms - from) / (to - from)) * (WIDTH - left - right));
   const y = (v: number) => round(top + (1 - (v - min) / (max - min)) * (height - top - bottom));
-  const path = [`M${x(0)},${y(1500)}`, ...points.map((p, i) => `L${x(i + 1)},${y(p.elo)}`)].join(' ');
+  // Elo holds between votes, so each vote is a step.
+  const path = [`M${x(from)},${y(1500)}`, ...points.map((p) => `H${x(p.at.getTime())} V${y(p.elo)}`), `H${x(to)}`].join(' ');
+  const axisY = height - bottom;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" role="img" width="100%" viewBox="0 0 ${WIDTH} ${height}" aria-labelledby="elo-title">`,
-    `<title id="elo-title">Elo after each of ${points.length} vote${points.length === 1 ? '' : 's'}</title>`,
-    `<line x1="${left}" y1="${height - bottom}" x2="${WIDTH - right}" y2="${height - bottom}" stroke="#666"/>`,
+    `<title id="elo-title">Elo after each of ${points.length} vote${points.length === 1 ? '' : 's'}, over time (UTC)</title>`,
+    `<line x1="${left}" y1="${axisY}" x2="${WIDTH - right}" y2="${axisY}" stroke="#666"/>`,
     ...ticks(min, max, 4).map((t) => `<text x="${left - 6}" y="${y(t) + 4}" font-size="11" text-anchor="end" fill="#555">${t}</text>`),
+    // Ticks close to the ends would run into the corner's "UTC" or off the chart.
+    ...timeTicks(from, to)
+      .filter((t) => x(t.at) >= left + 16 && x(t.at) <= WIDTH - right - 16)
+      .map(
+        (t) =>
+          `<line x1="${x(t.at)}" y1="${axisY}" x2="${x(t.at)}" y2="${axisY + 4}" stroke="#666"/>` +
+          `<text x="${x(t.at)}" y="${axisY + 16}" font-size="11" text-anchor="middle" fill="#555">${escapeHtml(t.label)}</text>`,
+      ),
+    `<text x="${left - 6}" y="${axisY + 16}" font-size="11" text-anchor="end" fill="#555">UTC</text>`,
     `<path d="${path}" fill="none" stroke="#2457c5" stroke-width="2"/>`,
     '</svg>',
   ].join('');
+}
+
+/** The chart's time range: the votes' own, at least ten minutes wide, with a little room at both ends. */
+function timeSpan(times: readonly number[]): [number, number] {
+  let [from, to] = [Math.min(...times), Math.max(...times)];
+  const narrowest = 10 * 60_000;
+  if (to - from < narrowest) {
+    const middle = (from + to) / 2;
+    [from, to] = [middle - narrowest / 2, middle + narrowest / 2];
+  }
+  const margin = (to - from) * 0.04;
+  return [from - margin, to + margin];
 }
 
 function emptyChart(text: string): string {

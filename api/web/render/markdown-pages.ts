@@ -1,8 +1,23 @@
 /** Markdown renditions of pages, for clients that send `Accept: text/markdown`. */
 
-/** Inline text with Markdown's active characters escaped. */
+/**
+ * Inline text shown exactly as written: escapes only what a Markdown reader would take for
+ * syntax, so `careful-bot (v2)` stays as it is. Line breaks become spaces (the text stays inline).
+ */
 export function mdEscape(text: string): string {
-  return text.replace(/[\\`*_{}[\]()#+!|<>~]/g, (c) => `\\${c}`).replace(/\r?\n/g, ' ');
+  return (
+    text
+      .replace(/\r?\n/g, ' ')
+      // Emphasis, code, links and images (through their brackets), HTML and autolinks, strikethrough.
+      // `|` matters only in a table row, and mdTable escapes it there.
+      .replace(/[\\`*_[\]<~]/g, (c) => `\\${c}`)
+      .replace(/&(?=#?[A-Za-z0-9]+;)/g, '\\&')
+      // The text may begin a line: there `#`, `>`, `+`, `-` and `1.` / `1)` start blocks.
+      .replace(/^(\s*)([#>+-])/, '$1\\$2')
+      .replace(/^(\s*\d{1,9})([.)])/, '$1\\$2')
+      // In a heading a trailing run of `#` after a space would be dropped as its closing sequence.
+      .replace(/(\s)(#+\s*)$/, '$1\\$2')
+  );
 }
 
 /** A pipe table; `|` and line breaks inside cells are escaped. Cells that are already Markdown links stay links. */

@@ -6,6 +6,8 @@ import { Migration20261122083749 } from './Migration20261122083749';
 import { Migration20261122094237 } from './Migration20261122094237';
 import { Migration20261122214533 } from './Migration20261122214533';
 import { Migration20261123122000 } from './Migration20261123122000';
+import { Migration20261123120000 } from './Migration20261123120000';
+import { Migration20261123121000 } from './Migration20261123121000';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122050346', class: Migration20261122050346 },
@@ -13,5 +15,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122083749', class: Migration20261122083749 },
   { name: 'Migration20261122094237', class: Migration20261122094237 },
   { name: 'Migration20261122214533', class: Migration20261122214533 },
+  { name: 'Migration20261123120000', class: Migration20261123120000 },
+  { name: 'Migration20261123121000', class: Migration20261123121000 },
   { name: 'Migration20261123122000', class: Migration20261123122000 },
 ];

@@ -1,14 +1,15 @@
 import { hash } from '@node-rs/argon2';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ApiError } from '../../../api/errors';
-import { issueApiKeyFor, logIn, setPassword, signUp } from '../../../api/web/auth/accounts';
+import { issueApiKey } from '../../../api/actions/api-keys';
+import { changePassword, logIn, setPassword, signUp } from '../../../api/web/auth/accounts';
 import { PASSWORD_POLICY } from '../../../api/web/auth/passwords';
 import { User } from '../../../infra/db/entities/user.entity';
 import { UserPassword } from '../../../infra/db/entities/user-password.entity';
 import { ormConfig } from '../../../infra/db/orm.config';
 import { hashToken } from '../../../infra/domain/credentials';
 import { createTestDatabase, type TestDatabase } from '../../support/test-db';
-import { freshEmail, GOOD_PASSWORD } from './support';
+import { freshEmail, GOOD_PASSWORD, newAccount } from './support';
 
 let db: TestDatabase;
 let orm: MikroORM;
@@ -32,7 +33,7 @@ async function rejection(promise: Promise<unknown>): Promise<ApiError> {
 describe('signUp', () => {
   it('stores the email lowercase and only an argon2id hash of the password, in its own table', async () => {
     const email = freshEmail('Ada').toUpperCase();
-    const user = await signUp(em(), { email: `  ${email} `, password: GOOD_PASSWORD, ip: '10.1.2.3' });
+    const user = await newAccount(em(), { email: `  ${email} `, password: GOOD_PASSWORD, ip: '10.1.2.3' });
     expect(user.email).toBe(email.toLowerCase());
     expect(user.username).toMatch(/^user-[0-9a-f]{8}$/);
     expect(user.registrationIp).toBe('10.1.2.3');
@@ -44,19 +45,40 @@ describe('signUp', () => {
 
   it('takes a chosen username, normalised, and refuses a taken one with 409', async () => {
     const name = `Ada-${Date.now().toString(36)}`;
-    const user = await signUp(em(), { email: freshEmail(), password: GOOD_PASSWORD, username: name });
+    const user = await newAccount(em(), { email: freshEmail(), password: GOOD_PASSWORD, username: name });
     expect(user.username).toBe(name.toLowerCase());
     const err = await rejection(signUp(em(), { email: freshEmail(), password: GOOD_PASSWORD, username: name.toUpperCase() }));
     expect([err.statusCode, err.detail]).toEqual([409, `username ${name.toLowerCase()} is already taken`]);
   });
 
-  it('refuses a taken email with 409, whatever its case, and creates nothing', async () => {
+  it('gives null for an email that already has an account, whatever its case, and changes nothing', async () => {
     const email = freshEmail();
-    await signUp(em(), { email, password: GOOD_PASSWORD });
+    const owner = await newAccount(em(), { email, password: GOOD_PASSWORD });
     const before = await em().count(User);
-    const err = await rejection(signUp(em(), { email: email.toUpperCase(), password: 'another long password' }));
-    expect([err.statusCode, err.detail]).toEqual([409, 'an account with this email already exists; log in instead']);
+    expect(await signUp(em(), { email: email.toUpperCase(), password: 'another long password' })).toBeNull();
     expect(await em().count(User)).toBe(before);
+    expect((await logIn(em(), { email, password: GOOD_PASSWORD })).id).toBe(owner.id);
+    expect((await rejection(logIn(em(), { email, password: 'another long password' }))).statusCode).toBe(401);
+  });
+
+  it('spends as long on an email that has an account as on a new one', async () => {
+    const timed = async (email: () => string) => {
+      const times: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const address = email();
+        const started = process.hrtime.bigint();
+        await signUp(em(), { email: address, password: 'another long password' });
+        times.push(Number(process.hrtime.bigint() - started) / 1e6);
+      }
+      return times.sort((a, b) => a - b)[2]!;
+    };
+    const known = freshEmail();
+    await newAccount(em(), { email: known, password: GOOD_PASSWORD });
+    const fresh = await timed(() => freshEmail());
+    const taken = await timed(() => known);
+    // Both are dominated by one argon2id hash (tens of ms), not by the database.
+    expect(taken).toBeGreaterThan(fresh / 3);
+    expect(taken).toBeLessThan(fresh * 3);
   });
 
   it.each([
@@ -73,7 +95,7 @@ describe('signUp', () => {
 describe('logIn', () => {
   it('accepts the right password with the email in any case', async () => {
     const email = freshEmail();
-    const created = await signUp(em(), { email, password: GOOD_PASSWORD });
+    const created = await newAccount(em(), { email, password: GOOD_PASSWORD });
     const user = await logIn(em(), { email: ` ${email.toUpperCase()}`, password: GOOD_PASSWORD });
     expect(user.id).toBe(created.id);
   });
@@ -115,7 +137,7 @@ describe('logIn', () => {
 
   it('replaces a hash made under older parameters at the next log-in', async () => {
     const email = freshEmail();
-    const user = await signUp(em(), { email, password: GOOD_PASSWORD });
+    const user = await newAccount(em(), { email, password: GOOD_PASSWORD });
     const weak = await hash(GOOD_PASSWORD, { ...PASSWORD_POLICY, timeCost: 1 });
     await em().nativeUpdate(UserPassword, { user: user.id }, { hash: weak });
     await logIn(em(), { email, password: GOOD_PASSWORD });
@@ -139,14 +161,40 @@ describe('setPassword', () => {
   });
 });
 
-describe('issueApiKeyFor', () => {
-  it('issues a key of the registration kind, stored only as its SHA-256 and usable as a bearer key', async () => {
+describe('changePassword', () => {
+  it('needs the current password, then replaces it under the usual rule', async () => {
+    const email = freshEmail();
     const work = em();
-    const user = await signUp(work, { email: freshEmail(), password: GOOD_PASSWORD });
-    const key = await issueApiKeyFor(work, user);
+    const user = await newAccount(work, { email, password: GOOD_PASSWORD });
+    const wrong = await rejection(changePassword(work, user, { current: 'not the password', replacement: 'a brand new password' }));
+    expect([wrong.statusCode, wrong.detail]).toEqual([400, 'current_password: is not your password']);
+    const short = await rejection(changePassword(work, user, { current: GOOD_PASSWORD, replacement: 'short' }));
+    expect([short.statusCode, short.detail]).toEqual([400, 'new_password: must be 10 to 200 characters']);
+    expect((await logIn(em(), { email, password: GOOD_PASSWORD })).id).toBe(user.id);
+    await changePassword(work, user, { current: GOOD_PASSWORD, replacement: 'a brand new password' });
+    expect((await logIn(em(), { email, password: 'a brand new password' })).id).toBe(user.id);
+    expect((await rejection(logIn(em(), { email, password: GOOD_PASSWORD }))).statusCode).toBe(401);
+  });
+
+  it('sets no first password on an account that has none: a session alone is not enough', async () => {
+    const email = freshEmail();
+    await orm.em.fork().persistAndFlush(em().create(User, { username: `idp2-${Date.now().toString(36)}`, email }));
+    const work = em();
+    const user = await work.findOneOrFail(User, { email });
+    const err = await rejection(changePassword(work, user, { current: '', replacement: 'a brand new password' }));
+    expect([err.statusCode, err.detail]).toEqual([400, 'current_password: this account has no password; sign in with your identity provider']);
+    expect(await em().count(UserPassword, { user: user.id })).toBe(0);
+  });
+});
+
+describe('issueApiKey', () => {
+  it('issues a key of the registration kind, stored only as its SHA-256 and its prefix, and usable as a bearer key', async () => {
+    const work = em();
+    const user = await newAccount(work, { email: freshEmail(), password: GOOD_PASSWORD });
+    const { apiKey: key } = await issueApiKey(work, user);
     expect(key).toMatch(/^arena_[A-Za-z0-9_-]{43}$/);
-    const rows = await orm.em.getConnection().execute('select key_hash from api_keys where user_id = ?', [user.id]);
-    expect(rows).toEqual([{ key_hash: hashToken(key) }]);
+    const rows = await orm.em.getConnection().execute('select key_hash, key_prefix from api_keys where user_id = ?', [user.id]);
+    expect(rows).toEqual([{ key_hash: hashToken(key), key_prefix: key.slice(0, 10) }]);
     expect((await em().getRepository(User).findByApiKeyHash(hashToken(key)))?.id).toBe(user.id);
   });
 });

@@ -1,9 +1,8 @@
-import { signUp } from '../../../api/web/auth/accounts';
 import { User } from '../../../infra/db/entities/user.entity';
 import { UserIdentity } from '../../../infra/db/entities/user-identity.entity';
 import { freePort } from '../../../infra/ports';
 import { startOidcProvider, ProviderVisitor, type RunningProvider } from './local-provider';
-import { Browser, GOOD_PASSWORD, startAuthApp, type AuthApp } from './support';
+import { Browser, freshEmail, GOOD_PASSWORD, newAccount, startAuthApp, type AuthApp } from './support';
 
 const PUBLIC_URL = 'http://arena.test';
 const CLIENT = { clientId: 'arena-web', clientSecret: 'a-client-secret-for-tests' };
@@ -12,7 +11,10 @@ const ACCOUNTS = {
   owner: { email: 'owner@example.org', email_verified: true },
   claimant: { email: 'victim@example.org', email_verified: false },
   anonymous: {},
+  linker: { email: 'linker-at-provider@example.org', email_verified: true },
+  stranger: {},
 };
+const EMAIL_IN_USE = 'an account with this email already exists: sign in to it with its password, then link your identity provider on your account page';
 
 let provider: RunningProvider;
 let t: AuthApp;
@@ -89,17 +91,22 @@ describe('sign-in through an OpenID Connect provider', () => {
     expect((await em().findOneOrFail(User, { username: name! })).email).toBeNull();
   });
 
-  it('links to the existing account that has the same verified email', async () => {
-    const owner = await signUp(em(), { email: 'Owner@example.org', password: GOOD_PASSWORD });
+  it('never signs in to an existing account with the same email: it refuses, and says to sign in with the password and link', async () => {
+    // The pre-hijack: someone signed up with the owner's email and a password of their own first.
+    const squatter = await newAccount(em(), { email: 'Owner@example.org', password: GOOD_PASSWORD });
     const before = await em().count(User);
-    const { browser } = await signInAs('owner');
-    expect(await whoAmI(browser)).toBe(owner.username);
+    const { browser, res } = await signInAs('owner', '/private');
+    expect(res.statusCode).toBe(303);
+    expect(res.headers.location).toBe(`/login?error=${encodeURIComponent(EMAIL_IN_USE)}`);
+    expect(await whoAmI(browser)).toBeNull();
+    expect(browser.cookies.has('arena_session')).toBe(false);
     expect(await em().count(User)).toBe(before);
-    expect(await em().count(UserIdentity, { user: owner.id, subject: 'owner' })).toBe(1);
+    expect(await em().count(UserIdentity, { subject: 'owner' })).toBe(0);
+    expect(await em().count(UserIdentity, { user: squatter.id })).toBe(0);
   });
 
   it('never links on an unverified email: a separate account, without that email', async () => {
-    const victim = await signUp(em(), { email: 'victim@example.org', password: GOOD_PASSWORD });
+    const victim = await newAccount(em(), { email: 'victim@example.org', password: GOOD_PASSWORD });
     const { browser } = await signInAs('claimant');
     const name = await whoAmI(browser);
     expect(name).not.toBe(victim.username);
@@ -108,8 +115,11 @@ describe('sign-in through an OpenID Connect provider', () => {
   });
 
   it('only returns to paths on this site', async () => {
-    const { res } = await signInAs('newcomer', '//evil.example/steal');
-    expect(res.headers.location).toBe('/');
+    for (const next of ['//evil.example/steal', '/\t/evil.example', '/.//evil.example', '/\\evil.example', 'https:evil.example']) {
+      const { res } = await signInAs('anonymous', next);
+      expect({ next, location: res.headers.location }).toEqual({ next, location: '/' });
+    }
+    expect((await signInAs('anonymous', 'http://arena.test/private?tab=keys')).res.headers.location).toBe('/private?tab=keys');
   });
 
   it('refuses a callback whose state does not match, without signing in', async () => {
@@ -136,7 +146,8 @@ describe('sign-in through an OpenID Connect provider', () => {
     const browser = new Browser(t.app);
     const state = (await start(browser)).searchParams.get('state')!;
     const res = await browser.request({ method: 'GET', url: `/auth/oidc/callback?error=access_denied&error_description=End-User%20aborted&state=${state}` });
-    expect(res.headers.location).toBe(`/login?error=${encodeURIComponent('the identity provider did not sign you in: End-User aborted')}`);
+    // The provider's own words stay out of the link: the login page shows only sentences of its own.
+    expect(res.headers.location).toBe(`/login?error=${encodeURIComponent('the identity provider did not sign you in')}`);
   });
 
   it('says so when the provider cannot be reached', async () => {
@@ -154,8 +165,69 @@ describe('sign-in through an OpenID Connect provider', () => {
     const plain = await startAuthApp();
     try {
       expect((await plain.app.inject({ method: 'GET', url: '/auth/oidc/start' })).statusCode).toBe(404);
+      expect((await plain.app.inject({ method: 'POST', url: '/auth/oidc/link' })).statusCode).toBe(404);
     } finally {
       await plain.close();
     }
+  });
+});
+
+describe('linking an identity provider to a signed-in account', () => {
+  async function signedInWithPassword(): Promise<{ browser: Browser; user: User }> {
+    const email = freshEmail('linking');
+    const user = await newAccount(em(), { email, password: GOOD_PASSWORD });
+    const browser = new Browser(t.app);
+    expect((await browser.submit('/login', { email, password: GOOD_PASSWORD })).statusCode).toBe(303);
+    return { browser, user };
+  }
+
+  /** Starts linking from the account page's form, signs in at the provider, and comes back. */
+  async function link(browser: Browser, login: string) {
+    const started = await browser.submit('/auth/oidc/link', {});
+    expect(started.statusCode).toBe(303);
+    const callback = new URL(await new ProviderVisitor().signIn(started.headers.location as string, login));
+    return browser.request({ method: 'GET', url: callback.pathname + callback.search });
+  }
+
+  it('links the identity to the signed-in account, which it signs in to from then on', async () => {
+    const { browser, user } = await signedInWithPassword();
+    const res = await link(browser, 'linker');
+    expect([res.statusCode, res.headers.location]).toEqual([303, '/account?done=linked']);
+    expect(await whoAmI(browser)).toBe(user.username);
+    expect((await em().find(UserIdentity, { user: user.id })).map((i) => [i.provider, i.subject])).toEqual([[provider.issuer, 'linker']]);
+    expect(await whoAmI((await signInAs('linker')).browser)).toBe(user.username);
+    // Linking again is harmless.
+    expect((await link(browser, 'linker')).headers.location).toBe('/account?done=linked');
+    expect(await em().count(UserIdentity, { user: user.id })).toBe(1);
+  });
+
+  it('refuses an identity that is already linked to another account, and changes nothing', async () => {
+    const other = await signInAs('stranger');
+    const { browser, user } = await signedInWithPassword();
+    const res = await link(browser, 'stranger');
+    expect(res.headers.location).toBe(`/account?error=${encodeURIComponent('this identity is already linked to another account')}`);
+    expect(await em().count(UserIdentity, { user: user.id })).toBe(0);
+    expect(await whoAmI((await signInAs('stranger')).browser)).toBe(await whoAmI(other.browser));
+  });
+
+  it('needs a signed-in person and a CSRF token to start', async () => {
+    const { browser } = await signedInWithPassword();
+    expect((await browser.submit('/auth/oidc/link', {}, false)).statusCode).toBe(403);
+    const anonymous = new Browser(t.app);
+    const res = await anonymous.submit('/auth/oidc/link', {});
+    expect(res.statusCode).toBe(401);
+    expect(anonymous.cookies.has('arena_oidc')).toBe(false);
+  });
+
+  it('refuses a link that comes back to a different sign-in than the one that started it', async () => {
+    const first = await signedInWithPassword();
+    const started = await first.browser.submit('/auth/oidc/link', {});
+    const callback = new URL(await new ProviderVisitor().signIn(started.headers.location as string, 'linker-two'));
+    // Someone else signs in on this browser before the provider sends it back.
+    const second = await newAccount(em(), { email: freshEmail('second'), password: GOOD_PASSWORD });
+    expect((await first.browser.submit('/login', { email: second.email!, password: GOOD_PASSWORD })).statusCode).toBe(303);
+    const res = await first.browser.request({ method: 'GET', url: callback.pathname + callback.search });
+    expect(res.headers.location).toBe(`/account?error=${encodeURIComponent('this link was started in another sign-in; start again from your account page')}`);
+    expect(await em().count(UserIdentity, { subject: 'linker-two' })).toBe(0);
   });
 });

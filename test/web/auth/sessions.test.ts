@@ -1,12 +1,11 @@
 import { MikroORM } from '@mikro-orm/postgresql';
-import { signUp } from '../../../api/web/auth/accounts';
 import { deleteExpiredSessions, endAllSessions, endSession, findSession, startSession } from '../../../api/web/auth/sessions';
 import type { User } from '../../../infra/db/entities/user.entity';
 import { WebSession } from '../../../infra/db/entities/web-session.entity';
 import { ormConfig } from '../../../infra/db/orm.config';
 import { hashToken } from '../../../infra/domain/credentials';
 import { createTestDatabase, type TestDatabase } from '../../support/test-db';
-import { freshEmail, GOOD_PASSWORD } from './support';
+import { freshEmail, GOOD_PASSWORD, newAccount, startAuthApp } from './support';
 
 let db: TestDatabase;
 let orm: MikroORM;
@@ -14,7 +13,7 @@ let user: User;
 beforeAll(async () => {
   db = await createTestDatabase();
   orm = await MikroORM.init(ormConfig(db.url));
-  user = await signUp(orm.em.fork(), { email: freshEmail(), password: GOOD_PASSWORD });
+  user = await newAccount(orm.em.fork(), { email: freshEmail(), password: GOOD_PASSWORD });
 });
 afterAll(async () => {
   await orm.close();
@@ -65,7 +64,7 @@ describe('web sessions', () => {
   });
 
   it('ends every session of an account at once', async () => {
-    const other = await signUp(em(), { email: freshEmail(), password: GOOD_PASSWORD });
+    const other = await newAccount(em(), { email: freshEmail(), password: GOOD_PASSWORD });
     const tokens = [await startSession(em(), other), await startSession(em(), other)].map((s) => s.token);
     const kept = await startSession(em(), user);
     expect(await endAllSessions(em(), other)).toBe(2);
@@ -85,10 +84,36 @@ describe('web sessions', () => {
 
   it('deletes expired sessions in one sweep', async () => {
     const live = await startSession(em(), user);
-    const other = await signUp(em(), { email: freshEmail(), password: GOOD_PASSWORD });
+    const other = await newAccount(em(), { email: freshEmail(), password: GOOD_PASSWORD });
     const old = await startSession(em(), other, { days: 1, now: daysFromNow(-3) });
     expect(await deleteExpiredSessions(em())).toBeGreaterThanOrEqual(1);
     expect(await em().findOne(WebSession, old.session.id)).toBeNull();
     expect(await em().findOne(WebSession, live.session.id)).not.toBeNull();
+  });
+});
+
+/** Resolves once `condition` holds; fails after `ms`. */
+async function until(condition: () => Promise<boolean>, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`not true within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('the expired-session sweep', () => {
+  it('deletes expired sessions on a schedule while the app runs, and leaves live ones', async () => {
+    const app = await startAuthApp({ sweepExpiredEveryMs: 50 });
+    try {
+      const work = () => app.orm.em.fork();
+      const person = await newAccount(work(), { email: freshEmail(), password: GOOD_PASSWORD });
+      // The live one first: starting a session also clears that person's expired ones.
+      const live = await startSession(work(), person);
+      const expired = await startSession(work(), person, { days: 1, now: daysFromNow(-3) });
+      await until(async () => (await work().count(WebSession, { id: expired.session.id })) === 0, 5_000);
+      expect(await work().count(WebSession, { id: live.session.id })).toBe(1);
+    } finally {
+      await app.close();
+    }
   });
 });

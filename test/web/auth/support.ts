@@ -5,7 +5,9 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify';
 import { ApiError, installErrorHandling } from '../../../api/errors';
 import { ormPlugin } from '../../../api/plugins/orm';
-import { loginRateLimit, logIn, oidcRoutes, signUp, webAuthPlugin } from '../../../api/web/auth';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { loginRateLimit, logIn, oidcRoutes, signUp, webAuthPlugin, type SignUpInput } from '../../../api/web/auth';
+import type { User } from '../../../infra/db/entities/user.entity';
 import type { OidcSettings } from '../../../infra/config';
 import { ormConfig } from '../../../infra/db/orm.config';
 import { createTestDatabase } from '../../support/test-db';
@@ -17,7 +19,7 @@ export interface AuthApp {
   close(): Promise<void>;
 }
 
-export async function startAuthApp(options: { publicUrl?: string; oidc?: OidcSettings; loginLimit?: number } = {}): Promise<AuthApp> {
+export async function startAuthApp(options: { publicUrl?: string; oidc?: OidcSettings; loginLimit?: number; sweepExpiredEveryMs?: number } = {}): Promise<AuthApp> {
   const publicUrl = options.publicUrl ?? 'http://arena.test';
   const db = await createTestDatabase();
   const orm = await MikroORM.init(ormConfig(db.url));
@@ -28,7 +30,7 @@ export async function startAuthApp(options: { publicUrl?: string; oidc?: OidcSet
     errorResponseBuilder: (_request, context) => new ApiError(context.statusCode, `rate limit exceeded: at most ${context.max} requests per ${context.after}; retry later`),
   });
   await app.register(ormPlugin, { orm });
-  await app.register(webAuthPlugin, { publicUrl, secretKey: randomBytes(32), sessionDays: 30 });
+  await app.register(webAuthPlugin, { publicUrl, secretKey: randomBytes(32), sessionDays: 30, sweepExpiredEveryMs: options.sweepExpiredEveryMs });
   await app.register(oidcRoutes, { oidc: options.oidc, publicUrl, failureRedirect: '/login', loadClient: loadOpenidClientInJest });
 
   // Stand-ins for the website's pages: a form, sign-up, log-in, logout and a private page.
@@ -36,7 +38,8 @@ export async function startAuthApp(options: { publicUrl?: string; oidc?: OidcSet
   app.post('/form', { preHandler: app.csrfProtection }, async (request) => ({ accepted: request.body }));
   app.post('/signup', { preHandler: app.csrfProtection }, async (request, reply) => {
     const body = request.body as { email: string; password: string };
-    await reply.signInWebUser(await signUp(request.em, { ...body, ip: request.ip }));
+    const user = await signUp(request.em, { ...body, ip: request.ip });
+    if (user) await reply.signInWebUser(user);
     return reply.redirect('/', 303);
   });
   app.post('/login', { config: loginRateLimit(options.loginLimit ?? 50), preHandler: app.csrfProtection }, async (request, reply) => {
@@ -95,6 +98,13 @@ export class Browser {
     if (withCsrf && !form.has('_csrf')) form.set('_csrf', await this.csrf());
     return this.request({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() });
   }
+}
+
+/** A new password account; fails the test if the email already had one. */
+export async function newAccount(em: EntityManager, input: SignUpInput): Promise<User> {
+  const user = await signUp(em, input);
+  if (!user) throw new Error(`${input.email} already has an account`);
+  return user;
 }
 
 let emails = 0;
