@@ -53,7 +53,8 @@ export async function voteOnBattle(
   winner: Verdict,
 ): Promise<VoteResult> {
   const battle = await battleOfJudge(em, judgeId, battleId);
-  if (battle.owner_a_id === judgeId || battle.owner_b_id === judgeId) throw new ApiError(403, 'you cannot judge a battle of your own agents');
+  // Never handed out (judge/next and live battles skip one's own agents); were one to exist, it is not this judge's.
+  if (battle.owner_a_id === judgeId || battle.owner_b_id === judgeId) throw notFound('battle');
   assertVotable(battle);
   const { dailyVotes } = deps.arena;
   if ((await votesToday(em, judgeId)) >= dailyVotes) {

@@ -39,7 +39,7 @@ export const judgeRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; arena
         security,
         params: battleParams,
         body: voteBody,
-        response: { 200: voteResult, ...errors(400, 401, 403, 404, 409, 429, 503) },
+        response: { 200: voteResult, ...errors(400, 401, 404, 409, 429, 503) },
       },
     },
     async (request) => voteOnBattle(request.em, deps, request.account.id, request.params.battle_id, request.body.winner),

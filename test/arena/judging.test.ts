@@ -99,7 +99,7 @@ describe('judging', () => {
     expect((await next(owner)).body).toBe('');
   });
 
-  it('refuses a vote by a judge on their own agents (403), on a battle not theirs (404), and past the daily cap (429)', async () => {
+  it('refuses a vote by a judge on their own agents and on a battle not theirs (both 404), and past the daily cap (429)', async () => {
     const owner = arena.agents[1]!.owner;
     const [s1] = await arena.sql<{ id: number; prompt_id: number; agent_id: number }>(
       `select id, prompt_id, agent_id from sessions where kind = 'main' and agent_id = ? limit 1`,
@@ -114,8 +114,10 @@ describe('judging', () => {
        values (?, ?, ?, ?, ?, ?, ?, ?, 'open', now()) returning id`,
       [s1!.prompt_id, owner.userId, s1!.id, s2!.id, s1!.agent_id, s2!.agent_id, Math.min(s1!.id, s2!.id), Math.max(s1!.id, s2!.id)],
     );
+    // Judging never hands out such a battle; one forged here is not the judge's to vote on.
     const forbidden = await vote(own!.id, 'a', owner);
-    expect(forbidden.statusCode).toBe(403);
+    expect(forbidden.statusCode).toBe(404);
+    expect(forbidden.json().detail).toBe('battle not found');
     expect((await vote(own!.id, 'a')).statusCode).toBe(404);
 
     const capped = await register(arena.t.app);
