@@ -1,5 +1,5 @@
 /** Activities of the main arena's dispatch: which agents are due, and one new pool prompt for each. */
-import type { AgentMode } from '../infra/domain/agent-state';
+import type { AgentMode } from '../domain/agent-state';
 import type { DeliveryInput } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 

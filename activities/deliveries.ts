@@ -1,7 +1,7 @@
 /** Activities of deliverPrompt: the push POST (at most once), queueing pull work, and recording the outcome once. */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { openSecret } from '../infra/domain/credentials';
-import { interpretPushResponse } from '../infra/domain/push-response';
+import { openSecret } from '../domain/credentials';
+import { interpretPushResponse } from '../domain/push-response';
 import { publicFailureMessage } from '../infra/webhook/failure';
 import {
   deadlineExceededMessage,
@@ -11,9 +11,9 @@ import {
   statusForMissedDeadline,
   type SessionKind,
   type SessionStatus,
-} from '../infra/domain/sessions';
+} from '../domain/sessions';
 import { WORK_CHANNEL } from '../infra/db/work-channel';
-import type { AgentMode } from '../infra/domain/agent-state';
+import type { AgentMode } from '../domain/agent-state';
 import { deliveriesTotal, deliveryLatency, pushAgentsMadeInactive } from '../infra/metrics';
 import { trackPushFailures } from './push-failures';
 import type { Settlement } from '../workflows/deliver-prompt';

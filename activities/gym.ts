@@ -1,7 +1,7 @@
 /** Activities of runGym: what to send next, creating each gym session once, and marking the gym complete. */
-import type { AgentMode } from '../infra/domain/agent-state';
-import { isAgentActive } from '../infra/domain/agent-state';
-import { DEFAULT_DEADLINE_SECONDS } from '../infra/domain/sessions';
+import type { AgentMode } from '../domain/agent-state';
+import { isAgentActive } from '../domain/agent-state';
+import { DEFAULT_DEADLINE_SECONDS } from '../domain/sessions';
 import type { DeliveryInput } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 

@@ -1,7 +1,7 @@
 /** The scheduled leaderboard refresh: flags outlier judges, refits Bradley-Terry without them, rewrites the cache. */
-import type { Verdict } from '../infra/domain/arena';
-import { fitLeaderboard, rankByIntervals } from '../infra/domain/ratings/bradley-terry';
-import { findOutlierJudges } from '../infra/domain/ratings/outlier-judges';
+import type { Verdict } from '../domain/arena';
+import { fitLeaderboard, rankByIntervals } from '../domain/ratings/bradley-terry';
+import { findOutlierJudges } from '../domain/ratings/outlier-judges';
 import type { ActivityDeps } from '.';
 
 /** Fixed, so the intervals do not jitter from one refresh to the next when no vote changed. */

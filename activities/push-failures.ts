@@ -5,7 +5,7 @@
  * answer, or a passing ping (retest), ends the run.
  */
 import type { ArenaSettings } from '../infra/config';
-import type { SessionStatus } from '../infra/domain/sessions';
+import type { SessionStatus } from '../domain/sessions';
 import type { Settlement } from '../workflows/deliver-prompt';
 
 type Run = <T>(query: string, params: unknown[]) => Promise<T[]>;

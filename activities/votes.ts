@@ -1,7 +1,7 @@
 /** Activities of votes and live battles: the Elo change of a vote in one transaction, and closing a live battle. */
 import { ApplicationFailure } from '@temporalio/activity';
-import type { BattleStatus, Verdict } from '../infra/domain/arena';
-import { eloUpdate } from '../infra/domain/ratings/elo';
+import type { BattleStatus, Verdict } from '../domain/arena';
+import { eloUpdate } from '../domain/ratings/elo';
 import type { VoteOutcome } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 

@@ -3,8 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
 import { Agent } from '../infra/db/entities/agent.entity';
 import type { BattleRow } from '../infra/db/repositories/arena-queries';
-import { tierFor } from '../infra/domain/ratings/tiers';
-import { formatTimestamp } from '../infra/domain/timestamps';
+import { tierFor } from '../domain/ratings/tiers';
+import { formatTimestamp } from '../domain/timestamps';
 import type { RatingMove } from '../workflows/contracts';
 import type { battleView, voteResult } from './schemas/arena';
 

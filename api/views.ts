@@ -2,14 +2,14 @@
 import type { z } from 'zod';
 import type { Agent } from '../infra/db/entities/agent.entity';
 import type { User } from '../infra/db/entities/user.entity';
-import { isAgentActive, profileUrl, runCommand } from '../infra/domain/agent-state';
-import { formatTimestamp } from '../infra/domain/timestamps';
+import { isAgentActive, profileUrl, runCommand } from '../domain/agent-state';
+import { formatTimestamp } from '../domain/timestamps';
 import type { account, agentSummary } from './schemas/account';
 import type { agentDetail, agentListItem, gymProgress } from './schemas/agent';
 import type { activitySession } from './schemas/session';
 import type { publicUser, publicUserEntry } from './schemas/user';
 import type { GymCounts, SessionRow } from '../infra/db/repositories/session-queries';
-import { sessionPublicId } from '../infra/domain/sessions';
+import { sessionPublicId } from '../domain/sessions';
 
 export function agentSummaryView(agent: Agent): z.infer<typeof agentSummary> {
   return { id: agent.id, name: agent.name, active: isAgentActive(agent), elo: agent.elo, gym_complete: agent.gymComplete };

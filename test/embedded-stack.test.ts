@@ -50,12 +50,12 @@ function stackEnv(): NodeJS.ProcessEnv {
   };
 }
 
-/** `npm start` (node --import tsx infra/start.ts), or the same through the operator CLI (`arena start`). */
+/** `npm start` (node --import tsx cli/start.ts), or the same through the operator CLI (`arena start`). */
 function startStack(how: 'npm start' | 'arena start' = 'npm start'): RunningStack {
   const cliPath = process.env.TEST_TEMPORAL_CLI_PATH;
   if (!cliPath) throw new Error('TEST_TEMPORAL_CLI_PATH is unset: is test/support/global-setup.ts configured?');
   const [command, args] =
-    how === 'npm start' ? [process.execPath, ['--import', 'tsx', 'infra/start.ts']] : [process.execPath, [path.join(REPO, 'infra', 'cli', 'bin', 'arena.js'), 'start']];
+    how === 'npm start' ? [process.execPath, ['--import', 'tsx', 'cli/start.ts']] : [process.execPath, [path.join(REPO, 'cli', 'bin', 'arena.js'), 'start']];
   const child = spawn(command, args, {
     cwd: REPO,
     detached: true, // a process group of its own, which the test signals like a terminal would
@@ -102,7 +102,7 @@ async function stopStack(stack: RunningStack): Promise<void> {
 
 /** The `arena` bin with the stack's environment (no DATABASE_URL or TEMPORAL_ADDRESS: the embedded ones). */
 function runArena(argv: string[]): Promise<{ code: number | null; stdout: string }> {
-  const child = spawn(process.execPath, [path.join(REPO, 'infra', 'cli', 'bin', 'arena.js'), ...argv], {
+  const child = spawn(process.execPath, [path.join(REPO, 'cli', 'bin', 'arena.js'), ...argv], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...stackEnv(), LOG_LEVEL: 'warn' },

@@ -4,7 +4,7 @@
  */
 import { executeChild, ParentClosePolicy, proxyActivities, startChild, workflowInfo } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type { Verdict } from '../infra/domain/arena';
+import type { Verdict } from '../domain/arena';
 import { deliveryStartOptions, type LiveBattleInput, type VoteOutcome } from './contracts';
 import { deliverPrompt } from './deliver-prompt';
 

@@ -3,8 +3,8 @@
  * Deterministic and free of I/O, so workflow code can import it.
  */
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
-import type { AgentMode } from '../infra/domain/agent-state';
-import type { SessionKind, SessionStatus } from '../infra/domain/sessions';
+import type { AgentMode } from '../domain/agent-state';
+import type { SessionKind, SessionStatus } from '../domain/sessions';
 
 export const TASK_QUEUE_DEFAULT = 'arena';
 

@@ -18,7 +18,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import { deadlineExceededMessage, type SessionStatus } from '../infra/domain/sessions';
+import { deadlineExceededMessage, type SessionStatus } from '../domain/sessions';
 import { ArenaOutcome, type DeliveryInput, type DeliveryOutcome, type PullResult } from './contracts';
 import { cancelDelivery, submitResult } from './definitions';
 

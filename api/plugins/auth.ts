@@ -1,7 +1,7 @@
 /** Bearer API-key authentication for the routes that act on an account. */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { hashToken, looksLikeApiKey } from '../../infra/domain/credentials';
+import { hashToken, looksLikeApiKey } from '../../domain/credentials';
 import { User } from '../../infra/db/entities/user.entity';
 import { PROTECTED_RESOURCE_PATH } from '../discovery/documents';
 import { ApiError } from '../errors';

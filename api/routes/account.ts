@@ -1,7 +1,7 @@
 /** GET and PATCH /api/account: the caller's own account. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Agent } from '../../infra/db/entities/agent.entity';
-import { editAccount } from '../actions/account';
+import { editAccount } from '../../services/account';
 import { account, accountPatch } from '../schemas/account';
 import { errors } from '../schemas/common';
 import { accountView } from '../views';

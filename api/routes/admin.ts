@@ -1,9 +1,9 @@
 /** /api/admin: operators (accounts named in ARENA_ADMIN_USERNAMES) list deliveries and redeliver them. 403 for everyone else. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { listDeliveries } from '../actions/delivery-search';
-import { redeliver, redeliverMatching } from '../actions/redeliveries';
-import type { WorkflowDeps } from '../deliveries';
+import { listDeliveries } from '../../services/delivery-search';
+import { redeliver, redeliverMatching } from '../../services/redeliveries';
+import type { WorkflowDeps } from '../../services/deliveries';
 import { ApiError } from '../errors';
 import { bulkRedelivery, bulkRedeliveryBody, deliveryFilter, deliveryListing, redeliverParams, redelivery } from '../schemas/admin';
 import { errors } from '../schemas/common';

@@ -1,9 +1,9 @@
 /** Live battles: an account sends a prompt of its own to two agents of different owners at once, then judges them. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ArenaSettings } from '../../infra/config';
-import { battleOfJudge } from '../actions/judging';
-import { startLiveBattleFor } from '../actions/live-battles';
-import type { WorkflowDeps } from '../deliveries';
+import { battleOfJudge } from '../../services/judging';
+import { startLiveBattleFor } from '../../services/live-battles';
+import type { WorkflowDeps } from '../../services/deliveries';
 import { battleParams, battleView, liveBattleCreate } from '../schemas/arena';
 import { errors } from '../schemas/common';
 import { perAccountPerMinute } from '../plugins/rate-limits';

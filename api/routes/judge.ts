@@ -2,8 +2,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ArenaSettings } from '../../infra/config';
-import { nextBattle, voteOnBattle } from '../actions/judging';
-import type { WorkflowDeps } from '../deliveries';
+import { nextBattle, voteOnBattle } from '../../services/judging';
+import type { WorkflowDeps } from '../../services/deliveries';
 import { battleParams, battleView, voteBody, voteResult } from '../schemas/arena';
 import { errors } from '../schemas/common';
 import { perAccountPerMinute } from '../plugins/rate-limits';

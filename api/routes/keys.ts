@@ -1,7 +1,7 @@
 /** GET, POST and DELETE /api/keys: the caller's own API keys, listed, issued and revoked. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { API_KEYS_PER_MINUTE, apiKeyView, issueApiKey, listApiKeys, revokeApiKey } from '../actions/api-keys';
+import { API_KEYS_PER_MINUTE, apiKeyView, issueApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
 import { perAccountPerMinute } from '../plugins/rate-limits';
 import { apiKeyEntry, apiKeyIssued } from '../schemas/api-key';
 import { errors, idParam } from '../schemas/common';

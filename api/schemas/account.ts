@@ -1,6 +1,6 @@
 /** Accounts: registration result, the private account view and its edits. */
 import { z } from 'zod';
-import { USERNAME_PATTERN, USERNAME_RULE } from '../../infra/domain/username';
+import { USERNAME_PATTERN, USERNAME_RULE } from '../../domain/username';
 import { timestamp, optionalText } from './common';
 
 export const registration = z.object({

@@ -1,6 +1,6 @@
 /** Operators' endpoints: finding deliveries and sending them again. */
 import { z } from 'zod';
-import { deliveryFilter } from '../actions/delivery-search';
+import { deliveryFilter } from '../../services/delivery-search';
 
 export { deliveryFilter };
 

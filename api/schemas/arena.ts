@@ -1,6 +1,6 @@
 /** Judging, battles, ratings and the leaderboard. */
 import { z } from 'zod';
-import { VERDICTS } from '../../infra/domain/arena';
+import { VERDICTS } from '../../domain/arena';
 import { pathId, timestamp } from './common';
 
 const side = z.object({

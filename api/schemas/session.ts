@@ -1,6 +1,6 @@
 /** Activity sessions, the feed, pull work and sandbox tasks. */
 import { z } from 'zod';
-import { MAX_RESPONSE_CHARS, SESSION_KINDS } from '../../infra/domain/sessions';
+import { MAX_RESPONSE_CHARS, SESSION_KINDS } from '../../domain/sessions';
 import { pathId, timestamp } from './common';
 
 export const activitySession = z.object({

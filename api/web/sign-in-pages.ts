@@ -1,8 +1,8 @@
 /** Sign-in pages: log in, sign up and log out, as plain forms (no scripts needed). */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { normaliseUsername } from '../../infra/domain/username';
-import { assertNotReserved } from '../actions/account';
+import { normaliseUsername } from '../../domain/username';
+import { assertNotReserved } from '../../services/account';
 import { ApiError } from '../errors';
 import { logIn, loginRateLimit, OIDC_FAILURES, safeNextPath, signUp, signUpRateLimit } from './auth';
 import { sendPage } from './site';

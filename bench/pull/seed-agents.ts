@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type { Pool } from 'pg';
-import { hashToken, newAgentSecret, sealSecret } from '../../infra/domain/credentials';
+import { hashToken, newAgentSecret, sealSecret } from '../../domain/credentials';
 
 export interface SeededAgent {
   id: number;

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GYM_PROMPTS } from '../domain/gym-prompts';
-import { validatePoolSeed, type PoolPrompt } from '../domain/prompt-files';
+import { GYM_PROMPTS } from '../../domain/gym-prompts';
+import { validatePoolSeed, type PoolPrompt } from '../../domain/prompt-files';
 
 const POOL_SEED = path.join(__dirname, 'seeds', 'pool-prompts.json');
 

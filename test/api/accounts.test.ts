@@ -1,4 +1,4 @@
-import { hashToken } from '../../infra/domain/credentials';
+import { hashToken } from '../../domain/credentials';
 import { register, startTestApp, type TestApp } from '../support/test-app';
 
 let t: TestApp;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { main } from '../../infra/cli/main';
+import { main } from '../../cli/main';
 import { createTestDatabase, type TestDatabase } from '../support/test-db';
 import { Client } from 'pg';
 

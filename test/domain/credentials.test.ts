@@ -8,7 +8,7 @@ import {
   openSecret,
   sealSecret,
   tokenMatchesHash,
-} from '../../infra/domain/credentials';
+} from '../../domain/credentials';
 
 describe('API keys and agent secrets', () => {
   it('have the prefix and 43 url-safe base64 characters of 32 random bytes', () => {

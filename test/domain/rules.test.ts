@@ -1,6 +1,6 @@
-import { defaultOwnerHandle, isAgentActive, profileUrl, runCommand } from '../../infra/domain/agent-state';
-import { formatNullableTimestamp, formatTimestamp } from '../../infra/domain/timestamps';
-import { generatedUsername, isValidUsername, normaliseUsername } from '../../infra/domain/username';
+import { defaultOwnerHandle, isAgentActive, profileUrl, runCommand } from '../../domain/agent-state';
+import { formatNullableTimestamp, formatTimestamp } from '../../domain/timestamps';
+import { generatedUsername, isValidUsername, normaliseUsername } from '../../domain/username';
 
 describe('usernames', () => {
   it.each(['abc', 'a-b_c', '0day', 'x'.repeat(32)])('accepts %s', (name) => expect(isValidUsername(name)).toBe(true));

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { ApiKey } from '../../infra/db/entities/api-key.entity';
 import { User } from '../../infra/db/entities/user.entity';
-import { hashToken, newApiKey } from '../../infra/domain/credentials';
+import { hashToken, newApiKey } from '../../domain/credentials';
 import { eventually } from '../operations/support';
 import { createTestDatabase, type TestDatabase } from '../support/test-db';
 import { startTestApp, type TestApp } from '../support/test-app';

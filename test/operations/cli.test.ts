@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { main } from '../../infra/cli/main';
+import { main } from '../../cli/main';
 import { historyToJson } from '../../infra/temporal/history-json';
 import { eventually, startOpsArena, type OpsArena } from './support';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { POOL_CATEGORIES, validatePoolSeed } from '../../infra/domain/prompt-files';
+import { POOL_CATEGORIES, validatePoolSeed } from '../../domain/prompt-files';
 
 const SEED_FILE = path.resolve(__dirname, '../../infra/db/seeds/pool-prompts.json');
 

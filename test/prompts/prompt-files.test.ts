@@ -6,7 +6,7 @@ import {
   parseTextPromptFile,
   promptFileFormat,
   type PromptFileResult,
-} from '../../infra/domain/prompt-files';
+} from '../../domain/prompt-files';
 
 function errorsOf(result: PromptFileResult): string[] {
   if (result.ok) throw new Error(`expected errors, got ${result.prompts.length} prompts`);

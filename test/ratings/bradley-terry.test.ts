@@ -1,4 +1,4 @@
-import { fitLeaderboard, rankByIntervals, type BattleVote } from '../../infra/domain/ratings/bradley-terry';
+import { fitLeaderboard, rankByIntervals, type BattleVote } from '../../domain/ratings/bradley-terry';
 import { anchored, syntheticVotes } from './synthetic-votes';
 
 function repeat(count: number, vote: BattleVote): BattleVote[] {

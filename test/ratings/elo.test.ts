@@ -1,4 +1,4 @@
-import { ELO_K, ELO_SCALE, INITIAL_ELO, eloUpdate, expectedScore } from '../../infra/domain/ratings/elo';
+import { ELO_K, ELO_SCALE, INITIAL_ELO, eloUpdate, expectedScore } from '../../domain/ratings/elo';
 
 describe('Elo', () => {
   it('uses the arena constants', () => {

@@ -1,5 +1,5 @@
-import { chiSquareSurvivalEvenDf, findOutlierJudges, type JudgeVote } from '../../infra/domain/ratings/outlier-judges';
-import { mulberry32 } from '../../infra/domain/ratings/random';
+import { chiSquareSurvivalEvenDf, findOutlierJudges, type JudgeVote } from '../../domain/ratings/outlier-judges';
+import { mulberry32 } from '../../domain/ratings/random';
 import { honestVerdict, randomPair } from './synthetic-votes';
 
 const TRUTH = Array.from({ length: 15 }, (_, i) => 1100 + 60 * i);

@@ -1,8 +1,8 @@
 /** Seeded synthetic battles drawn from known ratings, for the rating tests. */
 
-import type { BattleVote } from '../../infra/domain/ratings/bradley-terry';
-import { expectedScore, type VoteOutcome } from '../../infra/domain/ratings/elo';
-import { mulberry32 } from '../../infra/domain/ratings/random';
+import type { BattleVote } from '../../domain/ratings/bradley-terry';
+import { expectedScore, type VoteOutcome } from '../../domain/ratings/elo';
+import { mulberry32 } from '../../domain/ratings/random';
 
 /** Agent ids are 1..ratings.length; agent i has true rating ratings[i - 1]. */
 export function syntheticVotes(ratings: readonly number[], count: number, seed: number): BattleVote[] {

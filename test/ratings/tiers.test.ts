@@ -1,4 +1,4 @@
-import { TIERS, TIER_NAMES, tierFor } from '../../infra/domain/ratings/tiers';
+import { TIERS, TIER_NAMES, tierFor } from '../../domain/ratings/tiers';
 
 describe('tiers', () => {
   it.each([

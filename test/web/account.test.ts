@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { hashToken } from '../../infra/domain/credentials';
+import { hashToken } from '../../domain/credentials';
 import { answer, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { register, startTestApp, type TestApp } from '../support/test-app';
 import { launchBrowser, screenshot } from './browser';

@@ -1,16 +1,16 @@
 /** /api/agents: create, list, read and edit the caller's own agents. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { Agent } from '../../../infra/db/entities/agent.entity';
-import { defaultOwnerHandle, isAgentActive, profileUrl, runCommand } from '../../../infra/domain/agent-state';
-import { hashToken, newAgentSecret, sealSecret } from '../../../infra/domain/credentials';
+import { defaultOwnerHandle, isAgentActive, profileUrl, runCommand } from '../../../domain/agent-state';
+import { hashToken, newAgentSecret, sealSecret } from '../../../domain/credentials';
 import type { AppDeps } from '../../deps';
 import { ApiError } from '../../errors';
-import { ownedAgent } from '../../actions/agents';
+import { ownedAgent } from '../../../services/agents';
 import { agentCreate, agentCreated, agentDetail, agentListItem, agentPatch } from '../../schemas/agent';
 import { errors, idParam } from '../../schemas/common';
 import { agentDetailView, agentListView } from '../../views';
 import { gymCounts } from '../../../infra/db/repositories/session-queries';
-import { startGymIfFirstActive, type WorkflowDeps } from '../../deliveries';
+import { startGymIfFirstActive, type WorkflowDeps } from '../../../services/deliveries';
 import { lifecycleRoutes } from './lifecycle';
 import { sandboxRoutes } from './sandbox';
 import { acceptWebhookUrl, pingAgent, type PingDeps, type SpendBudget } from './ping';

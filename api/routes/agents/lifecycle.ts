@@ -1,13 +1,13 @@
 /** Agent state changes: retest, regenerate-secret and deactivate. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { isAgentActive } from '../../../infra/domain/agent-state';
-import { deactivateAgent, ownedAgent, regenerateSecret } from '../../actions/agents';
+import { isAgentActive } from '../../../domain/agent-state';
+import { deactivateAgent, ownedAgent, regenerateSecret } from '../../../services/agents';
 import { ApiError } from '../../errors';
 import { deactivateResult, retestResult, secretResult } from '../../schemas/agent';
 import { errors, idParam } from '../../schemas/common';
 import { pingAgent, type PingDeps, type SpendBudget } from './ping';
 import { accountBudget } from '../../plugins/rate-limits';
-import { startGymAttempt, startGymIfFirstActive, type WorkflowDeps } from '../../deliveries';
+import { startGymAttempt, startGymIfFirstActive, type WorkflowDeps } from '../../../services/deliveries';
 import { gymCounts } from '../../../infra/db/repositories/session-queries';
 import { gymView } from '../../views';
 import { gymProgress } from '../../schemas/agent';

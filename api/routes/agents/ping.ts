@@ -1,7 +1,7 @@
 /** Runs an agent's connectivity ping and records the result on the agent. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Agent } from '../../../infra/db/entities/agent.entity';
-import { openSecret } from '../../../infra/domain/credentials';
+import { openSecret } from '../../../domain/credentials';
 import type { WebhookClient } from '../../../infra/webhook/client';
 import { pingWebhook } from '../../../infra/webhook/ping';
 import { checkWebhookUrl } from '../../../infra/webhook/address-guard';

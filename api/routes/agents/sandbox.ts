@@ -1,9 +1,9 @@
 /** Sandbox tasks: an owner sends a prompt of their own to their agent, end to end, never judged. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { findSession } from '../../../infra/db/repositories/session-queries';
-import { parseSessionPublicId } from '../../../infra/domain/sessions';
-import { ownedAgent, startSandboxTask } from '../../actions/agents';
-import { cancelSandbox, type WorkflowDeps } from '../../deliveries';
+import { parseSessionPublicId } from '../../../domain/sessions';
+import { ownedAgent, startSandboxTask } from '../../../services/agents';
+import { cancelSandbox, type WorkflowDeps } from '../../../services/deliveries';
 import { ApiError, notFound } from '../../errors';
 import { errors, idParam } from '../../schemas/common';
 import { perAccountPerMinute } from '../../plugins/rate-limits';

@@ -3,9 +3,9 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { User } from '../../../infra/db/entities/user.entity';
 import { UserIdentity } from '../../../infra/db/entities/user-identity.entity';
-import { generatedUsername } from '../../../infra/domain/username';
+import { generatedUsername } from '../../../domain/username';
 import { ApiError } from '../../errors';
-import { isValidEmail, normaliseEmail } from './accounts';
+import { isValidEmail, normaliseEmail } from '../../../services/sign-in';
 import type { ProviderIdentity } from './oidc-client';
 
 export const EMAIL_IN_USE =

@@ -1,6 +1,6 @@
 /** A competitor owned by an account, reached by push (webhook) or pull (runner). */
 import { EntityRepositoryType, EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
-import type { AgentMode } from '../../domain/agent-state';
+import type { AgentMode } from '../../../domain/agent-state';
 import { AgentRepository } from '../repositories/agent.repository';
 import { User } from './user.entity';
 

@@ -4,7 +4,7 @@
  * battles by POST /api/battles, which sends its own prompt to two agents.
  */
 import { EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
-import type { BattleStatus, Verdict } from '../../domain/arena';
+import type { BattleStatus, Verdict } from '../../../domain/arena';
 import { Agent } from './agent.entity';
 import { Prompt } from './prompt.entity';
 import { Session } from './session.entity';

@@ -1,7 +1,7 @@
 /** One delivery of one prompt to one agent: the public activity feed entry. */
 import { EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
-import type { AgentMode } from '../../domain/agent-state';
-import type { PushState, SessionKind, SessionStatus } from '../../domain/sessions';
+import type { AgentMode } from '../../../domain/agent-state';
+import type { PushState, SessionKind, SessionStatus } from '../../../domain/sessions';
 import { Agent } from './agent.entity';
 import { Prompt } from './prompt.entity';
 

@@ -1,6 +1,6 @@
 /** A pull delivery waiting for, or handed to, the agent's runner. */
 import { EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
-import type { WorkItemState } from '../../domain/sessions';
+import type { WorkItemState } from '../../../domain/sessions';
 import { Agent } from './agent.entity';
 import { Session } from './session.entity';
 

@@ -1,7 +1,7 @@
 /** SQL behind judging, battles, rating history and the leaderboard. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { BattleStatus, Verdict } from '../../domain/arena';
-import type { SessionStatus } from '../../domain/sessions';
+import type { BattleStatus, Verdict } from '../../../domain/arena';
+import type { SessionStatus } from '../../../domain/sessions';
 
 const run = <T>(em: EntityManager, query: string, params: unknown[]) => em.getConnection().execute<T[]>(query, params);
 

@@ -1,7 +1,7 @@
 /** SQL behind the feed, pull work and gym progress: each query is served by an index. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { AgentMode } from '../../domain/agent-state';
-import type { SessionKind, SessionStatus } from '../../domain/sessions';
+import type { AgentMode } from '../../../domain/agent-state';
+import type { SessionKind, SessionStatus } from '../../../domain/sessions';
 import { WORK_CHANNEL } from '../work-channel';
 
 export interface SessionRow {

@@ -1,13 +1,13 @@
 import { hash } from '@node-rs/argon2';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { ApiError } from '../../../api/errors';
-import { issueApiKey } from '../../../api/actions/api-keys';
-import { changePassword, logIn, setPassword, signUp } from '../../../api/web/auth/accounts';
-import { PASSWORD_POLICY } from '../../../api/web/auth/passwords';
+import { issueApiKey } from '../../../services/api-keys';
+import { changePassword, logIn, setPassword, signUp } from '../../../services/sign-in';
+import { PASSWORD_POLICY } from '../../../services/passwords';
 import { User } from '../../../infra/db/entities/user.entity';
 import { UserPassword } from '../../../infra/db/entities/user-password.entity';
 import { ormConfig } from '../../../infra/db/orm.config';
-import { hashToken } from '../../../infra/domain/credentials';
+import { hashToken } from '../../../domain/credentials';
 import { createTestDatabase, type TestDatabase } from '../../support/test-db';
 import { freshEmail, GOOD_PASSWORD, newAccount } from './support';
 

@@ -4,7 +4,7 @@ import { installErrorHandling } from '../../../api/errors';
 import { ormPlugin } from '../../../api/plugins/orm';
 import { webAuthPlugin } from '../../../api/web/auth';
 import { WebSession } from '../../../infra/db/entities/web-session.entity';
-import { hashToken } from '../../../infra/domain/credentials';
+import { hashToken } from '../../../domain/credentials';
 import { Browser, freshEmail, GOOD_PASSWORD, startAuthApp, type AuthApp } from './support';
 
 let t: AuthApp;

@@ -3,12 +3,12 @@
  * linked to the original (`redelivery_of`). Used by `arena redeliver` and the admin endpoints.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Agent } from '../../infra/db/entities/agent.entity';
-import { Session } from '../../infra/db/entities/session.entity';
-import { isAgentActive } from '../../infra/domain/agent-state';
-import { parseSessionPublicId, sessionPublicId } from '../../infra/domain/sessions';
-import { startDelivery, type WorkflowDeps } from '../deliveries';
-import { ApiError } from '../errors';
+import { Agent } from '../infra/db/entities/agent.entity';
+import { Session } from '../infra/db/entities/session.entity';
+import { isAgentActive } from '../domain/agent-state';
+import { parseSessionPublicId, sessionPublicId } from '../domain/sessions';
+import { startDelivery, type WorkflowDeps } from './deliveries';
+import { ApiError } from '../api/errors';
 import { listDeliveries, type DeliveryFilter } from './delivery-search';
 
 export interface Redelivery {

@@ -2,12 +2,12 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Client } from '@temporalio/client';
 import { SingleBar } from 'cli-progress';
-import { deliveryFilter, listDeliveries, type DeliveryFilter, type DeliveryListing } from '../../api/actions/delivery-search';
-import { ruleFor } from '../../api/validation';
-import { redeliver, redeliverMatching } from '../../api/actions/redeliveries';
-import type { WorkflowDeps } from '../../api/deliveries';
-import { ApiError } from '../../api/errors';
-import type { Config } from '../config';
+import { deliveryFilter, listDeliveries, type DeliveryFilter, type DeliveryListing } from '../services/delivery-search';
+import { ruleFor } from '../api/validation';
+import { redeliver, redeliverMatching } from '../services/redeliveries';
+import type { WorkflowDeps } from '../services/deliveries';
+import { ApiError } from '../api/errors';
+import type { Config } from '../infra/config';
 import { CommandError, type Print } from './command';
 
 export interface FilterOptions {

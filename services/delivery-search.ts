@@ -4,8 +4,8 @@
  */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { z } from 'zod';
-import { SESSION_KINDS, sessionPublicId, type SessionKind } from '../../infra/domain/sessions';
-import { ArenaAgentId, ArenaKind, ArenaMode, ArenaOutcome } from '../../workflows/contracts';
+import { SESSION_KINDS, sessionPublicId, type SessionKind } from '../domain/sessions';
+import { ArenaAgentId, ArenaKind, ArenaMode, ArenaOutcome } from '../workflows/contracts';
 
 /** Recorded statuses, plus `failed` for error or timeout. */
 export const OUTCOME_FILTERS = ['answered', 'error', 'timeout', 'cancelled', 'failed', 'pending'] as const;

@@ -1,15 +1,15 @@
 /** Starting a live battle: a person's own prompt goes to two agents of different owners at once, and they judge it. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
-import type { ArenaSettings } from '../../infra/config';
-import { Battle } from '../../infra/db/entities/battle.entity';
-import { Prompt } from '../../infra/db/entities/prompt.entity';
-import { Session } from '../../infra/db/entities/session.entity';
-import { eligibleAgents, findBattle, type BattleRow, type EligibleAgent } from '../../infra/db/repositories/arena-queries';
-import type { DeliveryInput } from '../../workflows/contracts';
-import { startLiveBattle, type WorkflowDeps } from '../deliveries';
-import { ApiError } from '../errors';
-import type { liveBattleCreate } from '../schemas/arena';
+import type { ArenaSettings } from '../infra/config';
+import { Battle } from '../infra/db/entities/battle.entity';
+import { Prompt } from '../infra/db/entities/prompt.entity';
+import { Session } from '../infra/db/entities/session.entity';
+import { eligibleAgents, findBattle, type BattleRow, type EligibleAgent } from '../infra/db/repositories/arena-queries';
+import type { DeliveryInput } from '../workflows/contracts';
+import { startLiveBattle, type WorkflowDeps } from './deliveries';
+import { ApiError } from '../api/errors';
+import type { liveBattleCreate } from '../api/schemas/arena';
 
 export type LiveBattleRequest = z.output<typeof liveBattleCreate>;
 

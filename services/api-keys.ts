@@ -1,12 +1,12 @@
 /** An account's API keys, listed, issued and revoked, from the API (/api/keys) or the website's account page. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
-import { ApiKey } from '../../infra/db/entities/api-key.entity';
-import type { User } from '../../infra/db/entities/user.entity';
-import { apiKeyPrefix, hashToken, newApiKey } from '../../infra/domain/credentials';
-import { formatNullableTimestamp, formatTimestamp } from '../../infra/domain/timestamps';
-import { notFound } from '../errors';
-import type { apiKeyEntry } from '../schemas/api-key';
+import { ApiKey } from '../infra/db/entities/api-key.entity';
+import type { User } from '../infra/db/entities/user.entity';
+import { apiKeyPrefix, hashToken, newApiKey } from '../domain/credentials';
+import { formatNullableTimestamp, formatTimestamp } from '../domain/timestamps';
+import { notFound } from '../api/errors';
+import type { apiKeyEntry } from '../api/schemas/api-key';
 
 /**
  * New keys per account per minute, the API and the website together. Nobody needs many keys at

@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { ConfigError, type Config } from '../config';
-import { ormConfig } from '../db/orm.config';
+import { ConfigError, type Config } from '../infra/config';
+import { ormConfig } from '../infra/db/orm.config';
 
 export function operatorDatabaseUrl(config: Config): string {
   if (config.databaseUrl) return config.databaseUrl;

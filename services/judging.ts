@@ -4,14 +4,14 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
-import type { ArenaSettings } from '../../infra/config';
-import { Battle } from '../../infra/db/entities/battle.entity';
-import { findBattle, leastJudgedPair, openBattleOf, ratingChangesOf, votesToday, type BattleRow } from '../../infra/db/repositories/arena-queries';
-import type { Verdict } from '../../infra/domain/arena';
-import { castVote, type WorkflowDeps } from '../deliveries';
-import { ApiError, notFound } from '../errors';
-import type { voteResult } from '../schemas/arena';
-import { revealedSide } from '../views-arena';
+import type { ArenaSettings } from '../infra/config';
+import { Battle } from '../infra/db/entities/battle.entity';
+import { findBattle, leastJudgedPair, openBattleOf, ratingChangesOf, votesToday, type BattleRow } from '../infra/db/repositories/arena-queries';
+import type { Verdict } from '../domain/arena';
+import { castVote, type WorkflowDeps } from './deliveries';
+import { ApiError, notFound } from '../api/errors';
+import type { voteResult } from '../api/schemas/arena';
+import { revealedSide } from '../api/views-arena';
 
 export type VoteResult = z.infer<typeof voteResult>;
 

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { User } from '../../../infra/db/entities/user.entity';
 import { WebSession } from '../../../infra/db/entities/web-session.entity';
-import { hashToken } from '../../../infra/domain/credentials';
+import { hashToken } from '../../../domain/credentials';
 
 export const DEFAULT_SESSION_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;

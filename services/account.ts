@@ -2,10 +2,10 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { z } from 'zod';
-import type { User } from '../../infra/db/entities/user.entity';
-import { isValidUsername, normaliseUsername, USERNAME_RULE } from '../../infra/domain/username';
-import { ApiError } from '../errors';
-import type { accountPatch } from '../schemas/account';
+import type { User } from '../infra/db/entities/user.entity';
+import { isValidUsername, normaliseUsername, USERNAME_RULE } from '../domain/username';
+import { ApiError } from '../api/errors';
+import type { accountPatch } from '../api/schemas/account';
 
 export type AccountEdit = z.output<typeof accountPatch>;
 

@@ -1,9 +1,9 @@
 import { MikroORM } from '@mikro-orm/postgresql';
-import { deleteExpiredSessions, endAllSessions, endSession, findSession, startSession } from '../../../api/web/auth/sessions';
+import { deleteExpiredSessions, endAllSessions, endSession, findSession, startSession } from '../../../api/web/auth/web-sessions';
 import type { User } from '../../../infra/db/entities/user.entity';
 import { WebSession } from '../../../infra/db/entities/web-session.entity';
 import { ormConfig } from '../../../infra/db/orm.config';
-import { hashToken } from '../../../infra/domain/credentials';
+import { hashToken } from '../../../domain/credentials';
 import { createTestDatabase, type TestDatabase } from '../../support/test-db';
 import { freshEmail, GOOD_PASSWORD, newAccount, startAuthApp } from './support';
 

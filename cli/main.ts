@@ -1,6 +1,6 @@
 /** `arena` (also `npm run arena --`): operator commands. */
 import { Command, Option } from 'commander';
-import { ConfigError, loadConfig } from '../config';
+import { ConfigError, loadConfig } from '../infra/config';
 import { CommandError, type Print } from './command';
 import { withDatabase } from './database';
 import { listDeliveriesCommand, redeliverCommand, type FilterOptions } from './deliveries';
@@ -26,13 +26,13 @@ export async function main(argv: string[], print: Print = (line) => console.log(
   let exitCode = 0;
 
   program.command('start').description('the whole arena in one process tree: embedded PostgreSQL and Temporal unless configured (npm start)')
-    .action(() => serve(() => (require('../start') as typeof import('../start')).runEmbeddedStack()));
+    .action(() => serve(() => (require('./start') as typeof import('./start')).runEmbeddedStack()));
   program.command('api').description('the API process (needs DATABASE_URL, TEMPORAL_ADDRESS, ARENA_ENCRYPTION_KEY)')
-    .action(() => serve(() => (require('../../api/server') as typeof import('../../api/server')).runApiProcess()));
+    .action(() => serve(() => (require('../api/server') as typeof import('../api/server')).runApiProcess()));
   program.command('worker').description('a worker process, with its /metrics on ARENA_WORKER_METRICS_PORT (needs the same)')
-    .action(() => serve(() => (require('../../worker/main') as typeof import('../../worker/main')).runWorkerProcess()));
+    .action(() => serve(() => (require('../worker/main') as typeof import('../worker/main')).runWorkerProcess()));
   program.command('migrate').description('apply pending migrations and seed the prompt pool (needs DATABASE_URL)')
-    .action(() => (require('../db/migrate') as typeof import('../db/migrate')).runMigrateProcess());
+    .action(() => (require('../infra/db/migrate') as typeof import('../infra/db/migrate')).runMigrateProcess());
 
   const withFilters = (command: Command) =>
     command

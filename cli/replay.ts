@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, Runtime, Worker, type ReplayHistoriesIterable } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { historyFromJson } from '../temporal/history-json';
+import { historyFromJson } from '../infra/temporal/history-json';
 import { CommandError, type Print } from './command';
 
 export interface ReplayOptions {
@@ -20,7 +20,7 @@ export interface ReplayOptions {
   limit?: string;
 }
 
-const DEFAULT_WORKFLOWS = path.resolve(__dirname, '..', '..', 'workflows');
+const DEFAULT_WORKFLOWS = path.resolve(__dirname, '..', 'workflows');
 
 /** The bundler and replay worker log at INFO through the runtime; a command line wants warnings only. */
 function quietRuntime(): void {

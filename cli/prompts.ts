@@ -1,7 +1,7 @@
 /** `arena prompts …`: operators add pool prompts from a file, retire them, and list them. */
 import fs from 'node:fs';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { insertPrompts } from '../db/seed';
+import { insertPrompts } from '../infra/db/seed';
 import { parsePromptFile, promptFileFormat } from '../domain/prompt-files';
 
 import { CommandError, type Print } from './command';

@@ -4,13 +4,13 @@ import path from 'node:path';
 import { startApi } from '../api/server';
 import { startWorker } from '../worker/main';
 import { installWorkerRuntime } from '../worker/runtime';
-import { ConfigError, loadConfig, type Config, type RuntimeConfig } from './config';
-import { migrateDatabase } from './db/migrate';
-import { prepareDataFolder, PRIVATE_FOLDER_MODE } from './embedded/data-folder';
-import { readOrCreateEncryptionKey } from './embedded/encryption-key';
-import { startEmbeddedPostgres } from './embedded/postgres';
-import { findOrInstallTemporalCli } from './embedded/temporal-cli';
-import { startTemporalDevServer } from './embedded/temporal-server';
+import { ConfigError, loadConfig, type Config, type RuntimeConfig } from '../infra/config';
+import { migrateDatabase } from '../infra/db/migrate';
+import { prepareDataFolder, PRIVATE_FOLDER_MODE } from '../infra/embedded/data-folder';
+import { readOrCreateEncryptionKey } from '../infra/embedded/encryption-key';
+import { startEmbeddedPostgres } from '../infra/embedded/postgres';
+import { findOrInstallTemporalCli } from '../infra/embedded/temporal-cli';
+import { startTemporalDevServer } from '../infra/embedded/temporal-server';
 
 interface Stoppable {
   name: string;

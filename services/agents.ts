@@ -2,15 +2,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import type { z } from 'zod';
-import { Agent } from '../../infra/db/entities/agent.entity';
-import { Prompt } from '../../infra/db/entities/prompt.entity';
-import { Session } from '../../infra/db/entities/session.entity';
-import { findSession, type SessionRow } from '../../infra/db/repositories/session-queries';
-import { isAgentActive } from '../../infra/domain/agent-state';
-import { hashToken, newAgentSecret, sealSecret } from '../../infra/domain/credentials';
-import { startDelivery, type WorkflowDeps } from '../deliveries';
-import { ApiError, notFound } from '../errors';
-import type { sandboxCreate } from '../schemas/session';
+import { Agent } from '../infra/db/entities/agent.entity';
+import { Prompt } from '../infra/db/entities/prompt.entity';
+import { Session } from '../infra/db/entities/session.entity';
+import { findSession, type SessionRow } from '../infra/db/repositories/session-queries';
+import { isAgentActive } from '../domain/agent-state';
+import { hashToken, newAgentSecret, sealSecret } from '../domain/credentials';
+import { startDelivery, type WorkflowDeps } from './deliveries';
+import { ApiError, notFound } from '../api/errors';
+import type { sandboxCreate } from '../api/schemas/session';
 
 /** The agent if this account owns it; a missing agent and someone else's look the same (404). */
 export async function ownedAgent(em: EntityManager, agentId: number, ownerId: number): Promise<Agent> {

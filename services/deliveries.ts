@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { Agent } from '../infra/db/entities/agent.entity';
-import { isAgentActive } from '../infra/domain/agent-state';
+import { isAgentActive } from '../domain/agent-state';
 import {
   deliveryStartOptions,
   deliveryWorkflowId,
@@ -17,7 +17,7 @@ import {
   type VoteOutcome,
 } from '../workflows/contracts';
 import { cancelDelivery, submitResult } from '../workflows/definitions';
-import type { Verdict } from '../infra/domain/arena';
+import type { Verdict } from '../domain/arena';
 
 export interface WorkflowDeps {
   client: Client;

@@ -2,10 +2,10 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { User } from '../../../infra/db/entities/user.entity';
-import { UserPassword } from '../../../infra/db/entities/user-password.entity';
-import { generatedUsername, isValidUsername, normaliseUsername, USERNAME_RULE } from '../../../infra/domain/username';
-import { ApiError } from '../../errors';
+import { User } from '../infra/db/entities/user.entity';
+import { UserPassword } from '../infra/db/entities/user-password.entity';
+import { generatedUsername, isValidUsername, normaliseUsername, USERNAME_RULE } from '../domain/username';
+import { ApiError } from '../api/errors';
 import { hashPassword, needsRehash, passwordProblem, spendPasswordCheck, verifyPassword } from './passwords';
 
 /** One message for an unknown email and a wrong password, so neither tells which emails have accounts. */

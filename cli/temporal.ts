@@ -1,6 +1,6 @@
 /** The Temporal server an operator command talks to: TEMPORAL_ADDRESS, or the embedded dev server `npm start` runs. */
 import { Client, Connection } from '@temporalio/client';
-import { temporalConnectionOptions, type Config } from '../config';
+import { temporalConnectionOptions, type Config } from '../infra/config';
 import { CommandError } from './command';
 
 export function operatorTemporalAddress(config: Config): string {
