@@ -1,5 +1,6 @@
 /** Activities of the main arena's dispatch: which agents are due, and one new pool prompt for each. */
-import type { AgentMode } from '../domain/agent-state';
+import { agentsDueForMainPrompt } from '../infra/db/repositories/agent.repository';
+import { insertMainSession, mainSessionsOfDispatch, type StartedSession } from '../infra/db/repositories/session.repository';
 import type { DeliveryInput } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 
@@ -11,9 +12,7 @@ export function arenaActivities({ orm, arena }: ActivityDeps) {
      */
     async dispatchMainPrompts({ dispatchKey }: { dispatchKey: string }): Promise<DeliveryInput[]> {
       return orm.em.fork().transactional(async (em) => {
-        const run = <T>(q: string, p: unknown[]) => em.getConnection().execute<T[]>(q, p, 'all', em.getTransactionContext());
-        type Row = { id: number; agent_id: number; mode: AgentMode; category: string; deadline_seconds: number };
-        const toInput = (r: Row): DeliveryInput => ({
+        const toInput = (r: StartedSession): DeliveryInput => ({
           sessionId: r.id,
           agentId: r.agent_id,
           kind: 'main',
@@ -22,39 +21,18 @@ export function arenaActivities({ orm, arena }: ActivityDeps) {
           deadlineSeconds: r.deadline_seconds,
         });
         const prefix = `main:${dispatchKey}:`;
-        const done = await run<Row>(
-          `select id, agent_id, mode, category, deadline_seconds from sessions where dedupe_key like ? order by id`,
-          [`${prefix}%`],
-        );
+        const done = await mainSessionsOfDispatch(em, prefix);
         if (done.length > 0) return done.map(toInput);
 
-        // Active, (gym-complete,) nothing main in flight, and the gap since the last main prompt has passed.
-        const due = await run<{ id: number; mode: AgentMode }>(
-          `select a.id, a.mode from agents a
-           left join lateral (
-             select max(s.created_at) as last_at, bool_or(s.status = 'pending') as in_flight
-             from sessions s where s.agent_id = a.id and s.kind = 'main') m on true
-           where not a.deactivated and (a.mode = 'pull' or a.ping_ok) and (a.gym_complete or not ?)
-             and not coalesce(m.in_flight, false)
-             and (m.last_at is null or m.last_at <= now() - make_interval(secs => ?))
-           order by m.last_at asc nulls first, a.id
-           limit ?`,
-          [arena.requireGym, arena.minGapSeconds, arena.dispatchBatch],
-        );
-        const created: Row[] = [];
+        const due = await agentsDueForMainPrompt(em, { requireGym: arena.requireGym, minGapSeconds: arena.minGapSeconds, limit: arena.dispatchBatch });
+        const created: StartedSession[] = [];
         for (const agent of due) {
-          // A pool prompt this agent never got, preferring prompts with exactly one answer (a battle forms at once).
-          const [row] = await run<Row>(
-            `insert into sessions (agent_id, kind, prompt_id, mode, category, deadline_seconds, status, dedupe_key, created_at)
-             select ?, 'main', p.id, ?, p.category, ?, 'pending', ?, now()
-             from prompts p
-             where p.source = 'pool' and p.retired_at is null
-               and not exists (select 1 from sessions s where s.agent_id = ? and s.prompt_id = p.id and s.kind = 'main')
-             order by case p.answer_count when 1 then 0 when 0 then 1 else 2 end, random()
-             limit 1
-             returning id, agent_id, mode, category, deadline_seconds`,
-            [agent.id, agent.mode, arena.mainDeadlineSeconds, `${prefix}${agent.id}`, agent.id],
-          );
+          const row = await insertMainSession(em, {
+            agentId: agent.id,
+            mode: agent.mode,
+            deadlineSeconds: arena.mainDeadlineSeconds,
+            dedupeKey: `${prefix}${agent.id}`,
+          });
           if (row) created.push(row);
         }
         return created.map(toInput);

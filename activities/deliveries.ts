@@ -12,33 +12,18 @@ import {
   type SessionKind,
   type SessionStatus,
 } from '../domain/sessions';
-import { WORK_CHANNEL } from '../infra/db/work-channel';
-import type { AgentMode } from '../domain/agent-state';
+import { countAnswer } from '../infra/db/repositories/prompt.repository';
+import { claimPush, recordSessionOutcome, releasePush, sessionStatus, type SessionOutcome } from '../infra/db/repositories/session.repository';
+import { leasedAtMs, queueWorkItem, settleWork } from '../infra/db/repositories/work-item.repository';
 import { deliveriesTotal, deliveryLatency, pushAgentsMadeInactive } from '../infra/metrics';
 import { trackPushFailures } from './push-failures';
-import type { Settlement } from '../workflows/deliver-prompt';
+import type { Settlement } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 
 /** How often the push activity heartbeats; the workflow's heartbeat timeout is a few times this. */
 export const HEARTBEAT_EVERY_MS = 2_000;
 
-interface ClaimedPush {
-  id: number;
-  kind: SessionKind;
-  category: string;
-  deadline_seconds: number;
-  prompt_id: number;
-  text: string;
-  webhook_url: string | null;
-  secret_sealed: string;
-  deactivated: boolean;
-  redelivery_of_id: number | null;
-}
-
 export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: ActivityDeps) {
-  const sql = <T = Record<string, unknown>>(query: string, params: unknown[] = []) =>
-    orm.em.getConnection().execute<T[]>(query, params);
-
   return {
     /**
      * Sends one push prompt. The session is marked `sending` before the request goes out, so a
@@ -46,14 +31,7 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
      * is released again and retried (by throwing a retryable failure).
      */
     async pushPrompt({ sessionId, deadlineAt }: { sessionId: number; deadlineAt: number }): Promise<Settlement> {
-      const [claimed] = await sql<ClaimedPush>(
-        `update sessions s set push_state = 'sending', sent_at = now()
-         from agents a, prompts p
-         where s.id = ? and s.status = 'pending' and s.push_state is null and a.id = s.agent_id and p.id = s.prompt_id
-         returning s.id, s.kind, s.category, s.deadline_seconds, p.id as prompt_id, p.text, a.webhook_url, a.secret_sealed, a.deactivated,
-           s.redelivery_of_id`,
-        [sessionId],
-      );
+      const claimed = await claimPush(orm.em, sessionId);
       if (!claimed) {
         return {
           status: 'error',
@@ -94,11 +72,7 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
       if (result.kind === 'failure') {
         if (result.neverSent) {
           // Nothing reached the agent: release the claim and let Temporal try again within the deadline.
-          await sql(`update sessions set push_state = null, sent_at = null, error = ?, error_detail = ? where id = ? and status = 'pending'`, [
-            publicFailureMessage(result.stage),
-            result.message,
-            sessionId,
-          ]);
+          await releasePush(orm.em, { sessionId, error: publicFailureMessage(result.stage), errorDetail: result.message });
           throw ApplicationFailure.retryable(result.message, 'WebhookNeverSent');
         }
         // The request's timeout is the delivery deadline, so timing out is missing the deadline.
@@ -117,53 +91,20 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
 
     /** Queues a pull delivery and wakes the agent's waiting long-polls, in any API process. */
     async queueWork({ sessionId }: { sessionId: number }): Promise<void> {
-      await sql(
-        `with queued as (
-           insert into work_items (session_id, agent_id, state, created_at)
-           select id, agent_id, 'queued', now() from sessions where id = ?
-           on conflict (session_id) do nothing
-           returning agent_id)
-         select pg_notify(?, agent_id::text) from queued`,
-        [sessionId, WORK_CHANNEL],
-      );
+      await queueWorkItem(orm.em, sessionId);
     },
 
     /** Writes the outcome once (`where status = 'pending'`); a retry, or a second call, returns what is recorded. */
     async recordOutcome(input: { sessionId: number; kind: SessionKind; deadlineSeconds: number; settlement: Settlement }): Promise<{ status: SessionStatus }> {
       const recorded = await orm.em.fork().transactional(async (em) => {
-        const conn = em.getConnection();
-        const run = <T>(q: string, p: unknown[]) => conn.execute<T[]>(q, p, 'all', em.getTransactionContext());
-        const [work] = await run<{ leased_ms: number | null }>(
-          `select (extract(epoch from leased_at) * 1000)::float8 as leased_ms from work_items where session_id = ?`,
-          [input.sessionId],
-        );
-        const row = outcomeRow(input, work?.leased_ms ?? null);
+        const row = outcomeRow(input, await leasedAtMs(em, input.sessionId));
         // The returned error is the owner's version: it feeds ping_error and the logs, never the public.
-        const [updated] = await run<{ status: SessionStatus; mode: AgentMode; agent_id: number; error: string | null }>(
-          `update sessions set status = ?, response = ?, latency_ms = ?, agent_latency_ms = ?, result_hash = ?, completed_at = now(),
-             error = case when ? and error is not null then ? || '; last attempt: ' || error else ? end,
-             error_detail = case when ? and error is not null then ? || '; last attempt: ' || coalesce(error_detail, error) else ? end
-           where id = ? and status = 'pending' returning status, mode, agent_id, coalesce(error_detail, error) as error`,
-          [
-            row.status, row.response, row.latencyMs, row.agentLatencyMs, row.resultHash,
-            row.keepLastAttempt, row.error, row.error,
-            row.keepLastAttempt, row.error, row.errorDetail,
-            input.sessionId,
-          ],
-        );
-        if (!updated) {
-          const [existing] = await run<{ status: SessionStatus }>(`select status from sessions where id = ?`, [input.sessionId]);
-          return { status: existing.status, firstWrite: null };
-        }
-        if (input.kind === 'main' && updated.status === 'answered') {
-          await run(`update prompts set answer_count = answer_count + 1 where id = (select prompt_id from sessions where id = ?)`, [input.sessionId]);
-        }
-        await run(`update work_items set state = ? where session_id = ? and state in ('queued', 'leased')`, [
-          input.settlement.status === 'pulled' ? 'completed' : 'expired',
-          input.sessionId,
-        ]);
+        const updated = await recordSessionOutcome(em, input.sessionId, row);
+        if (!updated) return { status: await sessionStatus(em, input.sessionId), firstWrite: null };
+        if (input.kind === 'main' && updated.status === 'answered') await countAnswer(em, input.sessionId);
+        await settleWork(em, input.sessionId, input.settlement.status === 'pulled' ? 'completed' : 'expired');
         const madeInactive =
-          updated.mode === 'push' ? await trackPushFailures(run, arena, { agentId: updated.agent_id, status: updated.status, settlement: input.settlement, error: updated.error }) : false;
+          updated.mode === 'push' ? await trackPushFailures(em, arena, { agentId: updated.agent_id, status: updated.status, settlement: input.settlement, error: updated.error }) : false;
         return { status: updated.status, firstWrite: { mode: updated.mode, latencyMs: row.latencyMs, madeInactive, error: updated.error } };
       });
       // Counted and logged once: only the call that wrote the outcome has a first write.
@@ -185,20 +126,7 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
   };
 }
 
-interface OutcomeRow {
-  status: SessionStatus;
-  response: string | null;
-  error: string | null;
-  /** Only where the owner's version differs from the public one. */
-  errorDetail: string | null;
-  latencyMs: number;
-  agentLatencyMs: number | null;
-  resultHash: string | null;
-  /** A missed deadline after never-sent attempts keeps the last attempt's cause in the message. */
-  keepLastAttempt: boolean;
-}
-
-function outcomeRow(input: { kind: SessionKind; deadlineSeconds: number; settlement: Settlement }, leasedAtMs: number | null): OutcomeRow {
+function outcomeRow(input: { kind: SessionKind; deadlineSeconds: number; settlement: Settlement }, leasedAtMs: number | null): SessionOutcome {
   const base = { response: null, error: null, errorDetail: null, agentLatencyMs: null, resultHash: null, keepLastAttempt: false };
   const s = input.settlement;
   switch (s.status) {

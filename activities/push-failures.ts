@@ -4,11 +4,11 @@
  * ARENA_PUSH_FAILURE_SPAN seconds) makes the agent inactive with a `ping_error` saying why. A good
  * answer, or a passing ping (retest), ends the run.
  */
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ArenaSettings } from '../infra/config';
+import { endPushFailureRun, extendPushFailureRun, makePushAgentInactive } from '../infra/db/repositories/agent.repository';
 import type { SessionStatus } from '../domain/sessions';
-import type { Settlement } from '../workflows/deliver-prompt';
-
-type Run = <T>(query: string, params: unknown[]) => Promise<T[]>;
+import type { Settlement } from '../workflows/contracts';
 
 /** Failures that are the agent's: errors it answered or caused, and missed deadlines. Cancels and our own faults are not. */
 export function countsAsPushFailure(status: SessionStatus, settlement: Settlement): boolean {
@@ -23,23 +23,18 @@ export function inactiveReason(failures: number, spanSeconds: number, lastError:
 
 /** Runs inside recordOutcome's transaction. Returns true when this outcome made the agent inactive. */
 export async function trackPushFailures(
-  run: Run,
+  em: EntityManager,
   arena: Pick<ArenaSettings, 'pushFailureLimit' | 'pushFailureSpanSeconds'>,
   outcome: { agentId: number; status: SessionStatus; settlement: Settlement; error: string | null },
 ): Promise<boolean> {
   if (outcome.status === 'answered') {
-    await run(`update agents set consecutive_failures = 0, failing_since = null where id = ? and consecutive_failures > 0`, [outcome.agentId]);
+    await endPushFailureRun(em, outcome.agentId);
     return false;
   }
   if (!countsAsPushFailure(outcome.status, outcome.settlement)) return false;
-  const [agent] = await run<{ failures: number; span_seconds: number; ping_ok: boolean; deactivated: boolean }>(
-    `update agents set consecutive_failures = consecutive_failures + 1, failing_since = coalesce(failing_since, now())
-     where id = ?
-     returning consecutive_failures as failures, extract(epoch from now() - failing_since)::float8 as span_seconds, ping_ok, deactivated`,
-    [outcome.agentId],
-  );
+  const agent = await extendPushFailureRun(em, outcome.agentId);
   if (!agent || !agent.ping_ok || agent.deactivated) return false;
   if (agent.failures < arena.pushFailureLimit || agent.span_seconds < arena.pushFailureSpanSeconds) return false;
-  await run(`update agents set ping_ok = false, ping_error = ? where id = ?`, [inactiveReason(agent.failures, agent.span_seconds, outcome.error), outcome.agentId]);
+  await makePushAgentInactive(em, outcome.agentId, inactiveReason(agent.failures, agent.span_seconds, outcome.error));
   return true;
 }

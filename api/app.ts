@@ -31,7 +31,7 @@ import { ratingRoutes } from './routes/ratings';
 import { adminRoutes } from './routes/admin';
 import { WorkNotifier } from './work-notifier';
 import { website } from './web';
-import type { WorkflowDeps } from '../services/deliveries';
+import type { WorkflowDeps } from '../services/workflow-client';
 import { Client } from '@temporalio/client';
 import { loggerOptions, stdoutDestination } from '../infra/logging';
 import { startupWarnings } from '../infra/config';

@@ -1,8 +1,9 @@
 /** The API's one error shape, `{detail}`, and the handler that turns every failure into it. */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { isGrpcServiceError } from '@temporalio/client';
+import { ArenaError, type ArenaErrorKind } from '../domain/errors';
 
-/** Thrown by routes for an expected failure: the status and a sentence the client can show. */
+/** Thrown by routes for a failure that is HTTP's own (a missing header, a wrong path); broken arena rules are ArenaErrors. */
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
@@ -13,7 +14,26 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (what: string) => new ApiError(404, `${what} not found`);
+/** The one place a broken arena rule becomes an HTTP status. */
+const STATUS_OF: Record<ArenaErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  rate_limited: 429,
+  unavailable: 503,
+};
+
+/** An expected failure (an ArenaError or an ApiError) as its answer; null for anything else, which is a fault. */
+export function expectedFailure(err: unknown): ErrorAnswer | null {
+  if (err instanceof ApiError) return { status: err.statusCode, detail: err.detail, headers: err.headers };
+  if (err instanceof ArenaError) {
+    const headers: Record<string, string> = err.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(err.retryAfterSeconds) };
+    return { status: STATUS_OF[err.kind], detail: err.detail, headers };
+  }
+  return null;
+}
 
 /** Connection-level failures of PostgreSQL: the database is down, not the request wrong. */
 const DATABASE_DOWN = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08001', '08006']);
@@ -50,7 +70,8 @@ export interface ErrorAnswer {
 /** Every failure mapped to its answer; 5xx causes are logged here, with the request, and never shown. */
 export function errorAnswer(err: FastifyError, request: FastifyRequest): ErrorAnswer {
   const answer = (status: number, detail: string, headers: Record<string, string> = {}) => ({ status, detail, headers });
-  if (err instanceof ApiError) return answer(err.statusCode, err.detail, err.headers);
+  const expected = expectedFailure(err);
+  if (expected) return expected;
   // Our validator compiler words these already (api/validation.ts); anything else is Fastify's own.
   if (err.code === 'FST_ERR_VALIDATION') return answer(400, err.message);
   // Text the database cannot store (it slipped past validation): the input's fault, not ours.

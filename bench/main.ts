@@ -14,7 +14,7 @@ import { runPushFigure } from './push/push-figure';
 import { runReadsFigure } from './reads/reads-figure';
 import { createProgress } from './report/progress';
 import { createStageProfiler, type StageProfiler } from './report/stage-profiler';
-import { runStamp, writeResults, type BenchResults } from './report/results';
+import { writeResults, type BenchResults } from './report/results';
 import { figuresText } from './report/table';
 import { REPO } from './stack/child';
 import { startStack } from './stack/stack';
@@ -60,8 +60,7 @@ async function main(): Promise<void> {
   const profile: BenchProfile = opts.quick ? QUICK : FULL;
   const only = new Set<FigureName>(opts.only ?? FIGURES);
   const started = new Date();
-  const stamp = runStamp(started);
-  const loadBefore = os.loadavg()[0];
+  const [loadBefore = 0] = os.loadavg();
   const progress = createProgress();
   progress.log(`${profile.name} run: ${[...only].join(', ')}`);
 
@@ -132,7 +131,7 @@ async function main(): Promise<void> {
       node: process.version,
       temporalCli: stack.temporalCliVersion,
       loadBefore,
-      loadAfter: os.loadavg()[0],
+      loadAfter: os.loadavg()[0] ?? 0,
     },
     note: opts.note,
   };

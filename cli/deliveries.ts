@@ -5,8 +5,8 @@ import { SingleBar } from 'cli-progress';
 import { deliveryFilter, listDeliveries, type DeliveryFilter, type DeliveryListing } from '../services/delivery-search';
 import { ruleFor } from '../api/validation';
 import { redeliver, redeliverMatching } from '../services/redeliveries';
-import type { WorkflowDeps } from '../services/deliveries';
-import { ApiError } from '../api/errors';
+import type { WorkflowDeps } from '../services/workflow-client';
+import { ArenaError } from '../domain/errors';
 import type { Config } from '../infra/config';
 import { CommandError, type Print } from './command';
 
@@ -82,7 +82,7 @@ export async function redeliverCommand(
     for (const s of result.skipped) print(`skipped ${s.session_id}: ${s.reason}`);
     print(`${result.redelivered.length} redelivered, ${result.skipped.length} skipped`);
   } catch (err) {
-    if (err instanceof ApiError) throw new CommandError(err.detail);
+    if (err instanceof ArenaError) throw new CommandError(err.detail);
     throw err;
   }
 }

@@ -9,8 +9,8 @@ import { replayCommand, type ReplayOptions } from './replay';
 import { RESET_POINTS, resetCommand } from './reset';
 import { withTemporal } from './temporal';
 
-// The process commands load their code only when chosen (require: it resolves TypeScript under the
-// bin's tsx hook and jest alike), so the other commands start without the server's dependencies.
+// The process commands load their code only when chosen (require: it resolves the compiled code and,
+// under jest, the TypeScript alike), so the other commands start without the server's dependencies.
 
 /** Runs a server process; it ends only through its signal handlers, so the command never returns. */
 async function serve(run: () => Promise<void>): Promise<never> {

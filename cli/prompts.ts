@@ -1,7 +1,8 @@
 /** `arena prompts …`: operators add pool prompts from a file, retire them, and list them. */
 import fs from 'node:fs';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { insertPrompts } from '../infra/db/seed';
+import { flaggedJudges } from '../infra/db/repositories/leaderboard.repository';
+import { insertPrompts, listPoolPrompts, retirePoolPrompts } from '../infra/db/repositories/prompt.repository';
 import { parsePromptFile, promptFileFormat } from '../domain/prompt-files';
 
 import { CommandError, type Print } from './command';
@@ -25,12 +26,7 @@ export async function addPrompts(em: EntityManager, file: string, defaultCategor
 export async function retirePrompts(em: EntityManager, refs: string[], print: Print): Promise<void> {
   const ids = refs.filter((r) => /^\d+$/.test(r)).map(Number);
   const slugs = refs.filter((r) => !/^\d+$/.test(r));
-  const rows = await em.getConnection().execute<Array<{ id: number; slug: string }>>(
-    `update prompts set retired_at = coalesce(retired_at, now())
-     where source = 'pool' and (id in (select jsonb_array_elements_text(?::jsonb)::int) or slug in (select jsonb_array_elements_text(?::jsonb)))
-     returning id, slug`,
-    [JSON.stringify(ids), JSON.stringify(slugs)],
-  );
+  const rows = await retirePoolPrompts(em, { ids, slugs });
   const found = new Set(rows.flatMap((r) => [String(r.id), r.slug]));
   const missing = refs.filter((r) => !found.has(r));
   for (const r of [...rows].sort((x, y) => x.id - y.id)) print(`retired ${r.id} ${r.slug}`);
@@ -38,23 +34,14 @@ export async function retirePrompts(em: EntityManager, refs: string[], print: Pr
 }
 
 export async function listPrompts(em: EntityManager, opts: { category?: string; retired?: boolean }, print: Print): Promise<void> {
-  const rows = await em.getConnection().execute<
-    Array<{ id: number; slug: string; category: string; answer_count: number; both_bad_count: number; retired: boolean }>
-  >(
-    `select id, slug, category, answer_count, both_bad_count, retired_at is not null as retired from prompts
-     where source = 'pool' and (? :: text is null or category = ?) and (retired_at is not null) = ?
-     order by category, id`,
-    [opts.category ?? null, opts.category ?? null, opts.retired ?? false],
-  );
+  const rows = await listPoolPrompts(em, { category: opts.category ?? null, retired: opts.retired ?? false });
   print(['id', 'category', 'answers', 'both_bad', 'slug'].join('\t'));
   for (const r of rows) print([r.id, r.category, r.answer_count, r.both_bad_count, r.slug].join('\t'));
   print(`${rows.length} ${opts.retired ? 'retired' : 'active'} pool prompt(s)`);
 }
 
 export async function listFlaggedJudges(em: EntityManager, print: Print): Promise<void> {
-  const rows = await em.getConnection().execute<Array<{ id: number; username: string; votes: number; p_value: number }>>(
-    `select u.id, u.username, f.votes, f.p_value from judge_flags f join users u on u.id = f.judge_id order by f.p_value, u.id`,
-  );
+  const rows = await flaggedJudges(em);
   print(['user_id', 'username', 'votes', 'p_value'].join('\t'));
   for (const r of rows) print([r.id, r.username, r.votes, r.p_value.toExponential(2)].join('\t'));
   print(`${rows.length} judge(s) flagged; their votes are left out of the leaderboard fit`);

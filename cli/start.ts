@@ -147,8 +147,8 @@ function checkpoint(): void {
 
 function onSignal(signal: NodeJS.Signals): void {
   if (stopRequested || shuttingDown) {
-    // Ctrl-C signals the whole process group, and tsx then passes the same signal on to us
-    // as well: a repeat within moments is that echo, not someone asking to force the exit.
+    // Ctrl-C signals the whole process group, and a wrapper (npm, tsx) may pass the same signal
+    // on to us as well: a repeat within moments is that echo, not someone asking to force the exit.
     if (Date.now() - firstSignalAt < SIGNAL_ECHO_MS) return;
     // The exit handlers of the embedded servers still signal them on the way out.
     console.error(`\n[arena] ${signal} again: exiting without waiting`);

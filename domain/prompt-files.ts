@@ -141,7 +141,9 @@ export function parseTextPromptFile(content: string, options: PromptFileOptions 
   const errors: string[] = [];
   blocks.forEach(({ firstLine, lines }, i) => {
     const label = `block ${i + 1} (line ${firstLine})`;
-    const header = /^category:(.*)$/.exec(lines[0].trim());
+    // A block starts at its first non-blank line, so it always has one.
+    const [opening = ''] = lines;
+    const header = /^category:(.*)$/.exec(opening.trim());
     const category = header ? header[1] : defaults.category;
     const text = (header ? lines.slice(1) : lines).join('\n');
     if (category === undefined) {
@@ -181,7 +183,10 @@ interface LabelledPrompt {
 function checkDefaultCategory(defaultCategory: string | undefined): { ok: true; category?: string } | { ok: false; errors: string[] } {
   if (defaultCategory === undefined) return { ok: true };
   const category = promptCategory.safeParse(defaultCategory);
-  if (!category.success) return { ok: false, errors: [`default category: ${category.error.issues[0].message}`] };
+  // A failed parse has at least one issue; the first says enough about a single word.
+  if (!category.success) {
+    return { ok: false, errors: category.error.issues.slice(0, 1).map((issue) => `default category: ${issue.message}`) };
+  }
   return { ok: true, category: category.data };
 }
 

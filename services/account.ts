@@ -1,17 +1,20 @@
 /** Editing one's own account, from the API (PATCH /api/account) or the website's account page. */
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { z } from 'zod';
 import type { User } from '../infra/db/entities/user.entity';
+import { ArenaError } from '../domain/errors';
 import { isValidUsername, normaliseUsername, USERNAME_RULE } from '../domain/username';
-import { ApiError } from '../api/errors';
-import type { accountPatch } from '../api/schemas/account';
 
-export type AccountEdit = z.output<typeof accountPatch>;
+/** The fields an owner may change; omitted ones stay, null clears a text. */
+export interface AccountEdit {
+  display_name?: string | null;
+  bio?: string | null;
+  username?: string;
+}
 
 /** An operator's name (ARENA_ADMIN_USERNAMES) belongs to that operator: nobody else may take it, whether or not it is taken yet. */
 export function assertNotReserved(username: string, reserved: readonly string[], current?: string): void {
-  if (reserved.includes(username) && username !== current) throw new ApiError(409, `username ${username} is reserved`);
+  if (reserved.includes(username) && username !== current) throw new ArenaError('conflict', `username ${username} is reserved`);
 }
 
 /**
@@ -22,7 +25,7 @@ export async function editAccount(em: EntityManager, user: User, edit: AccountEd
   const before = { username: user.username, displayName: user.displayName, bio: user.bio };
   if (edit.username !== undefined) {
     const username = normaliseUsername(edit.username);
-    if (!isValidUsername(username)) throw new ApiError(400, `username must be ${USERNAME_RULE}`);
+    if (!isValidUsername(username)) throw new ArenaError('invalid', `username must be ${USERNAME_RULE}`);
     assertNotReserved(username, reservedUsernames, user.username);
     user.username = username;
   }
@@ -35,6 +38,6 @@ export async function editAccount(em: EntityManager, user: User, edit: AccountEd
     const taken = user.username;
     // The request's identity map must not keep the refused values.
     Object.assign(user, before);
-    throw new ApiError(409, `username ${taken} is already taken`);
+    throw new ArenaError('conflict', `username ${taken} is already taken`);
   }
 }

@@ -1,22 +1,26 @@
-/** What an owner can do to their own agents, from the API or the website: new secret, deactivate, sandbox tasks. */
+/** What an owner can do to their own agents, from the API or the website: list them, new secret, deactivate, sandbox tasks. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
-import type { z } from 'zod';
 import { Agent } from '../infra/db/entities/agent.entity';
 import { Prompt } from '../infra/db/entities/prompt.entity';
-import { Session } from '../infra/db/entities/session.entity';
-import { findSession, type SessionRow } from '../infra/db/repositories/session-queries';
+import { addSession, closeUnstartedSessions, findSession, type SessionRow } from '../infra/db/repositories/session.repository';
 import { isAgentActive } from '../domain/agent-state';
+import { ArenaError, notFound } from '../domain/errors';
+import { parseSessionPublicId } from '../domain/sessions';
 import { hashToken, newAgentSecret, sealSecret } from '../domain/credentials';
-import { startDelivery, type WorkflowDeps } from './deliveries';
-import { ApiError, notFound } from '../api/errors';
-import type { sandboxCreate } from '../api/schemas/session';
+import { refusals } from '../workflows/contracts';
+import { cancelSandbox, startDelivery, type WorkflowDeps } from './workflow-client';
 
 /** The agent if this account owns it; a missing agent and someone else's look the same (404). */
 export async function ownedAgent(em: EntityManager, agentId: number, ownerId: number): Promise<Agent> {
   const agent = await em.getRepository(Agent).findOwned(agentId, ownerId);
   if (!agent) throw notFound('agent');
   return agent;
+}
+
+/** The account's agents, oldest first. */
+export function agentsOf(em: EntityManager, ownerId: number): Promise<Agent[]> {
+  return em.getRepository(Agent).listOwned(ownerId);
 }
 
 /** A new secret, returned once; the old one stops working for signing and `X-Arena-Secret` at once. */
@@ -35,7 +39,12 @@ export async function deactivateAgent(em: EntityManager, agent: Agent): Promise<
   await em.flush();
 }
 
-export type SandboxRequest = z.output<typeof sandboxCreate>;
+/** An owner's own prompt for their agent (api/schemas/session's sandboxCreate is checked against it). */
+export interface SandboxRequest {
+  prompt: string;
+  category: string;
+  deadline_seconds: number;
+}
 
 /** Sends the owner's prompt to their agent as a `sandbox` delivery; the pending session comes back. */
 export async function startSandboxTask(
@@ -45,22 +54,38 @@ export async function startSandboxTask(
   { prompt: text, category, deadline_seconds: deadlineSeconds }: SandboxRequest,
   log: FastifyBaseLogger,
 ): Promise<SessionRow> {
-  if (agent.deactivated) throw new ApiError(409, 'agent is deactivated');
-  if (!isAgentActive(agent)) throw new ApiError(409, `agent is not active: its last ping failed (${agent.pingError}); fix the webhook and retest`);
+  if (agent.deactivated) throw new ArenaError('conflict', 'agent is deactivated');
+  if (!isAgentActive(agent)) throw new ArenaError('conflict', `agent is not active: its last ping failed (${agent.pingError}); fix the webhook and retest`);
   const prompt = em.create(Prompt, { source: 'sandbox', category, text });
-  const session = em.create(Session, { agent, kind: 'sandbox', prompt, mode: agent.mode, category, deadlineSeconds });
+  const session = addSession(em, { agent, kind: 'sandbox', prompt, mode: agent.mode, category, deadlineSeconds });
   await em.flush();
   try {
     await startDelivery(workflows, { sessionId: session.id, agentId: agent.id, kind: 'sandbox', mode: agent.mode, category, deadlineSeconds });
   } catch (err) {
     // Nothing will deliver it: close the session so the feed does not show it pending for ever.
-    session.status = 'error';
-    session.error = 'the delivery could not be started';
-    session.latencyMs = 0;
-    session.completedAt = new Date();
-    await em.flush();
+    await closeUnstartedSessions(em, [session], 'the delivery could not be started');
     log.error({ err, sessionId: session.id }, 'could not start a sandbox delivery');
-    throw new ApiError(503, 'the delivery service is unavailable; try again shortly', { 'Retry-After': '5' });
+    throw new ArenaError('unavailable', 'the delivery service is unavailable; try again shortly', 5);
   }
   return (await findSession(em, agent.id, session.id))!;
+}
+
+/** Cancels the owner's pending sandbox task (`sandbox-<n>`); one that has ended, or that the delivery refuses to cancel, is a conflict. */
+export async function cancelSandboxTask(em: EntityManager, workflows: WorkflowDeps, agent: Agent, publicId: string): Promise<SessionRow> {
+  const parsed = parseSessionPublicId(publicId);
+  if (!parsed || parsed.kind !== 'sandbox') throw notFound('sandbox task');
+  const before = await findSession(em, agent.id, parsed.id);
+  if (!before || before.kind !== 'sandbox') throw notFound('sandbox task');
+  if (before.status !== 'pending') throw new ArenaError('conflict', `${refusals.ended} (${before.status})`);
+  const result = await cancelSandbox(workflows, parsed.id);
+  if (result.kind === 'refused') throw new ArenaError('conflict', result.reason);
+  const after = await findSession(em, agent.id, parsed.id);
+  if (after!.status !== 'cancelled') throw new ArenaError('conflict', `${refusals.ended} (${after!.status})`);
+  return after!;
+}
+
+/** One of the owner's sandbox tasks by its public id (`sandbox-<n>`); undefined for anything else. */
+export async function sandboxTaskOf(em: EntityManager, agent: Agent, publicId: string): Promise<SessionRow | undefined> {
+  const parsed = parseSessionPublicId(publicId);
+  return parsed?.kind === 'sandbox' ? findSession(em, agent.id, parsed.id) : undefined;
 }

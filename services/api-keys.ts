@@ -1,23 +1,17 @@
-/** An account's API keys, listed, issued and revoked, from the API (/api/keys) or the website's account page. */
+/** API accounts and their keys: registration (POST /api/register), and keys listed, issued and revoked from the API or the website. */
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { z } from 'zod';
 import { ApiKey } from '../infra/db/entities/api-key.entity';
-import type { User } from '../infra/db/entities/user.entity';
+import { User } from '../infra/db/entities/user.entity';
 import { apiKeyPrefix, hashToken, newApiKey } from '../domain/credentials';
-import { formatNullableTimestamp, formatTimestamp } from '../domain/timestamps';
-import { notFound } from '../api/errors';
-import type { apiKeyEntry } from '../api/schemas/api-key';
+import { generatedUsername } from '../domain/username';
+import { notFound } from '../domain/errors';
 
 /**
  * New keys per account per minute, the API and the website together. Nobody needs many keys at
  * once, and every key is another credential to leak.
  */
 export const API_KEYS_PER_MINUTE = 5;
-
-/** A key as its owner sees it in a list: never the key, never its hash. */
-export function apiKeyView(key: ApiKey): z.infer<typeof apiKeyEntry> {
-  return { id: key.id, prefix: key.keyPrefix, created_at: formatTimestamp(key.createdAt), last_used_at: formatNullableTimestamp(key.lastUsedAt) };
-}
 
 /** A new key for the account, of the kind POST /api/register gives; returned once, stored as its SHA-256. */
 export async function issueApiKey(em: EntityManager, user: User): Promise<{ apiKey: string; key: ApiKey }> {
@@ -38,4 +32,22 @@ export function listApiKeys(em: EntityManager, userId: number): Promise<ApiKey[]
  */
 export async function revokeApiKey(em: EntityManager, userId: number, keyId: number): Promise<void> {
   if ((await em.nativeDelete(ApiKey, { id: keyId, user: userId })) === 0) throw notFound('API key');
+}
+
+/** A new account with a generated name and its first API key, returned once; `ip` is kept for abuse tracking. */
+export async function registerAccount(em: EntityManager, ip: string): Promise<{ apiKey: string; user: User }> {
+  const apiKey = newApiKey();
+  // A generated name can collide; a couple of fresh draws settle it.
+  for (let attempt = 0; ; attempt++) {
+    const work = em.fork();
+    const user = work.create(User, { username: generatedUsername(), registrationIp: ip });
+    work.create(ApiKey, { user, keyHash: hashToken(apiKey), keyPrefix: apiKeyPrefix(apiKey) });
+    try {
+      await work.flush();
+    } catch (err) {
+      if (err instanceof UniqueConstraintViolationException && attempt < 3) continue;
+      throw err;
+    }
+    return { apiKey, user };
+  }
 }

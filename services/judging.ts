@@ -3,27 +3,57 @@
  * get the next anonymous pair, read one of their battles, vote, and see the reveal.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { z } from 'zod';
 import type { ArenaSettings } from '../infra/config';
-import { Battle } from '../infra/db/entities/battle.entity';
-import { findBattle, leastJudgedPair, openBattleOf, ratingChangesOf, votesToday, type BattleRow } from '../infra/db/repositories/arena-queries';
+import { Agent } from '../infra/db/entities/agent.entity';
+import { addBattle, findBattle, leastJudgedPair, openBattleOf, votesToday, type BattleWithAnswers } from '../infra/db/repositories/battle.repository';
+import { ratingChangesOf } from '../infra/db/repositories/rating.repository';
 import type { Verdict } from '../domain/arena';
-import { castVote, type WorkflowDeps } from './deliveries';
-import { ApiError, notFound } from '../api/errors';
-import type { voteResult } from '../api/schemas/arena';
-import { revealedSide } from '../api/views-arena';
+import { ArenaError, notFound } from '../domain/errors';
+import { tierFor } from '../domain/ratings/tiers';
+import type { RatingMove } from '../workflows/contracts';
+import { castVote, type WorkflowDeps } from './workflow-client';
 
-export type VoteResult = z.infer<typeof voteResult>;
+/** One side of a voted battle, revealed: who answered and how the vote moved their rating. */
+export interface RevealedSide {
+  agent_id: number;
+  name: string;
+  owner_handle: string;
+  elo_before: number;
+  elo_after: number;
+  delta: number;
+  tier: string;
+}
+
+/** A vote's outcome as the judge sees it, on the API and the website alike. */
+export interface VoteResult {
+  battle_id: number;
+  winner: Verdict;
+  a: RevealedSide;
+  b: RevealedSide;
+}
+
+async function revealedSide(em: EntityManager, move: RatingMove): Promise<RevealedSide> {
+  const agent = await em.findOneOrFail(Agent, move.agentId);
+  return {
+    agent_id: agent.id,
+    name: agent.name,
+    owner_handle: agent.ownerHandle,
+    elo_before: move.before,
+    elo_after: move.after,
+    delta: move.after - move.before,
+    tier: tierFor(move.after),
+  };
+}
 
 /** The judge's open battle if one waits for a vote, else a new one from the least-judged pair; undefined when nothing is left. */
-export async function nextBattle(em: EntityManager, judgeId: number): Promise<BattleRow | undefined> {
+export async function nextBattle(em: EntityManager, judgeId: number): Promise<BattleWithAnswers | undefined> {
   const open = await openBattleOf(em, judgeId);
   if (open) return open;
   const pair = await leastJudgedPair(em, judgeId);
   if (!pair) return undefined;
   // Sides at random, so position says nothing about which agent answered.
   const flip = Math.random() < 0.5;
-  const battle = em.create(Battle, {
+  const battle = addBattle(em, {
     prompt: pair.prompt_id,
     judge: judgeId,
     sessionA: flip ? pair.high : pair.low,
@@ -38,7 +68,7 @@ export async function nextBattle(em: EntityManager, judgeId: number): Promise<Ba
 }
 
 /** A battle this judge holds; anyone else's (or a missing one) is 404. */
-export async function battleOfJudge(em: EntityManager, judgeId: number, battleId: number): Promise<BattleRow> {
+export async function battleOfJudge(em: EntityManager, judgeId: number, battleId: number): Promise<BattleWithAnswers> {
   const battle = await findBattle(em, battleId);
   if (!battle || battle.judge_id !== judgeId) throw notFound('battle');
   return battle;
@@ -58,18 +88,16 @@ export async function voteOnBattle(
   assertVotable(battle);
   const { dailyVotes } = deps.arena;
   if ((await votesToday(em, judgeId)) >= dailyVotes) {
-    throw new ApiError(429, `daily vote limit reached (${dailyVotes} a day); try again tomorrow (UTC)`, {
-      'Retry-After': String(secondsToUtcMidnight()),
-    });
+    throw new ArenaError('rate_limited', `daily vote limit reached (${dailyVotes} a day); try again tomorrow (UTC)`, secondsToUtcMidnight());
   }
   const outcome = await castVote(deps.workflows, battle.id, winner);
-  if (!outcome) throw new ApiError(409, 'this battle has already been voted');
+  if (!outcome) throw new ArenaError('conflict', 'this battle has already been voted');
   const [a, b] = await Promise.all([revealedSide(em, outcome.a), revealedSide(em, outcome.b)]);
   return { battle_id: battle.id, winner: outcome.winner, a, b };
 }
 
 /** The reveal of a battle that was voted: who answered on each side and how their ratings moved. */
-export async function revealOf(em: EntityManager, battle: BattleRow): Promise<VoteResult | null> {
+export async function revealOf(em: EntityManager, battle: BattleWithAnswers): Promise<VoteResult | null> {
   if (battle.status !== 'voted' || !battle.winner) return null;
   const changes = await ratingChangesOf(em, battle.id);
   const side = (agentId: number) => {
@@ -80,10 +108,10 @@ export async function revealOf(em: EntityManager, battle: BattleRow): Promise<Vo
   return a && b ? { battle_id: battle.id, winner: battle.winner, a, b } : null;
 }
 
-function assertVotable(battle: BattleRow): void {
-  if (battle.status === 'voted') throw new ApiError(409, 'this battle has already been voted');
-  if (battle.status === 'running') throw new ApiError(409, 'this battle is still running: both answers are not in yet');
-  if (battle.status === 'void') throw new ApiError(409, 'this battle is void: one side did not answer');
+function assertVotable(battle: BattleWithAnswers): void {
+  if (battle.status === 'voted') throw new ArenaError('conflict', 'this battle has already been voted');
+  if (battle.status === 'running') throw new ArenaError('conflict', 'this battle is still running: both answers are not in yet');
+  if (battle.status === 'void') throw new ArenaError('conflict', 'this battle is void: one side did not answer');
 }
 
 function secondsToUtcMidnight(now = new Date()): number {

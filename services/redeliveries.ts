@@ -3,12 +3,13 @@
  * linked to the original (`redelivery_of`). Used by `arena redeliver` and the admin endpoints.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Agent } from '../infra/db/entities/agent.entity';
+import type { Agent } from '../infra/db/entities/agent.entity';
 import { Session } from '../infra/db/entities/session.entity';
+import { addSession, closeUnstartedSessions, redeliveredSessions } from '../infra/db/repositories/session.repository';
 import { isAgentActive } from '../domain/agent-state';
 import { parseSessionPublicId, sessionPublicId } from '../domain/sessions';
-import { startDelivery, type WorkflowDeps } from './deliveries';
-import { ApiError } from '../api/errors';
+import { startDelivery, type WorkflowDeps } from './workflow-client';
+import { ArenaError } from '../domain/errors';
 import { listDeliveries, type DeliveryFilter } from './delivery-search';
 
 export interface Redelivery {
@@ -23,14 +24,14 @@ export interface Redelivery {
 export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publicId: string): Promise<Redelivery> {
   const parsed = parseSessionPublicId(publicId);
   const original = parsed ? await em.findOne(Session, { id: parsed.id, kind: parsed.kind }, { populate: ['agent'] }) : null;
-  if (!original) throw new ApiError(404, `delivery ${publicId} not found`);
-  if (original.status === 'pending') throw new ApiError(409, `delivery ${publicId} is still running; only a delivery that has ended can be sent again`);
+  if (!original) throw new ArenaError('not_found', `delivery ${publicId} not found`);
+  if (original.status === 'pending') throw new ArenaError('conflict', `delivery ${publicId} is still running; only a delivery that has ended can be sent again`);
   const agent: Agent = original.agent.getEntity();
-  if (agent.deactivated) throw new ApiError(409, `agent ${agent.id} is deactivated`);
-  if (!isAgentActive(agent)) throw new ApiError(409, `agent ${agent.id} is not active (${agent.pingError}); retest it first`);
+  if (agent.deactivated) throw new ArenaError('conflict', `agent ${agent.id} is deactivated`);
+  if (!isAgentActive(agent)) throw new ArenaError('conflict', `agent ${agent.id} is not active (${agent.pingError}); retest it first`);
   const rootId = original.redeliveryOf?.id ?? original.id;
   const root = sessionPublicId(original.kind, rootId);
-  const session = em.create(Session, {
+  const session = addSession(em, {
     agent,
     kind: original.kind,
     prompt: original.prompt,
@@ -52,8 +53,7 @@ export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publ
     });
   } catch (err) {
     // Nothing will deliver it: close it rather than leave it pending in the feed.
-    Object.assign(session, { status: 'error', error: 'the redelivery could not be started', latencyMs: 0, completedAt: new Date() });
-    await em.flush();
+    await closeUnstartedSessions(em, [session], 'the redelivery could not be started');
     throw err;
   }
   return { session_id: sessionPublicId(session.kind, session.id), redelivery_of: root, workflow_id: `delivery-${session.id}` };
@@ -63,12 +63,7 @@ export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publ
 export async function alreadyRedelivered(em: EntityManager, publicIds: string[]): Promise<Set<string>> {
   const ids = publicIds.map((p) => parseSessionPublicId(p)?.id).filter((id): id is number => id !== undefined);
   if (ids.length === 0) return new Set();
-  const rows = await em.getConnection().execute<Array<{ id: number; kind: string }>>(
-    `select s.id, s.kind from sessions s
-     where s.id in (${ids.map(() => '?').join(', ')})
-       and exists (select 1 from sessions later where later.redelivery_of_id = coalesce(s.redelivery_of_id, s.id) and later.id > s.id)`,
-    ids,
-  );
+  const rows = await redeliveredSessions(em, ids);
   return new Set(rows.map((r) => `${r.kind}-${r.id}`));
 }
 
@@ -88,7 +83,7 @@ export async function redeliverMatching(
   filter: DeliveryFilter,
   onEach: (done: number, total: number, last: Redelivery | { session_id: string; reason: string }) => void = () => undefined,
 ): Promise<BulkRedelivery> {
-  if (filter.outcome === 'pending') throw new ApiError(400, 'outcome must not be pending: running deliveries cannot be redelivered');
+  if (filter.outcome === 'pending') throw new ArenaError('invalid', 'outcome must not be pending: running deliveries cannot be redelivered');
   const found = (await listDeliveries(workflows.client, search, { ...filter, outcome: filter.outcome ?? 'failed' })).reverse();
   const skip = await alreadyRedelivered(em, found.map((d) => d.session_id));
   const result: BulkRedelivery = { redelivered: [], skipped: [] };
@@ -102,7 +97,7 @@ export async function redeliverMatching(
         last = await redeliver(em.fork(), workflows, delivery.session_id);
         result.redelivered.push(last);
       } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
+        if (!(err instanceof ArenaError)) throw err;
         last = { session_id: delivery.session_id, reason: err.detail };
         result.skipped.push(last);
       }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { User } from '../infra/db/entities/user.entity';
 import { UserPassword } from '../infra/db/entities/user-password.entity';
 import { generatedUsername, isValidUsername, normaliseUsername, USERNAME_RULE } from '../domain/username';
-import { ApiError } from '../api/errors';
+import { ArenaError } from '../domain/errors';
 import { hashPassword, needsRehash, passwordProblem, spendPasswordCheck, verifyPassword } from './passwords';
 
 /** One message for an unknown email and a wrong password, so neither tells which emails have accounts. */
@@ -31,21 +31,21 @@ export interface SignUpInput {
   ip?: string;
 }
 
-const usernameTaken = (name: string) => new ApiError(409, `username ${name} is already taken`);
+const usernameTaken = (name: string) => new ArenaError('conflict', `username ${name} is already taken`);
 
 /**
- * Creates an account with a password. Throws ApiError 400 for a broken rule and 409 for a taken
+ * Creates an account with a password. Throws ArenaError `invalid` for a broken rule and `conflict` for a taken
  * username (usernames are public anyway). An email that already has an account gives null, after
  * the same work as a sign-up that succeeds, and changes nothing: the caller answers both alike, so
  * sign-up does not tell which emails have accounts.
  */
 export async function signUp(em: EntityManager, input: SignUpInput): Promise<User | null> {
   const email = normaliseEmail(input.email);
-  if (!isValidEmail(email)) throw new ApiError(400, 'email: must be a valid email address');
+  if (!isValidEmail(email)) throw new ArenaError('invalid', 'email: must be a valid email address');
   const problem = passwordProblem(input.password);
-  if (problem) throw new ApiError(400, problem);
+  if (problem) throw new ArenaError('invalid', problem);
   const chosen = input.username === undefined || input.username.trim() === '' ? undefined : normaliseUsername(input.username);
-  if (chosen !== undefined && !isValidUsername(chosen)) throw new ApiError(400, `username: must be ${USERNAME_RULE}`);
+  if (chosen !== undefined && !isValidUsername(chosen)) throw new ArenaError('invalid', `username: must be ${USERNAME_RULE}`);
   if (chosen !== undefined && (await em.count(User, { username: chosen })) > 0) throw usernameTaken(chosen);
 
   // Hashed whether or not the email is known, so the time taken does not tell either.
@@ -75,16 +75,16 @@ export interface LogInInput {
   password: string;
 }
 
-/** The account for an email and password, or ApiError 401 `wrong email or password`. */
+/** The account for an email and password, or ArenaError `unauthenticated`: `wrong email or password`. */
 export async function logIn(em: EntityManager, input: LogInInput): Promise<User> {
   const email = normaliseEmail(input.email);
   const user = isValidEmail(email) ? await em.findOne(User, { email }) : null;
   const stored = user ? await em.findOne(UserPassword, { user }) : null;
   if (!user || !stored) {
     await spendPasswordCheck(input.password);
-    throw new ApiError(401, WRONG_LOGIN);
+    throw new ArenaError('unauthenticated', WRONG_LOGIN);
   }
-  if (!(await verifyPassword(stored.hash, input.password))) throw new ApiError(401, WRONG_LOGIN);
+  if (!(await verifyPassword(stored.hash, input.password))) throw new ArenaError('unauthenticated', WRONG_LOGIN);
   if (needsRehash(stored.hash)) {
     stored.hash = await hashPassword(input.password);
     stored.updatedAt = new Date();
@@ -96,7 +96,7 @@ export async function logIn(em: EntityManager, input: LogInInput): Promise<User>
 /** Sets or replaces an account's password (an account made through an identity provider has none). */
 export async function setPassword(em: EntityManager, user: User, password: string): Promise<void> {
   const problem = passwordProblem(password);
-  if (problem) throw new ApiError(400, problem);
+  if (problem) throw new ArenaError('invalid', problem);
   const hash = await hashPassword(password);
   const stored = await em.findOne(UserPassword, { user });
   if (stored) {
@@ -110,16 +110,16 @@ export async function setPassword(em: EntityManager, user: User, password: strin
 
 /**
  * A signed-in person's password change: the current password first, then the new one under the
- * usual rule. ApiError 400 names the field that is wrong. An account made through an identity
+ * usual rule. ArenaError `invalid` names the field that is wrong. An account made through an identity
  * provider has no password and gets none here: a session alone (perhaps someone else's, left
  * open) must not be able to add a way in. Ending the other sessions is the caller's part.
  */
 export async function changePassword(em: EntityManager, user: User, change: { current: string; replacement: string }): Promise<void> {
   const stored = await em.findOne(UserPassword, { user });
-  if (!stored) throw new ApiError(400, 'current_password: this account has no password; sign in with your identity provider');
-  if (!(await verifyPassword(stored.hash, change.current))) throw new ApiError(400, 'current_password: is not your password');
+  if (!stored) throw new ArenaError('invalid', 'current_password: this account has no password; sign in with your identity provider');
+  if (!(await verifyPassword(stored.hash, change.current))) throw new ArenaError('invalid', 'current_password: is not your password');
   const problem = passwordProblem(change.replacement);
-  if (problem) throw new ApiError(400, `new_${problem}`);
+  if (problem) throw new ArenaError('invalid', `new_${problem}`);
   await setPassword(em, user, change.replacement);
 }
 

@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../infra/ports';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from './support/build';
 import { portIsOpen } from './support/net';
 
 const REPO = path.resolve(__dirname, '..');
@@ -23,7 +24,9 @@ let running: RunningStack | undefined;
 beforeAll(async () => {
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-stack-'));
   ports = { api: await freePort(), pg: await freePort(), temporal: await freePort(), ui: await freePort() };
-});
+  // `npm start` builds first, and the `arena` bin runs the build.
+  await ensureBuilt();
+}, BUILD_TIMEOUT_MS);
 
 afterAll(async () => {
   // Only after a failure is something still running; the servers follow it through their death signal.
@@ -50,12 +53,12 @@ function stackEnv(): NodeJS.ProcessEnv {
   };
 }
 
-/** `npm start` (node --import tsx cli/start.ts), or the same through the operator CLI (`arena start`). */
+/** `npm start` (after its build: node dist/cli/start.js), or the same through the operator CLI (`arena start`). */
 function startStack(how: 'npm start' | 'arena start' = 'npm start'): RunningStack {
   const cliPath = process.env.TEST_TEMPORAL_CLI_PATH;
   if (!cliPath) throw new Error('TEST_TEMPORAL_CLI_PATH is unset: is test/support/global-setup.ts configured?');
   const [command, args] =
-    how === 'npm start' ? [process.execPath, ['--import', 'tsx', 'cli/start.ts']] : [process.execPath, [path.join(REPO, 'cli', 'bin', 'arena.js'), 'start']];
+    how === 'npm start' ? [process.execPath, ['dist/cli/start.js']] : [process.execPath, [path.join(REPO, 'cli', 'bin', 'arena.js'), 'start']];
   const child = spawn(command, args, {
     cwd: REPO,
     detached: true, // a process group of its own, which the test signals like a terminal would

@@ -15,6 +15,8 @@ const SHUTDOWN_GRACE = '20 seconds';
 
 export interface RunningWorker {
   close(): Promise<void>;
+  /** Settles when the worker stops: resolves after a shutdown, rejects with the error that stopped it on its own. */
+  stopped: Promise<void>;
 }
 
 export interface WorkerExtras {
@@ -52,6 +54,7 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
     const running = worker.run();
     const conn = connection;
     return {
+      stopped: running,
       async close() {
         // The worker may already have stopped on its own (a fatal error); closing stays safe.
         if (worker.getState() === 'RUNNING') worker.shutdown();
@@ -87,6 +90,13 @@ export async function runWorkerProcess(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // A worker that stops on its own polls nothing: say why and exit, so the supervisor restarts it.
+  worker.stopped.catch((err: unknown) => {
+    if (stopping) return;
+    stopping = true;
+    console.error('worker: stopped by a fatal error', err);
+    void Promise.allSettled([worker.close(), metrics.close()]).then(() => process.exit(1));
+  });
 }
 
 if (require.main === module) {

@@ -4,6 +4,7 @@
  */
 import { Client, ScheduleAlreadyRunning, type Connection, type ScheduleOptions } from '@temporalio/client';
 import type { RuntimeConfig } from '../infra/config';
+import { dispatchArena, refreshLeaderboard } from '../workflows';
 
 /** Schedule ids carry the task queue, so arenas sharing a namespace keep apart. */
 export function scheduleIds(taskQueue: string): { dispatch: string; leaderboard: string } {
@@ -18,7 +19,7 @@ export async function ensureSchedules(connection: Connection, config: RuntimeCon
     {
       scheduleId: ids.dispatch,
       spec: { intervals: [{ every: `${config.arena.dispatchIntervalSeconds}s` }] },
-      action: { type: 'startWorkflow', workflowType: 'dispatchArena', workflowId: `dispatch${ids.dispatch.slice('arena-dispatch'.length)}`, taskQueue: config.taskQueue, args: [] },
+      action: { type: 'startWorkflow', workflowType: dispatchArena, workflowId: `dispatch${ids.dispatch.slice('arena-dispatch'.length)}`, taskQueue: config.taskQueue, args: [] },
       // A step still running when the next is due is not doubled; steps missed during an outage are not replayed.
       policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
       memo: { about: 'Sends pool prompts to due agents' },
@@ -26,7 +27,7 @@ export async function ensureSchedules(connection: Connection, config: RuntimeCon
     {
       scheduleId: ids.leaderboard,
       spec: { intervals: [{ every: `${config.arena.leaderboardIntervalSeconds}s` }] },
-      action: { type: 'startWorkflow', workflowType: 'refreshLeaderboard', workflowId: `leaderboard${ids.leaderboard.slice('arena-leaderboard'.length)}`, taskQueue: config.taskQueue, args: [] },
+      action: { type: 'startWorkflow', workflowType: refreshLeaderboard, workflowId: `leaderboard${ids.leaderboard.slice('arena-leaderboard'.length)}`, taskQueue: config.taskQueue, args: [] },
       policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
       memo: { about: 'Refits Bradley-Terry ratings and intervals, flags outlier judges' },
     },

@@ -1,10 +1,12 @@
 /**
- * What the API, the workflows and the activities agree on: inputs, updates, search attributes.
- * Deterministic and free of I/O, so workflow code can import it.
+ * What the API, the workflows and the activities agree on: inputs, outputs, updates, search
+ * attributes and refusal reasons. Deterministic and free of I/O, so workflow code can import it.
  */
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
+import { defineUpdate } from '@temporalio/workflow';
 import type { AgentMode } from '../domain/agent-state';
-import type { SessionKind, SessionStatus } from '../domain/sessions';
+import type { Verdict } from '../domain/arena';
+import { deadlineExceededMessage, type SessionKind, type SessionStatus } from '../domain/sessions';
 
 export const TASK_QUEUE_DEFAULT = 'arena';
 
@@ -41,6 +43,48 @@ export interface PullResult {
 export interface DeliveryOutcome {
   status: SessionStatus;
 }
+
+/** How the delivery ended, before it is recorded: the workflow settles it, an activity records it. */
+export type Settlement =
+  | { status: 'answered'; response: string; latencyMs: number }
+  | {
+      status: 'error';
+      /** What the public feed shows. */
+      error: string;
+      /** The owner's fuller account of it (a webhook's host and address), when it differs. */
+      errorDetail?: string;
+      latencyMs: number;
+      /** Our side failed (a lost worker, a deactivated agent), not the agent. */
+      notAgentsFault?: boolean;
+    }
+  | { status: 'pulled'; result: PullResult }
+  | { status: 'deadline' }
+  | { status: 'cancelled' };
+
+/** A pull runner's result. Refused (validator) when the item expired, was cancelled or already got a different result. */
+export const submitResult = defineUpdate<DeliveryOutcome, [PullResult]>('submitResult');
+
+/** An owner cancels a sandbox task. Refused when it has already ended. */
+export const cancelDelivery = defineUpdate<DeliveryOutcome, []>('cancelDelivery');
+
+/**
+ * The failure type of an update's refusal, so the API tells a refusal (409 with its reason) from
+ * any other failure without reading the message.
+ */
+export const DELIVERY_REFUSED = 'DeliveryRefused';
+
+/**
+ * Why a result or a cancel is refused. The workflow's validators say it while the delivery runs;
+ * the API says the same once it has been recorded, so a runner reads one sentence either way.
+ */
+export const refusals = {
+  notPullMode: 'agent is not in pull mode',
+  differentResult: 'a different result was already recorded for this work item',
+  cancelled: 'the task was cancelled',
+  answered: 'the task has already been answered',
+  ended: 'the task has already ended',
+  expired: (deadlineSeconds: number) => `work item expired: ${deadlineExceededMessage(deadlineSeconds)}`,
+} as const;
 
 export function deliveryWorkflowId(sessionId: number): string {
   return `delivery-${sessionId}`;
@@ -93,9 +137,15 @@ export interface RatingMove {
   after: number;
 }
 
-export interface VoteOutcome {
+export interface VoteInput {
   battleId: number;
-  winner: 'a' | 'b' | 'tie' | 'both_bad';
+  winner: Verdict;
+}
+
+/** A recorded vote: its verdict and how it moved each side's rating. */
+export interface RecordedVote {
+  battleId: number;
+  winner: Verdict;
   a: RatingMove;
   b: RatingMove;
 }

@@ -18,30 +18,30 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import { deadlineExceededMessage, type SessionStatus } from '../domain/sessions';
-import { ArenaOutcome, type DeliveryInput, type DeliveryOutcome, type PullResult } from './contracts';
-import { cancelDelivery, submitResult } from './definitions';
+import type { SessionStatus } from '../domain/sessions';
+import {
+  ArenaOutcome,
+  cancelDelivery,
+  DELIVERY_REFUSED,
+  refusals,
+  submitResult,
+  type DeliveryInput,
+  type DeliveryOutcome,
+  type PullResult,
+  type Settlement,
+} from './contracts';
 
 type Activities = ReturnType<typeof createActivities>;
 
-/** How the delivery ended, before it is recorded. */
-export type Settlement =
-  | { status: 'answered'; response: string; latencyMs: number }
-  | {
-      status: 'error';
-      /** What the public feed shows. */
-      error: string;
-      /** The owner's fuller account of it (a webhook's host and address), when it differs. */
-      errorDetail?: string;
-      latencyMs: number;
-      /** Our side failed (a lost worker, a deactivated agent), not the agent. */
-      notAgentsFault?: boolean;
-    }
-  | { status: 'pulled'; result: PullResult }
-  | { status: 'deadline' }
-  | { status: 'cancelled' };
+/** A validator's refusal: the API answers it as a conflict, with this reason. */
+function refuse(reason: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(reason, DELIVERY_REFUSED);
+}
 
-const writeOptions = { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' } } as const;
+const writeOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+} as const;
 const remote = proxyActivities<Activities>(writeOptions);
 const local = proxyLocalActivities<Activities>(writeOptions);
 
@@ -83,7 +83,7 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
     },
     {
       validator: () => {
-        if (closedReason || pulled) throw ApplicationFailure.nonRetryable('the task has already ended');
+        if (closedReason || pulled) throw refuse(refusals.ended);
       },
     },
   );
@@ -95,11 +95,9 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
     },
     {
       validator: (result) => {
-        if (input.mode !== 'pull') throw ApplicationFailure.nonRetryable('agent is not in pull mode');
-        if (pulled && pulled.resultHash !== result.resultHash) {
-          throw ApplicationFailure.nonRetryable('a different result was already recorded for this work item');
-        }
-        if (!pulled && closedReason) throw ApplicationFailure.nonRetryable(closedReason);
+        if (input.mode !== 'pull') throw refuse(refusals.notPullMode);
+        if (pulled && pulled.resultHash !== result.resultHash) throw refuse(refusals.differentResult);
+        if (!pulled && closedReason) throw refuse(closedReason);
       },
     },
   );
@@ -110,16 +108,25 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
   } else {
     await writes().queueWork({ sessionId: input.sessionId });
     const settled = await condition(() => pulled !== undefined || cancelRequested, deadlineMs);
-    settlement = pulled ? { status: 'pulled', result: pulled } : settled ? { status: 'cancelled' } : { status: 'deadline' };
+    settlement = pulled
+      ? { status: 'pulled', result: pulled }
+      : settled
+        ? { status: 'cancelled' }
+        : { status: 'deadline' };
   }
   closedReason =
     settlement.status === 'cancelled'
-      ? 'the task was cancelled'
+      ? refusals.cancelled
       : settlement.status === 'deadline'
-        ? `work item expired: ${deadlineExceededMessage(input.deadlineSeconds)}`
-        : 'the task has already been answered';
+        ? refusals.expired(input.deadlineSeconds)
+        : refusals.answered;
 
-  const outcome = await writes().recordOutcome({ sessionId: input.sessionId, kind: input.kind, deadlineSeconds: input.deadlineSeconds, settlement });
+  const outcome = await writes().recordOutcome({
+    sessionId: input.sessionId,
+    kind: input.kind,
+    deadlineSeconds: input.deadlineSeconds,
+    settlement,
+  });
   recorded = outcome.status;
   upsertSearchAttributes([{ key: ArenaOutcome, value: outcome.status }]);
   // Update handlers answer with the recorded status; let them reply before the workflow closes.

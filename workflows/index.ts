@@ -1,4 +1,7 @@
 /** Every workflow the worker runs. */
 export { deliverPrompt } from './deliver-prompt';
 export { runGym } from './run-gym';
-export { dispatchArena, liveBattle, recordVote, refreshLeaderboard } from './arena';
+export { dispatchArena } from './dispatch-arena';
+export { recordVote } from './record-vote';
+export { liveBattle } from './live-battle';
+export { refreshLeaderboard } from './refresh-leaderboard';

@@ -3,7 +3,14 @@
  * delivery at a time, and repeats on a later cycle until each has one; then marks the gym complete.
  * An inactive agent pauses it; deactivation or a restart (a newer attempt) ends it.
  */
-import { continueAsNew, executeChild, ParentClosePolicy, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import {
+  continueAsNew,
+  executeChild,
+  ParentClosePolicy,
+  proxyActivities,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import { deliveryStartOptions, type GymInput } from './contracts';
 import { deliverPrompt } from './deliver-prompt';

@@ -8,6 +8,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Gauge, Histogram, Registry } from 'prom-client';
+import { queuedWorkCount } from '../../infra/db/repositories/work-item.repository';
 import { METRICS_CONTENT_TYPE, metricsRefusal, metricsText } from '../../infra/metrics';
 import { ApiError } from '../errors';
 
@@ -44,8 +45,7 @@ export const metricsPlugin = fp<MetricsOptions>(
       help: 'Pull work items queued and not yet handed to a runner (all agents, from the database).',
       registers: [registry],
       async collect() {
-        const [row] = await orm.em.getConnection().execute<Array<{ n: number }>>(`select count(*)::int as n from work_items where state = 'queued'`);
-        this.set(row?.n ?? 0);
+        this.set(await queuedWorkCount(orm.em));
       },
     });
 

@@ -1,10 +1,10 @@
 /** GET and PATCH /api/account: the caller's own account. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Agent } from '../../infra/db/entities/agent.entity';
 import { editAccount } from '../../services/account';
+import { agentsOf } from '../../services/agents';
 import { account, accountPatch } from '../schemas/account';
 import { errors } from '../schemas/common';
-import { accountView } from '../views';
+import { accountJson } from '../json/accounts';
 
 export const accountRoutes: FastifyPluginAsyncZod<{ reservedUsernames: readonly string[] }> = async (app, { reservedUsernames }) => {
   app.addHook('onRequest', app.requireAccount);
@@ -14,8 +14,8 @@ export const accountRoutes: FastifyPluginAsyncZod<{ reservedUsernames: readonly 
     '/account',
     { schema: { summary: 'Your account and its agents', tags: ['accounts'], security, response: { 200: account, ...errors(401) } } },
     async (request) => {
-      const agents = await request.em.getRepository(Agent).listOwned(request.account.id);
-      return accountView(request.account, agents);
+      const agents = await agentsOf(request.em, request.account.id);
+      return accountJson(request.account, agents);
     },
   );
 
@@ -33,8 +33,8 @@ export const accountRoutes: FastifyPluginAsyncZod<{ reservedUsernames: readonly 
     async (request) => {
       const user = request.account;
       await editAccount(request.em, user, request.body, reservedUsernames);
-      const agents = await request.em.getRepository(Agent).listOwned(user.id);
-      return accountView(user, agents);
+      const agents = await agentsOf(request.em, user.id);
+      return accountJson(user, agents);
     },
   );
 };

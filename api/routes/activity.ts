@@ -1,10 +1,10 @@
 /** The public activity feed of an agent: every delivery it received, newest first; its owner also reads the detail of failures. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { agentFeed } from '../../infra/db/repositories/session-queries';
-import { notFound } from '../errors';
+import { agentFeed } from '../../infra/db/repositories/session.repository';
+import { notFound } from '../../domain/errors';
 import { errors, idParam } from '../schemas/common';
 import { activityFeed, feedQuery } from '../schemas/session';
-import { sessionView } from '../views';
+import { sessionJson } from '../json/agents';
 
 export const activityRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -34,7 +34,7 @@ export const activityRoutes: FastifyPluginAsyncZod = async (app) => {
         limit,
         offset,
         has_more: offset + rows.length < total,
-        sessions: rows.map((row) => sessionView(row, request.account?.id === feed.ownerId)),
+        sessions: rows.map((row) => sessionJson(row, request.account?.id === feed.ownerId)),
       };
     },
   );

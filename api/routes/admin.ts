@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { listDeliveries } from '../../services/delivery-search';
 import { redeliver, redeliverMatching } from '../../services/redeliveries';
-import type { WorkflowDeps } from '../../services/deliveries';
+import type { WorkflowDeps } from '../../services/workflow-client';
 import { ApiError } from '../errors';
 import { bulkRedelivery, bulkRedeliveryBody, deliveryFilter, deliveryListing, redeliverParams, redelivery } from '../schemas/admin';
 import { errors } from '../schemas/common';

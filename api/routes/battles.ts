@@ -3,11 +3,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { ArenaSettings } from '../../infra/config';
 import { battleOfJudge } from '../../services/judging';
 import { startLiveBattleFor } from '../../services/live-battles';
-import type { WorkflowDeps } from '../../services/deliveries';
-import { battleParams, battleView, liveBattleCreate } from '../schemas/arena';
+import type { WorkflowDeps } from '../../services/workflow-client';
+import { battleParams, battleForJudge, liveBattleCreate } from '../schemas/arena';
 import { errors } from '../schemas/common';
 import { perAccountPerMinute } from '../plugins/rate-limits';
-import { battleViewOf } from '../views-arena';
+import { battleJson } from '../json/arena';
 
 export const battleRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; arena: ArenaSettings; battlesPerMinute: number }> = async (app, deps) => {
   app.addHook('onRequest', app.requireAccount);
@@ -22,10 +22,10 @@ export const battleRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; aren
         tags: ['judging'],
         security,
         body: liveBattleCreate,
-        response: { 202: battleView, ...errors(400, 401, 409, 429, 503) },
+        response: { 202: battleForJudge, ...errors(400, 401, 409, 429, 503) },
       },
     },
-    async (request, reply) => reply.code(202).send(battleViewOf(await startLiveBattleFor(request.em, deps, request.account.id, request.body))),
+    async (request, reply) => reply.code(202).send(battleJson(await startLiveBattleFor(request.em, deps, request.account.id, request.body))),
   );
 
   app.get(
@@ -36,9 +36,9 @@ export const battleRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; aren
         tags: ['judging'],
         security,
         params: battleParams,
-        response: { 200: battleView, ...errors(400, 401, 404) },
+        response: { 200: battleForJudge, ...errors(400, 401, 404) },
       },
     },
-    async (request) => battleViewOf(await battleOfJudge(request.em, request.account.id, request.params.battle_id)),
+    async (request) => battleJson(await battleOfJudge(request.em, request.account.id, request.params.battle_id)),
   );
 };

@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Connection } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { pingDatabase } from '../../infra/db/repositories/sql';
 
 const CHECK_TIMEOUT_MS = 2000;
 const partStatus = z.enum(['ok', 'unavailable']);
@@ -22,7 +23,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{ orm: MikroORM; temporal: Conn
     { schema: { summary: 'Service health', tags: ['discovery'], response: { 200: health, 503: health } } },
     async (request, reply) => {
       const [database, workflowService] = await Promise.all([
-        withTimeout(orm.em.getConnection().execute('select 1'), CHECK_TIMEOUT_MS).then(
+        withTimeout(pingDatabase(orm.em), CHECK_TIMEOUT_MS).then(
           () => 'ok' as const,
           (err) => (request.log.warn({ err }, 'health: database check failed'), 'unavailable' as const),
         ),

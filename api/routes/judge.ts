@@ -3,11 +3,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ArenaSettings } from '../../infra/config';
 import { nextBattle, voteOnBattle } from '../../services/judging';
-import type { WorkflowDeps } from '../../services/deliveries';
-import { battleParams, battleView, voteBody, voteResult } from '../schemas/arena';
+import type { WorkflowDeps } from '../../services/workflow-client';
+import { battleParams, battleForJudge, voteBody, voteResult } from '../schemas/arena';
 import { errors } from '../schemas/common';
 import { perAccountPerMinute } from '../plugins/rate-limits';
-import { battleViewOf } from '../views-arena';
+import { battleJson } from '../json/arena';
 
 export const judgeRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; arena: ArenaSettings; votesPerMinute: number }> = async (app, deps) => {
   app.addHook('onRequest', app.requireAccount);
@@ -20,12 +20,12 @@ export const judgeRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; arena
         summary: 'The next pair of anonymous answers to judge; 204 when nothing is left for you',
         tags: ['judging'],
         security,
-        response: { 200: battleView, 204: z.null().describe('nothing left to judge'), ...errors(401) },
+        response: { 200: battleForJudge, 204: z.null().describe('nothing left to judge'), ...errors(401) },
       },
     },
     async (request, reply) => {
       const battle = await nextBattle(request.em, request.account.id);
-      return battle ? battleViewOf(battle) : reply.code(204).send(null);
+      return battle ? battleJson(battle) : reply.code(204).send(null);
     },
   );
 

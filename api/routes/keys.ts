@@ -1,7 +1,8 @@
 /** GET, POST and DELETE /api/keys: the caller's own API keys, listed, issued and revoked. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { API_KEYS_PER_MINUTE, apiKeyView, issueApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
+import { API_KEYS_PER_MINUTE, issueApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
+import { apiKeyJson } from '../json/accounts';
 import { perAccountPerMinute } from '../plugins/rate-limits';
 import { apiKeyEntry, apiKeyIssued } from '../schemas/api-key';
 import { errors, idParam } from '../schemas/common';
@@ -13,7 +14,7 @@ export const keyRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/keys',
     { schema: { summary: 'Your API keys: prefix, created and last used (never the key itself)', tags: ['accounts'], security, response: { 200: z.array(apiKeyEntry), ...errors(401) } } },
-    async (request) => (await listApiKeys(request.em, request.account.id)).map(apiKeyView),
+    async (request) => (await listApiKeys(request.em, request.account.id)).map(apiKeyJson),
   );
 
   app.post(
@@ -30,7 +31,7 @@ export const keyRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const { apiKey, key } = await issueApiKey(request.em, request.account);
       request.log.info({ userId: request.account.id, keyId: key.id }, 'API key issued');
-      return reply.code(201).send({ ...apiKeyView(key), api_key: apiKey, message: 'Store this API key now: it is shown only once and cannot be recovered.' });
+      return reply.code(201).send({ ...apiKeyJson(key), api_key: apiKey, message: 'Store this API key now: it is shown only once and cannot be recovered.' });
     },
   );
 

@@ -1,11 +1,12 @@
 /** Public ratings: an agent's Elo history, and the cached leaderboard. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { Agent } from '../../infra/db/entities/agent.entity';
-import { leaderboard, ratingHistory } from '../../infra/db/repositories/arena-queries';
+import { leaderboard } from '../../infra/db/repositories/leaderboard.repository';
+import { ratingHistory } from '../../infra/db/repositories/rating.repository';
+import { notFound } from '../../domain/errors';
 import { tierFor } from '../../domain/ratings/tiers';
-import { formatTimestamp } from '../../domain/timestamps';
-import { notFound } from '../errors';
+import { findAgent } from '../../services/profiles';
+import { ratingHistoryJson } from '../json/arena';
 import { leaderboardEntry, ratingHistory as ratingHistorySchema } from '../schemas/arena';
 import { errors, idParam } from '../schemas/common';
 
@@ -21,21 +22,9 @@ export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const agent = await request.em.findOne(Agent, request.params.id);
+      const agent = await findAgent(request.em, request.params.id);
       if (!agent) throw notFound('agent');
-      const rows = await ratingHistory(request.em, agent.id);
-      return {
-        agent_id: agent.id,
-        elo: agent.elo,
-        tier: tierFor(agent.elo),
-        history: rows.map((r) => ({
-          battle_id: r.battle_id,
-          before: r.before,
-          after: r.after,
-          delta: r.after - r.before,
-          created_at: formatTimestamp(new Date(r.created_ms)),
-        })),
-      };
+      return ratingHistoryJson(agent, await ratingHistory(request.em, agent.id));
     },
   );
 

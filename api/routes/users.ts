@@ -1,11 +1,11 @@
 /** GET /api/users and /api/users/{id}: public user search and profiles. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { Agent } from '../../infra/db/entities/agent.entity';
-import { User } from '../../infra/db/entities/user.entity';
-import { notFound } from '../errors';
+import { notFound } from '../../domain/errors';
+import { agentsOf } from '../../services/agents';
+import { findUser, searchUsers } from '../../services/profiles';
 import { errors, idParam } from '../schemas/common';
 import { publicUser, userSearchPage, userSearchQuery } from '../schemas/user';
-import { publicUserEntryView, publicUserView } from '../views';
+import { publicUserEntryJson, publicUserJson } from '../json/accounts';
 
 const PAGE_SIZE = 50;
 
@@ -23,14 +23,14 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const { q, page } = request.query;
       const query = q.trim();
-      const { total, users } = await request.em.getRepository(User).search(query, page, PAGE_SIZE);
+      const { total, users } = await searchUsers(request.em, query, page, PAGE_SIZE);
       return {
         query,
         page,
         page_size: PAGE_SIZE,
         total,
         has_more: page * PAGE_SIZE < total,
-        users: users.map((u) => publicUserEntryView(u, u.agentCount)),
+        users: users.map((u) => publicUserEntryJson(u, u.agentCount)),
       };
     },
   );
@@ -46,10 +46,10 @@ export const userRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const user = await request.em.findOne(User, { id: request.params.id });
+      const user = await findUser(request.em, request.params.id);
       if (!user) throw notFound('user');
-      const agents = await request.em.getRepository(Agent).listOwned(user.id);
-      return publicUserView(user, agents);
+      const agents = await agentsOf(request.em, user.id);
+      return publicUserJson(user, agents);
     },
   );
 };

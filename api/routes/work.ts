@@ -3,34 +3,28 @@ import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { claimWork, findSession, releaseWork, type SessionRow } from '../../infra/db/repositories/session-queries';
+import { findPullAgent, type PullAgentRow } from '../../infra/db/repositories/agent.repository';
+import { findSession, type SessionRow } from '../../infra/db/repositories/session.repository';
+import { claimWork, releaseWork } from '../../infra/db/repositories/work-item.repository';
 import { tokenMatchesHash } from '../../domain/credentials';
-import { deadlineExceededMessage, parseSessionPublicId, sessionPublicId } from '../../domain/sessions';
-import { submitPullResult, type WorkflowDeps } from '../../services/deliveries';
-import { ApiError, notFound } from '../errors';
+import { parseSessionPublicId, sessionPublicId } from '../../domain/sessions';
+import { refusals } from '../../workflows/contracts';
+import { submitPullResult, type WorkflowDeps } from '../../services/workflow-client';
+import { notFound } from '../../domain/errors';
+import { ApiError } from '../errors';
 import { errors, idParam } from '../schemas/common';
 import { workNextQuery, workParams, workPayload, workRecorded, workResult } from '../schemas/session';
 import type { WorkNotifier } from '../work-notifier';
 import { OpenPolls } from '../open-polls';
 
-interface PullAgent {
-  id: number;
-  secret_hash: string;
-  mode: string;
-  deactivated: boolean;
-  /** With `lookAtQueue`: whether the agent has queued work. */
-  queued?: boolean;
-}
-
 /** The agent a pull call names, once its secret checks out: the columns it needs, no entity. */
-async function pullAgent(em: EntityManager, agentId: number, secret: string | string[] | undefined, { lookAtQueue = false } = {}): Promise<PullAgent> {
-  const queued = lookAtQueue ? `, exists(select 1 from work_items w where w.agent_id = a.id and w.state = 'queued') as queued` : '';
-  const [agent] = await em.getConnection().execute<PullAgent[]>(`select a.id, a.secret_hash, a.mode, a.deactivated${queued} from agents a where a.id = ?`, [agentId]);
+async function pullAgent(em: EntityManager, agentId: number, secret: string | string[] | undefined, { lookAtQueue = false } = {}): Promise<PullAgentRow> {
+  const agent = await findPullAgent(em, agentId, { lookAtQueue });
   if (!agent) throw notFound('agent');
   if (typeof secret !== 'string' || !tokenMatchesHash(secret, agent.secret_hash)) {
     throw new ApiError(403, 'invalid or missing X-Arena-Secret');
   }
-  if (agent.mode !== 'pull') throw new ApiError(409, 'agent is not in pull mode');
+  if (agent.mode !== 'pull') throw new ApiError(409, refusals.notPullMode);
   if (agent.deactivated) throw new ApiError(409, 'agent is deactivated');
   return agent;
 }
@@ -42,9 +36,9 @@ function resultHash(body: { response?: string; error?: string }): string {
 /** Why a result for an already settled item is refused, or null when it is the same result again. */
 function settledConflict(row: SessionRow, hash: string): string | null {
   if (row.result_hash === hash) return null;
-  if (row.result_hash) return 'a different result was already recorded for this work item';
-  if (row.status === 'cancelled') return 'the task was cancelled';
-  return `work item expired: ${deadlineExceededMessage(row.deadline_seconds)}`;
+  if (row.result_hash) return refusals.differentResult;
+  if (row.status === 'cancelled') return refusals.cancelled;
+  return refusals.expired(row.deadline_seconds);
 }
 
 /** The abort reason of a long-poll's stop signal: a plain value, so aborting builds no DOMException. */

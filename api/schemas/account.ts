@@ -1,6 +1,7 @@
 /** Accounts: registration result, the private account view and its edits. */
 import { z } from 'zod';
 import { USERNAME_PATTERN, USERNAME_RULE } from '../../domain/username';
+import type { AccountEdit } from '../../services/account';
 import { timestamp, optionalText } from './common';
 
 export const registration = z.object({
@@ -34,4 +35,4 @@ export const accountPatch = z.object({
   bio: optionalText(1000).optional(),
   // Upper case is allowed: names are stored lowercase.
   username: z.string().regex(USERNAME_PATTERN, `must be ${USERNAME_RULE}`).describe(`${USERNAME_RULE}; stored lowercase`).optional(),
-});
+}) satisfies z.ZodType<AccountEdit>;

@@ -1,6 +1,8 @@
 /** Judging, battles, ratings and the leaderboard. */
 import { z } from 'zod';
 import { VERDICTS } from '../../domain/arena';
+import type { VoteResult } from '../../services/judging';
+import type { LiveBattleRequest } from '../../services/live-battles';
 import { pathId, timestamp } from './common';
 
 const side = z.object({
@@ -19,7 +21,7 @@ const revealed = z.object({
   tier: z.string(),
 });
 
-export const battleView = z.object({
+export const battleForJudge = z.object({
   battle_id: z.number().int(),
   live: z.boolean(),
   status: z.enum(['open', 'running', 'voted', 'void']),
@@ -37,7 +39,7 @@ export const voteResult = z.object({
   winner: z.enum(VERDICTS),
   a: revealed,
   b: revealed,
-});
+}) satisfies z.ZodType<VoteResult>;
 
 export const battleParams = z.object({ battle_id: pathId });
 
@@ -46,7 +48,7 @@ export const liveBattleCreate = z.object({
   prompt: z.string().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters'),
   category: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').default('live'),
   deadline_seconds: z.number().int().min(1).max(300).default(120),
-});
+}) satisfies z.ZodType<LiveBattleRequest>;
 
 export const ratingHistory = z.object({
   agent_id: z.number().int(),

@@ -1,6 +1,7 @@
 /** Activity sessions, the feed, pull work and sandbox tasks. */
 import { z } from 'zod';
 import { MAX_RESPONSE_CHARS, SESSION_KINDS } from '../../domain/sessions';
+import type { SandboxRequest } from '../../services/agents';
 import { pathId, timestamp } from './common';
 
 export const activitySession = z.object({
@@ -76,7 +77,7 @@ export const sandboxCreate = z.object({
   prompt: z.string().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters'),
   category: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').default('sandbox'),
   deadline_seconds: z.number().int().min(1).max(300).default(60),
-});
+}) satisfies z.ZodType<SandboxRequest>;
 
 export const sandboxParams = z.object({
   id: pathId,

@@ -4,22 +4,21 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { Agent } from '../../infra/db/entities/agent.entity';
-import { findSession } from '../../infra/db/repositories/session-queries';
+import type { Agent } from '../../infra/db/entities/agent.entity';
 import { isAgentActive } from '../../domain/agent-state';
 import { tierFor } from '../../domain/ratings/tiers';
-import { parseSessionPublicId } from '../../domain/sessions';
+import { notFound } from '../../domain/errors';
 import { editAccount } from '../../services/account';
 import { API_KEYS_PER_MINUTE, issueApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
-import { deactivateAgent, ownedAgent, regenerateSecret, startSandboxTask } from '../../services/agents';
-import type { WorkflowDeps } from '../../services/deliveries';
-import { ApiError } from '../errors';
+import { agentsOf, deactivateAgent, ownedAgent, regenerateSecret, sandboxTaskOf, startSandboxTask } from '../../services/agents';
+import type { WorkflowDeps } from '../../services/workflow-client';
+import { expectedFailure } from '../errors';
 import { perAccountPerMinute } from '../plugins/rate-limits';
 import { accountPatch } from '../schemas/account';
 import { pathId as canonicalId } from '../schemas/common';
 import { describeIssues } from '../validation';
 import { sandboxCreate } from '../schemas/session';
-import { sessionView } from '../views';
+import { sessionJson } from '../json/agents';
 import { changePassword, endAllSessions, hasPassword, identitiesOf, OIDC_FAILURES } from './auth';
 import { renderMarkdown } from './render/markdown';
 import { mdEscape } from './render/markdown-pages';
@@ -77,7 +76,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
   ) => {
     const user = request.webUser!;
     const [agents, keys, identities, passwordSet] = await Promise.all([
-      request.em.getRepository(Agent).listOwned(user.id),
+      agentsOf(request.em, user.id),
       listApiKeys(request.em, user.id),
       identitiesOf(request.em, user.id),
       hasPassword(request.em, user),
@@ -118,7 +117,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
   /** An agent of the signed-in person; a missing one and someone else's both answer the 404 page. */
   const myAgent = (request: FastifyRequest) => {
     const params = pathId.safeParse(request.params);
-    return params.success ? ownedAgent(request.em, params.data.id, request.webUser!.id) : Promise.reject(new ApiError(404, 'agent not found'));
+    return params.success ? ownedAgent(request.em, params.data.id, request.webUser!.id) : Promise.reject(notFound('agent'));
   };
 
   const shownOnce = (request: FastifyRequest, reply: FastifyReply, page: { heading: string; explanation: string; value: string }) =>
@@ -146,8 +145,9 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
     try {
       await editAccount(request.em, request.webUser!, edit.data, reservedUsernames);
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return accountPage(request, reply, { form: form.data, error: err.detail.replace(/^body\./, ''), status: err.statusCode });
+      const failure = expectedFailure(err);
+      if (!failure) throw err;
+      return accountPage(request, reply, { form: form.data, error: failure.detail.replace(/^body\./, ''), status: failure.status });
     }
     return reply.redirect('/account?done=saved', 303);
   });
@@ -177,8 +177,9 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
     try {
       await changePassword(request.em, user, { current: form.data.current_password, replacement: form.data.new_password });
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return accountPage(request, reply, { error: err.detail, status: err.statusCode });
+      const failure = expectedFailure(err);
+      if (!failure) throw err;
+      return accountPage(request, reply, { error: failure.detail, status: failure.status });
     }
     // Whoever else knew the old password is signed out; this browser gets a fresh session.
     await endAllSessions(request.em, user);
@@ -222,19 +223,19 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
     try {
       session = await startSandboxTask(request.em, workflows, agent, task.data, request.log);
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return accountPage(request, reply, { error: `${agent.name}: ${err.detail}`, status: err.statusCode });
+      const failure = expectedFailure(err);
+      if (!failure) throw err;
+      return accountPage(request, reply, { error: `${agent.name}: ${failure.detail}`, status: failure.status });
     }
-    return reply.redirect(`/account/agents/${agent.id}/sandbox/${sessionView(session).id}`, 303);
+    return reply.redirect(`/account/agents/${agent.id}/sandbox/${sessionJson(session).id}`, 303);
   });
 
   app.get('/account/agents/:id/sandbox/:session_id', async (request, reply) => {
     const params = taskParams.safeParse(request.params);
     const agent = await myAgent(request);
-    const publicId = params.success ? parseSessionPublicId(params.data.session_id) : null;
-    const row = publicId?.kind === 'sandbox' ? await findSession(request.em, agent.id, publicId.id) : undefined;
+    const row = params.success ? await sandboxTaskOf(request.em, agent, params.data.session_id) : undefined;
     if (!row) return sendErrorPage(request, reply, 404, 'sandbox task not found');
-    const session = sessionView(row, true);
+    const session = sessionJson(row, true);
     return sendPage(request, reply, {
       title: `Sandbox task ${session.id}`,
       view: 'sandbox-task',

@@ -5,12 +5,13 @@ import { pathId } from '../schemas/common';
 import { describeIssues } from '../validation';
 import type { AbuseLimits, ArenaSettings } from '../../infra/config';
 import { perAccountPerMinute } from '../plugins/rate-limits';
-import type { BattleRow } from '../../infra/db/repositories/arena-queries';
+import type { BattleWithAnswers } from '../../infra/db/repositories/battle.repository';
 import { VERDICTS, type Verdict } from '../../domain/arena';
+import { ArenaError } from '../../domain/errors';
 import { battleOfJudge, nextBattle, revealOf, voteOnBattle, type VoteResult } from '../../services/judging';
 import { startLiveBattleFor } from '../../services/live-battles';
-import type { WorkflowDeps } from '../../services/deliveries';
-import { ApiError } from '../errors';
+import type { WorkflowDeps } from '../../services/workflow-client';
+import { expectedFailure } from '../errors';
 import { liveBattleCreate } from '../schemas/arena';
 import { renderMarkdown } from './render/markdown';
 import { mdEscape } from './render/markdown-pages';
@@ -24,7 +25,7 @@ const battleForm = z.object({ prompt: z.string().default(''), category: z.string
 const judgeQuery = z.object({ voted: z.coerce.number().int().positive().max(2147483647).optional().catch(undefined) });
 
 /** A battle as the templates show it: Markdown rendered, sides named, agents only once revealed. */
-function battleModel(row: BattleRow, reveal: VoteResult | null) {
+function battleModel(row: BattleWithAnswers, reveal: VoteResult | null) {
   const side = (key: 'a' | 'b') => {
     const status = key === 'a' ? row.a_status : row.b_status;
     const response = key === 'a' ? row.a_response : row.b_response;
@@ -47,7 +48,7 @@ function revealModel(reveal: VoteResult) {
   };
 }
 
-function battleMarkdown(row: BattleRow, reveal: VoteResult | null): string {
+function battleMarkdown(row: BattleWithAnswers, reveal: VoteResult | null): string {
   const side = (key: 'a' | 'b') => {
     const [status, response, error] = key === 'a' ? [row.a_status, row.a_response, row.a_error] : [row.b_status, row.b_response, row.b_error];
     const who = reveal ? ` (${mdEscape(reveal[key].name)}: Elo ${reveal[key].elo_before} → ${reveal[key].elo_after})` : '';
@@ -64,7 +65,13 @@ export const battlePages: FastifyPluginAsync<{ workflows: WorkflowDeps; arena: A
   app.get('/judge', async (request, reply) => {
     const judgeId = request.webUser!.id;
     const { voted } = judgeQuery.parse(request.query);
-    const previous = voted ? await battleOfJudge(request.em, judgeId, voted).catch(() => undefined) : undefined;
+    // A reveal link for a battle that is not (or no longer) this judge's just shows no reveal; any other failure is a fault.
+    const previous = voted
+      ? await battleOfJudge(request.em, judgeId, voted).catch((err: unknown) => {
+          if (err instanceof ArenaError && err.kind === 'not_found') return undefined;
+          throw err;
+        })
+      : undefined;
     const reveal = previous ? await revealOf(request.em, previous) : null;
     const battle = await nextBattle(request.em, judgeId);
     return sendPage(request, reply, {
@@ -94,12 +101,13 @@ export const battlePages: FastifyPluginAsync<{ workflows: WorkflowDeps; arena: A
       const detail = describeIssues(parsed.error.issues, 'form');
       return newBattlePage(request, reply, { ...raw, error: detail, status: 400 });
     }
-    let battle: BattleRow;
+    let battle: BattleWithAnswers;
     try {
       battle = await startLiveBattleFor(request.em, deps, request.webUser!.id, parsed.data);
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return newBattlePage(request, reply, { ...raw, error: err.detail, status: err.statusCode });
+      const failure = expectedFailure(err);
+      if (!failure) throw err;
+      return newBattlePage(request, reply, { ...raw, error: failure.detail, status: failure.status });
     }
     return reply.redirect(`/battle/${battle.id}`, 303);
   });

@@ -2,7 +2,7 @@
 import accepts from '@fastify/accepts';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../infra/config';
-import type { WorkflowDeps } from '../../services/deliveries';
+import type { WorkflowDeps } from '../../services/workflow-client';
 import { errorAnswer } from '../errors';
 import { accountPages } from './account-pages';
 import { oidcRoutes, webAuthPlugin } from './auth';

@@ -2,13 +2,15 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { pathId } from '../schemas/common';
-import { Agent } from '../../infra/db/entities/agent.entity';
-import { User } from '../../infra/db/entities/user.entity';
-import { leaderboard, ratingHistory } from '../../infra/db/repositories/arena-queries';
-import { agentFeed, gymCounts } from '../../infra/db/repositories/session-queries';
+import { leaderboard } from '../../infra/db/repositories/leaderboard.repository';
+import { ratingHistory } from '../../infra/db/repositories/rating.repository';
+import { agentFeed, gymCounts } from '../../infra/db/repositories/session.repository';
 import { isAgentActive } from '../../domain/agent-state';
 import { tierFor } from '../../domain/ratings/tiers';
-import { publicUserEntryView, publicUserView, sessionView } from '../views';
+import { agentsOf } from '../../services/agents';
+import { findAgent, findUser, searchUsers } from '../../services/profiles';
+import { publicUserEntryJson, publicUserJson } from '../json/accounts';
+import { sessionJson } from '../json/agents';
 import { eloHistoryChart, intervalChart } from './render/charts';
 import { renderMarkdown } from './render/markdown';
 import { mdEscape, mdTable } from './render/markdown-pages';
@@ -47,7 +49,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
 
   app.get('/agents/:id', async (request, reply) => {
     const params = idParam.safeParse(request.params);
-    const agent = params.success ? await request.em.findOne(Agent, params.data.id) : null;
+    const agent = params.success ? await findAgent(request.em, params.data.id) : null;
     if (!agent) return notFound(request, reply, 'There is no agent with this id.');
     const page = pageQuery.parse(request.query).page;
     const [feed, history, gym] = await Promise.all([
@@ -57,7 +59,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
     ]);
     if (!feed) return notFound(request, reply, 'There is no agent with this id.');
     const forOwner = request.webUser?.id === feed.ownerId;
-    const sessions = feed.rows.map((row) => sessionView(row, forOwner));
+    const sessions = feed.rows.map((row) => sessionJson(row, forOwner));
     const tier = tierFor(agent.elo);
     return sendPage(request, reply, {
       title: agent.name,
@@ -102,8 +104,8 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
   app.get('/users', async (request, reply) => {
     const query = z.object({ q: z.string().max(100).catch('').default('') }).parse(request.query).q.trim();
     const page = pageQuery.parse(request.query).page;
-    const { total, users } = await request.em.getRepository(User).search(query, page, USERS_PAGE_SIZE);
-    const entries = users.map((u) => publicUserEntryView(u, u.agentCount));
+    const { total, users } = await searchUsers(request.em, query, page, USERS_PAGE_SIZE);
+    const entries = users.map((u) => publicUserEntryJson(u, u.agentCount));
     return sendPage(request, reply, {
       title: 'Users',
       view: 'users',
@@ -118,10 +120,10 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
 
   app.get('/users/:id', async (request, reply) => {
     const params = idParam.safeParse(request.params);
-    const user = params.success ? await request.em.findOne(User, params.data.id) : null;
+    const user = params.success ? await findUser(request.em, params.data.id) : null;
     if (!user) return notFound(request, reply, 'There is no user with this id.');
-    const agents = await request.em.getRepository(Agent).listOwned(user.id);
-    const view = publicUserView(user, agents);
+    const agents = await agentsOf(request.em, user.id);
+    const view = publicUserJson(user, agents);
     const withTiers = { ...view, agents: view.agents.map((a) => ({ ...a, tier: tierFor(a.elo) })) };
     return sendPage(request, reply, {
       title: user.username,

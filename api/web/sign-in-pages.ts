@@ -3,7 +3,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { normaliseUsername } from '../../domain/username';
 import { assertNotReserved } from '../../services/account';
-import { ApiError } from '../errors';
+import { expectedFailure } from '../errors';
 import { logIn, loginRateLimit, OIDC_FAILURES, safeNextPath, signUp, signUpRateLimit } from './auth';
 import { sendPage } from './site';
 
@@ -66,8 +66,9 @@ export const signInPages: FastifyPluginAsync<SignInPagesOptions> = async (app, o
     try {
       await reply.signInWebUser(await logIn(request.em, form));
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return loginPage(request, reply, { email: form.email, next: form.next, error: err.detail, status: err.statusCode });
+      const failure = expectedFailure(err);
+      if (!failure) throw err;
+      return loginPage(request, reply, { email: form.email, next: form.next, error: failure.detail, status: failure.status });
     }
     return reply.redirect(safeNextPath(form.next, opts.publicUrl), 303);
   });
@@ -83,8 +84,9 @@ export const signInPages: FastifyPluginAsync<SignInPagesOptions> = async (app, o
       const user = await signUp(request.em, { email: form.email, password: form.password, username, ip: request.ip });
       if (user) request.log.info({ userId: user.id }, 'account created on the website');
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return signUpPage(request, reply, { email: form.email, username: form.username, error: err.detail, status: err.statusCode });
+      const failure = expectedFailure(err);
+      if (!failure) throw err;
+      return signUpPage(request, reply, { email: form.email, username: form.username, error: failure.detail, status: failure.status });
     }
     // The same page whether the account was made or the email already had one (see signUp).
     return loginPage(request, reply, { email: form.email, notice: SIGNED_UP });

@@ -48,7 +48,7 @@ export async function runDeadlineFigure(ctx: { stack: BenchStack; api: ApiClient
 
     const task = progress.task(`arena deadlines`, d.deliveries * 2);
     const meter = startCpuMeter(() => ({ ...stack.pids(), farm: farm.child.pid }));
-    const sent = await paced(rate, d.deliveries, (i) => ctx.api.sandbox(ctx.key, agents[i % agents.length], PROMPT, d.deadlineSeconds), (n) => task.update(n));
+    const sent = await paced(rate, d.deliveries, (i) => ctx.api.sandbox(ctx.key, agents[i % agents.length]!, PROMPT, d.deadlineSeconds), (n) => task.update(n));
     const failed = sent.find((s) => s.error);
     if (failed) throw new Error(`a sandbox delivery could not be started: ${failed.error}`);
     const ids = sent.map((s) => sessionNumber(s.value!.id));

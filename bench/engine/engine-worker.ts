@@ -31,7 +31,12 @@ async function main(): Promise<void> {
   process.send?.({ ready: true });
   const stop = () => {
     worker.shutdown();
-    running.finally(() => connection.close().finally(() => process.exit(0)));
+    running
+      .finally(() => connection.close().finally(() => process.exit(0)))
+      .catch((err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      });
   };
   process.once('SIGTERM', stop);
   process.once('disconnect', stop);

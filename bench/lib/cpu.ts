@@ -22,8 +22,8 @@ export function startCpuMeter(roots: () => Record<string, number>): CpuMeter {
       const after: Record<string, number> = { ...treeCpuMs(pids), bench: benchMs() };
       const seconds = (wallNow() - startedAt) / 1000;
       const percent: Record<string, number> = {};
-      for (const name of Object.keys(after)) {
-        percent[name] = Math.round(((after[name] - (before[name] ?? 0)) / (seconds * 1000)) * 1000) / 10;
+      for (const [name, ms] of Object.entries(after)) {
+        percent[name] = Math.round(((ms - (before[name] ?? 0)) / (seconds * 1000)) * 1000) / 10;
       }
       return { percent, seconds };
     },

@@ -91,8 +91,9 @@ export function findPid(needle: string): number | undefined {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      const [program = ''] = cmdline;
       // Only the server itself, not a wrapper (setpriv) that passes the same arguments on.
-      if (cmdline.some((arg) => arg.includes(needle)) && !cmdline[0].endsWith('setpriv')) return Number(entry);
+      if (cmdline.some((arg) => arg.includes(needle)) && !program.endsWith('setpriv')) return Number(entry);
     } catch {
       // gone while we looked
     }

@@ -16,10 +16,10 @@ export interface Summary {
  */
 export function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;
-  if (p <= 0) return sorted[0];
-  if (p >= 100) return sorted[sorted.length - 1];
+  if (p <= 0) return sorted[0]!;
+  if (p >= 100) return sorted[sorted.length - 1]!;
   const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.max(0, rank - 1)];
+  return sorted[Math.max(0, rank - 1)]!;
 }
 
 export function summarize(samples: readonly number[]): Summary {
@@ -29,12 +29,12 @@ export function summarize(samples: readonly number[]): Summary {
   const sum = sorted.reduce((acc, v) => acc + v, 0);
   return {
     count: sorted.length,
-    min: sorted[0],
+    min: percentile(sorted, 0),
     mean: sum / sorted.length,
     p50: percentile(sorted, 50),
     p95: percentile(sorted, 95),
     p99: percentile(sorted, 99),
-    max: sorted[sorted.length - 1],
+    max: percentile(sorted, 100),
   };
 }
 

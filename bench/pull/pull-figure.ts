@@ -7,7 +7,7 @@ import type { Pool } from 'pg';
 import type { BenchProfile } from '../config';
 import type { ApiClient } from '../lib/api-client';
 import { sessionNumber } from '../lib/api-client';
-import { sleep, waitFor, wallNow } from '../lib/clock';
+import { sleep, waitFor } from '../lib/clock';
 import { startCpuMeter } from '../lib/cpu';
 import { paced } from '../lib/pacer';
 import { rssBytes } from '../lib/proc';
@@ -68,7 +68,7 @@ async function measureSide(driver: SideDriver, agents: SeededAgent[], sample: Se
   const task = ctx.progress.task(`${driver.name}: opening long-polls`, agents.length);
   const openedAt = Date.now();
   try {
-    await paced(agents.length / p.rampSeconds, agents.length, async (i) => polls.start(agents[i].id));
+    await paced(agents.length / p.rampSeconds, agents.length, async (i) => polls.start(agents[i]!.id));
     await waitFor(
       async () => {
         const n = await driver.waiting();
@@ -93,6 +93,8 @@ async function measureSide(driver: SideDriver, agents: SeededAgent[], sample: Se
       idleTask.update(s + 1);
     }
     const idleCpu = meter.stop().percent;
+    const idleCpuPercent = idleCpu[driver.name];
+    if (idleCpuPercent === undefined) throw new Error(`the CPU meter has no figure for ${driver.name}`);
     idleTask.done();
 
     const wakeTask = ctx.progress.task(`${driver.name}: wakes`, sample.length);
@@ -102,7 +104,7 @@ async function measureSide(driver: SideDriver, agents: SeededAgent[], sample: Se
     return {
       startRssMb: startRss / 2 ** 20,
       idleRssMb: idleRss / 2 ** 20,
-      idleCpuPercent: idleCpu[driver.name],
+      idleCpuPercent,
       idleCpu,
       openedInSeconds,
       wake: summarize(wakes.latencies),
@@ -125,7 +127,7 @@ async function openLongPolls(apiUrl: string): Promise<number> {
 function pickSample(agents: SeededAgent[], n: number): SeededAgent[] {
   // Spread over the whole range, deterministic, so runs wake the same agents.
   const step = agents.length / n;
-  return Array.from({ length: Math.min(n, agents.length) }, (_, i) => agents[Math.floor(i * step)]);
+  return Array.from({ length: Math.min(n, agents.length) }, (_, i) => agents[Math.floor(i * step)]!);
 }
 
 export async function runPullFigure(ctx: { stack: BenchStack; api: ApiClient; key: string; userId: number; pool: Pool; profile: BenchProfile; progress: Progress }): Promise<PullResult> {
@@ -153,8 +155,8 @@ export async function runPullFigure(ctx: { stack: BenchStack; api: ApiClient; ke
         async wake(sampled) {
           const queued = new Map<number, number>();
           await paced(p.wakesPerSecond, sampled.length, async (i) => {
-            const { rows } = await pool.query<{ at: number }>(`select pg_notify($1, $2), (extract(epoch from now()) * 1000)::float8 as at`, [BARE_CHANNEL, String(sampled[i].id)]);
-            queued.set(sampled[i].id, rows[0].at);
+            const { rows } = await pool.query<{ at: number }>(`select pg_notify($1, $2), (extract(epoch from now()) * 1000)::float8 as at`, [BARE_CHANNEL, String(sampled[i]!.id)]);
+            queued.set(sampled[i]!.id, rows[0]!.at);
           });
           await waitFor(() => sampled.every((a) => woken.has(a.id)), 'every woken long-poll of the bare server to answer', 30_000, 50);
           return { latencies: sampled.map((a) => woken.get(a.id)! - queued.get(a.id)!) };
@@ -190,7 +192,7 @@ export async function runPullFigure(ctx: { stack: BenchStack; api: ApiClient; ke
           .catch(() => undefined);
       },
       async wake(sampled) {
-        const sent = await paced(p.wakesPerSecond, sampled.length, (i) => ctx.api.sandbox(ctx.key, sampled[i].id, 'Benchmark pull prompt.', 60));
+        const sent = await paced(p.wakesPerSecond, sampled.length, (i) => ctx.api.sandbox(ctx.key, sampled[i]!.id, 'Benchmark pull prompt.', 60));
         const failed = sent.find((s) => s.error);
         if (failed) throw new Error(`a pull delivery could not be started: ${failed.error}`);
         const ids = sent.map((s) => s.value!.id);

@@ -24,5 +24,9 @@ export async function seedPullAgents(pool: Pool, ownerId: number, count: number,
     [ownerId, secrets.map(hashToken), secrets.map((s) => sealSecret(s, key)), tag],
   );
   // Rows come back in insertion order, which is the order of the arrays.
-  return rows.map((row, i) => ({ id: row.id, secret: secrets[i] }));
+  return rows.map((row, i) => {
+    const secret = secrets[i];
+    if (secret === undefined) throw new Error(`the insert returned ${rows.length} agents for ${secrets.length} secrets`);
+    return { id: row.id, secret };
+  });
 }

@@ -33,7 +33,7 @@ export async function startFleet(stack: BenchStack, api: ApiClient, key: string,
       farm,
       answering: ids.slice(0, sizes.answering),
       silent: ids.slice(sizes.answering, sizes.answering + sizes.silent),
-      reader: ids[ids.length - 1],
+      reader: ids[ids.length - 1]!, // behaviours end with the reader's, so ids is never empty
       stop: () => farm.stop(),
     };
   } catch (err) {

@@ -37,7 +37,8 @@ export async function runPushFigure(ctx: { stack: BenchStack; api: ApiClient; ke
   const cpuProfile = await ctx.profiler?.stop();
   // The baselines run at every rate the arena ran (so latencies compare at equal load), then on up to their own ceilings.
   const ran = arena.map((s) => s.offered);
-  const beyond = (extra: number[]) => [...ran, ...extra.filter((r) => r > ran[ran.length - 1])];
+  const highestRan = ran.at(-1) ?? Infinity; // nothing ran, nothing lies beyond
+  const beyond = (extra: number[]) => [...ran, ...extra.filter((r) => r > highestRan)];
   const engineStages = await runStages(engineSystem({ stack, client: stack.temporal, engine }), beyond(p.engineExtra), p.stageSeconds, progress, ran.length);
   // The bare loop posts to the same answering agents' servers.
   const bare = bareLoopSystem({ stack, farm, urls: farm.urls.slice(0, agents.length), secret: `agsec_${crypto.randomBytes(32).toString('base64url')}` });
@@ -48,8 +49,14 @@ export async function runPushFigure(ctx: { stack: BenchStack; api: ApiClient; ke
 export function summarizePush(arena: StageResult[], engine: StageResult[], bare: StageResult[]): PushResult {
   const sustained = (stages: StageResult[]) => Math.max(...stages.map((s) => (Number.isFinite(s.achieved) ? s.achieved : 0)));
   const kept = arena.filter((s) => s.keptUp);
-  const reference = (kept.length > 0 ? kept[kept.length - 1] : arena[0]).offered;
-  const at = (stages: StageResult[]) => stages.find((s) => s.offered === reference) ?? stages[stages.length - 1];
+  const referenceStage = kept.at(-1) ?? arena[0];
+  if (!referenceStage) throw new Error('the arena ran no stage');
+  const reference = referenceStage.offered;
+  const at = (stages: StageResult[]) => {
+    const stage = stages.find((s) => s.offered === reference) ?? stages.at(-1);
+    if (!stage) throw new Error('a delivery system ran no stage');
+    return stage;
+  };
   const [a, b, c] = [at(arena), at(engine), at(bare)];
   const group = 'Push';
   const throughput = sustained(arena);

@@ -64,7 +64,7 @@ export async function runStage(system: DeliverySystem, stage: number, rate: numb
   task.done();
 
   const errors = sent.filter((s) => s.error !== undefined);
-  const firstSent = sent[0].sentAt;
+  const firstSent = sent[0]!.sentAt; // count is at least 1 and paced reports every send
   const doneTimes = [...completions.values()];
   const lastDone = doneTimes.length > 0 ? Math.max(...doneTimes) : NaN;
   const sentAt = new Map(sent.filter((s) => s.value).map((s) => [s.value!, s.sentAt]));

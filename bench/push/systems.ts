@@ -17,7 +17,7 @@ export function arenaSystem(opts: { stack: BenchStack; api: ApiClient; key: stri
   return {
     name: 'arena',
     async send(_stage, i) {
-      const session = await opts.api.sandbox(opts.key, opts.agents[i % opts.agents.length], PROMPT, PUSH_DEADLINE_SECONDS);
+      const session = await opts.api.sandbox(opts.key, opts.agents[i % opts.agents.length]!, PROMPT, PUSH_DEADLINE_SECONDS);
       return { key: session.id };
     },
     receivedAt: (key) => opts.farm.arrivals.get(key),
@@ -62,7 +62,7 @@ export function bareLoopSystem(opts: { stack: BenchStack; farm: Farm; urls: stri
       const key = `bare-${stage}-${i}`;
       const sentAt = wallNow();
       const result = await client.post({
-        url: opts.urls[i % opts.urls.length],
+        url: opts.urls[i % opts.urls.length]!,
         body,
         secret: opts.secret,
         deliveryId: key,

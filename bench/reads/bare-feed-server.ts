@@ -5,9 +5,9 @@
  */
 import Fastify from 'fastify';
 import { Pool } from 'pg';
-import { sessionView } from '../../api/views';
+import { sessionJson } from '../../api/json/agents';
 import { ormConfig } from '../../infra/db/orm.config';
-import { FEED_HEAD_SQL, FEED_PAGE_SQL, type SessionRow } from '../../infra/db/repositories/session-queries';
+import { FEED_HEAD_SQL, FEED_PAGE_SQL, type SessionRow } from '../../infra/db/repositories/session.repository';
 
 // The arena's own statements, with pg's numbered placeholders for knex's question marks.
 const numbered = (sql: string) => {
@@ -30,8 +30,9 @@ async function main(): Promise<void> {
       pool.query<{ name: string; total: number }>(HEAD_SQL, [id]),
       pool.query<SessionRow>(PAGE_SQL, [id, limit, offset]),
     ]);
-    if (head.rows.length === 0) return reply.code(404).send({ detail: 'agent not found' });
-    const { name, total } = head.rows[0];
+    const [agentHead] = head.rows;
+    if (agentHead === undefined) return reply.code(404).send({ detail: 'agent not found' });
+    const { name, total } = agentHead;
     return {
       agent_id: id,
       agent_name: name,
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
       limit,
       offset,
       has_more: offset + page.rows.length < total,
-      sessions: page.rows.map((row) => sessionView(row)),
+      sessions: page.rows.map((row) => sessionJson(row)),
     };
   });
   await app.listen({ port: Number(process.env.BENCH_PORT), host: '127.0.0.1' });

@@ -49,7 +49,7 @@ function axis(values: number[], log: boolean, from: number, to: number): Axis {
   }
   min = Math.min(0, min);
   const ticks = linearTicks(min, max === min ? min + 1 : max);
-  max = Math.max(max, ticks[ticks.length - 1]);
+  max = Math.max(max, ticks.at(-1) ?? max);
   const span = max - min || 1;
   return { toPixel: (v) => from + ((v - min) / span) * (to - from), ticks };
 }

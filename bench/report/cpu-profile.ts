@@ -33,8 +33,8 @@ export function packageOf(url: string): string {
   if (!url) return '(native)';
   const nm = url.lastIndexOf('node_modules/');
   if (nm >= 0) {
-    const parts = url.slice(nm + 'node_modules/'.length).split('/');
-    return parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+    const [first = '', second] = url.slice(nm + 'node_modules/'.length).split('/');
+    return first.startsWith('@') ? `${first}/${second}` : first;
   }
   if (url.startsWith('node:')) return 'node';
   const repo = /\/(api|activities|workflows|worker|infra|bench|runner)\//.exec(url);

@@ -48,7 +48,8 @@ export function figuresMarkdown(rows: FigureRow[]): string {
 /** The same table for a terminal: columns padded to their widest cell. */
 export function figuresText(rows: FigureRow[]): string {
   const all = [HEADERS, ...rows.map(cells)];
-  const widths = HEADERS.map((_, i) => Math.max(...all.map((r) => r[i].length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  // cells() gives one cell per header.
+  const widths = HEADERS.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
   return [line(HEADERS), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n');
 }

@@ -1,8 +1,19 @@
 #!/usr/bin/env node
-// Entry point of `arena`: loads the TypeScript sources through tsx, runs the CLI, exits with its code.
+// Entry point of `arena`: runs the compiled CLI (`npm run build` writes dist/) and exits with its code.
 'use strict';
-require('tsx/cjs');
-const { main } = require('../main.ts');
+const path = require('node:path');
+
+const compiled = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
+let main;
+try {
+  ({ main } = require(compiled));
+} catch (err) {
+  if (err && err.code === 'MODULE_NOT_FOUND' && String(err.message).includes(compiled)) {
+    process.stderr.write(`arena: ${compiled} is missing; run \`npm run build\` first (\`npm run arena\` does)\n`);
+    process.exit(1);
+  }
+  throw err;
+}
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

@@ -69,7 +69,7 @@ export function fitLeaderboard(votes: readonly BattleVote[], options: Leaderboar
   if (!(priorSd > 0)) throw new RangeError('priorSd must be positive');
 
   const table = tabulate(votes);
-  const n = table.agentIds.length;
+  const n = table.agents.length;
   if (n === 0) return [];
 
   const solver = new BradleyTerrySolver(table.pairs, {
@@ -82,7 +82,7 @@ export function fitLeaderboard(votes: readonly BattleVote[], options: Leaderboar
   const games = new Float64Array(pairCount);
 
   const kindCounts = new Float64Array(pairCount * 3);
-  for (const kind of table.voteKinds) kindCounts[kind] += 1;
+  for (const kind of table.voteKinds) kindCounts[kind]! += 1;
   pairTotals(kindCounts, score, games);
   const fitted = new Float64Array(n);
   solver.solve(score, games, fitted);
@@ -98,7 +98,7 @@ export function fitLeaderboard(votes: readonly BattleVote[], options: Leaderboar
   const resampledRatings = new Float64Array(n);
   for (let r = 0; r < resamples; r++) {
     kindCounts.fill(0);
-    for (let v = 0; v < voteCount; v++) kindCounts[kinds[floor(random() * voteCount)]] += 1;
+    for (let v = 0; v < voteCount; v++) kindCounts[kinds[floor(random() * voteCount)]!]! += 1;
     pairTotals(kindCounts, score, games);
     theta.set(fitted);
     solver.solve(score, games, theta);
@@ -107,15 +107,15 @@ export function fitLeaderboard(votes: readonly BattleVote[], options: Leaderboar
 
   const tail = (1 - confidence) / 2;
   const column = new Float64Array(resamples);
-  const entries: LeaderboardEntry[] = table.agentIds.map((agentId, i) => {
-    for (let r = 0; r < resamples; r++) column[r] = samples[r * n + i];
+  const entries: LeaderboardEntry[] = table.agents.map(({ agentId, index, record }) => {
+    for (let r = 0; r < resamples; r++) column[r] = samples[r * n + index]!;
     column.sort();
     return {
       agentId,
-      rating: ratings[i],
+      rating: ratings[index]!,
       ciLow: percentile(column, tail),
       ciHigh: percentile(column, 1 - tail),
-      ...table.records[i],
+      ...record,
     };
   });
   return entries.sort((x, y) => y.rating - x.rating || x.agentId - y.agentId);
@@ -131,29 +131,38 @@ export function rankByIntervals<T extends { ciLow: number; ciHigh: number }>(ent
   return entries.map((entry) => ({ ...entry, rank: 1 + lows.length - countAtMost(lows, entry.ciHigh) }));
 }
 
+/** An agent of the fit: its index in the solver's vectors and its own vote record. */
+interface FittedAgent {
+  agentId: number;
+  index: number;
+  record: { votes: number; wins: number; losses: number; ties: number };
+}
+
 interface VoteTable {
-  agentIds: number[];
+  /** By ascending agent id, which is also index order. */
+  agents: FittedAgent[];
   pairs: PairIndex;
   /** For each counted vote: pair index · 3 + outcome kind. */
   voteKinds: Int32Array;
-  records: { votes: number; wins: number; losses: number; ties: number }[];
 }
 
 function tabulate(votes: readonly BattleVote[]): VoteTable {
   const counted = votes.filter((vote) => vote.a !== vote.b);
   const agentIds = [...new Set(counted.flatMap((vote) => [vote.a, vote.b]))].sort((x, y) => x - y);
-  const indexOf = new Map(agentIds.map((id, i) => [id, i]));
-  const n = agentIds.length;
+  const agents = agentIds.map(
+    (agentId, index): FittedAgent => ({ agentId, index, record: { votes: 0, wins: 0, losses: 0, ties: 0 } }),
+  );
+  const agentOf = new Map(agents.map((agent) => [agent.agentId, agent]));
+  const n = agents.length;
   const pairOf = new Map<number, number>();
   const first: number[] = [];
   const second: number[] = [];
-  const records = agentIds.map(() => ({ votes: 0, wins: 0, losses: 0, ties: 0 }));
   const voteKinds = new Int32Array(counted.length);
 
   counted.forEach((vote, v) => {
-    const a = indexOf.get(vote.a)!;
-    const b = indexOf.get(vote.b)!;
-    const [low, high] = a < b ? [a, b] : [b, a];
+    const a = agentOf.get(vote.a)!;
+    const b = agentOf.get(vote.b)!;
+    const [low, high] = a.index < b.index ? [a.index, b.index] : [b.index, a.index];
     let pair = pairOf.get(low * n + high);
     if (pair === undefined) {
       pair = first.length;
@@ -162,51 +171,51 @@ function tabulate(votes: readonly BattleVote[]): VoteTable {
       second.push(high);
     }
     const winner = vote.outcome === 'a' ? a : vote.outcome === 'b' ? b : null;
-    const kind = winner === null ? DRAW : winner === low ? FIRST_WINS : SECOND_WINS;
+    const kind = winner === null ? DRAW : winner.index === low ? FIRST_WINS : SECOND_WINS;
     voteKinds[v] = pair * 3 + kind;
 
-    records[a].votes += 1;
-    records[b].votes += 1;
+    a.record.votes += 1;
+    b.record.votes += 1;
     if (winner === null) {
-      records[a].ties += 1;
-      records[b].ties += 1;
+      a.record.ties += 1;
+      b.record.ties += 1;
     } else {
-      records[winner].wins += 1;
-      records[winner === a ? b : a].losses += 1;
+      winner.record.wins += 1;
+      (winner === a ? b : a).record.losses += 1;
     }
   });
   return {
-    agentIds,
+    agents,
     pairs: { agentCount: n, first: Int32Array.from(first), second: Int32Array.from(second) },
     voteKinds,
-    records,
   };
 }
 
 function pairTotals(kindCounts: Float64Array, score: Float64Array, games: Float64Array): void {
   for (let p = 0; p < score.length; p++) {
-    const firstWins = kindCounts[p * 3 + FIRST_WINS];
-    const draws = kindCounts[p * 3 + DRAW];
+    // kindCounts holds three counts per pair, so every p·3 + kind is in range.
+    const firstWins = kindCounts[p * 3 + FIRST_WINS]!;
+    const draws = kindCounts[p * 3 + DRAW]!;
     score[p] = firstWins + 0.5 * draws;
-    games[p] = firstWins + kindCounts[p * 3 + SECOND_WINS] + draws;
+    games[p] = firstWins + kindCounts[p * 3 + SECOND_WINS]! + draws;
   }
 }
 
 /** Elo-scale ratings whose mean is 1500, written into `out`. */
 function toRatings(theta: Float64Array, out: Float64Array): Float64Array {
   let mean = 0;
-  for (let i = 0; i < theta.length; i++) mean += theta[i];
+  for (let i = 0; i < theta.length; i++) mean += theta[i]!;
   mean /= theta.length;
-  for (let i = 0; i < theta.length; i++) out[i] = INITIAL_ELO + (theta[i] - mean) * ELO_PER_NAT;
+  for (let i = 0; i < theta.length; i++) out[i] = INITIAL_ELO + (theta[i]! - mean) * ELO_PER_NAT;
   return out;
 }
 
-/** Linear interpolation between order statistics (the common "type 7" definition). */
+/** Linear interpolation between order statistics (the common "type 7" definition); `sorted` is never empty. */
 function percentile(sorted: Float64Array, q: number): number {
   const position = q * (sorted.length - 1);
   const below = Math.floor(position);
   const above = Math.min(below + 1, sorted.length - 1);
-  return sorted[below] + (position - below) * (sorted[above] - sorted[below]);
+  return sorted[below]! + (position - below) * (sorted[above]! - sorted[below]!);
 }
 
 /** How many values in the ascending array are at most `limit`. */
@@ -215,7 +224,7 @@ function countAtMost(sorted: Float64Array, limit: number): number {
   let high = sorted.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if (sorted[middle] <= limit) low = middle + 1;
+    if (sorted[middle]! <= limit) low = middle + 1;
     else high = middle;
   }
   return low;

@@ -14,6 +14,9 @@
 // as `Math.exp` goes through the context's interceptors, which is slow in a hot loop.
 const { abs, exp, log1p, max, sqrt } = Math;
 
+// Every typed-array index below is in range by construction (vectors of length n, an n·n
+// matrix, pair indices below n), so reads carry `!` rather than a check in the inner loops.
+
 /** The pairs that met at least once, as agent indices (first < second). */
 export interface PairIndex {
   agentCount: number;
@@ -71,19 +74,19 @@ export class BradleyTerrySolver {
       let slope = 0;
       let largestMove = 0;
       for (let i = 0; i < this.n; i++) {
-        slope += this.gradient[i] * this.step[i];
-        largestMove = max(largestMove, abs(this.step[i]));
+        slope += this.gradient[i]! * this.step[i]!;
+        largestMove = max(largestMove, abs(this.step[i]!));
       }
       if (largestMove < tolerance) {
         // Close enough that the objective cannot tell steps apart: take the Newton step as is.
-        for (let i = 0; i < this.n; i++) theta[i] += this.step[i];
+        for (let i = 0; i < this.n; i++) theta[i]! += this.step[i]!;
         return { iterations: iteration, converged: true };
       }
       // Backtracking keeps every step uphill; far from the optimum a full step can overshoot.
       let length = 1;
       let next = current;
       for (let halvings = 0; halvings < 40; halvings++) {
-        for (let i = 0; i < this.n; i++) this.trial[i] = theta[i] + length * this.step[i];
+        for (let i = 0; i < this.n; i++) this.trial[i] = theta[i]! + length * this.step[i]!;
         next = this.objective(score, games, this.trial);
         if (next >= current + 1e-4 * length * slope) break;
         length /= 2;
@@ -100,12 +103,12 @@ export class BradleyTerrySolver {
     let total = 0;
     for (let p = 0; p < first.length; p++) {
       if (games[p] === 0) continue;
-      const gap = theta[first[p]] - theta[second[p]];
+      const gap = theta[first[p]!]! - theta[second[p]!]!;
       // s·log σ(g) + (n - s)·log σ(-g), using log σ(-g) = log σ(g) - g to save a logarithm.
-      total += games[p] * logSigmoid(gap) - (games[p] - score[p]) * gap;
+      total += games[p]! * logSigmoid(gap) - (games[p]! - score[p]!) * gap;
     }
     let penalty = 0;
-    for (let i = 0; i < this.n; i++) penalty += theta[i] * theta[i];
+    for (let i = 0; i < this.n; i++) penalty += theta[i]! * theta[i]!;
     return total - 0.5 * this.options.priorPrecision * penalty;
   }
 
@@ -116,22 +119,22 @@ export class BradleyTerrySolver {
     const precision = this.options.priorPrecision;
     hessian.fill(0);
     for (let i = 0; i < n; i++) {
-      gradient[i] = -precision * theta[i];
+      gradient[i] = -precision * theta[i]!;
       hessian[i * n + i] = precision;
     }
     for (let p = 0; p < first.length; p++) {
       if (games[p] === 0) continue;
-      const i = first[p];
-      const j = second[p];
-      const chance = 1 / (1 + exp(theta[j] - theta[i]));
-      const surprise = score[p] - games[p] * chance;
-      gradient[i] += surprise;
-      gradient[j] -= surprise;
-      const weight = games[p] * chance * (1 - chance);
-      hessian[i * n + i] += weight;
-      hessian[j * n + j] += weight;
-      hessian[i * n + j] -= weight;
-      hessian[j * n + i] -= weight;
+      const i = first[p]!;
+      const j = second[p]!;
+      const chance = 1 / (1 + exp(theta[j]! - theta[i]!));
+      const surprise = score[p]! - games[p]! * chance;
+      gradient[i]! += surprise;
+      gradient[j]! -= surprise;
+      const weight = games[p]! * chance * (1 - chance);
+      hessian[i * n + i]! += weight;
+      hessian[j * n + j]! += weight;
+      hessian[i * n + j]! -= weight;
+      hessian[j * n + i]! -= weight;
     }
   }
 }
@@ -144,14 +147,14 @@ function logSigmoid(x: number): number {
 function choleskyInPlace(a: Float64Array, n: number): boolean {
   for (let j = 0; j < n; j++) {
     const rowJ = j * n;
-    let diagonal = a[rowJ + j];
-    for (let k = 0; k < j; k++) diagonal -= a[rowJ + k] * a[rowJ + k];
+    let diagonal = a[rowJ + j]!;
+    for (let k = 0; k < j; k++) diagonal -= a[rowJ + k]! * a[rowJ + k]!;
     if (!(diagonal > 0)) return false;
     const pivot = sqrt(diagonal);
     a[rowJ + j] = pivot;
     for (let rowI = rowJ + n; rowI < n * n; rowI += n) {
-      let sum = a[rowI + j];
-      for (let k = 0; k < j; k++) sum -= a[rowI + k] * a[rowJ + k];
+      let sum = a[rowI + j]!;
+      for (let k = 0; k < j; k++) sum -= a[rowI + k]! * a[rowJ + k]!;
       a[rowI + j] = sum / pivot;
     }
   }
@@ -162,13 +165,13 @@ function choleskyInPlace(a: Float64Array, n: number): boolean {
 function choleskySolveInPlace(l: Float64Array, n: number, b: Float64Array): void {
   for (let i = 0; i < n; i++) {
     const rowI = i * n;
-    let sum = b[i];
-    for (let k = 0; k < i; k++) sum -= l[rowI + k] * b[k];
-    b[i] = sum / l[rowI + i];
+    let sum = b[i]!;
+    for (let k = 0; k < i; k++) sum -= l[rowI + k]! * b[k]!;
+    b[i] = sum / l[rowI + i]!;
   }
   for (let i = n - 1; i >= 0; i--) {
-    let sum = b[i];
-    for (let k = i + 1; k < n; k++) sum -= l[k * n + i] * b[k];
-    b[i] = sum / l[i * n + i];
+    let sum = b[i]!;
+    for (let k = i + 1; k < n; k++) sum -= l[k * n + i]! * b[k]!;
+    b[i] = sum / l[i * n + i]!;
   }
 }

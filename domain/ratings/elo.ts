@@ -1,11 +1,12 @@
 /** The arena's Elo rule: how one judged battle moves the two agents' stored ratings. */
+import type { Verdict } from '../arena';
 
 export const INITIAL_ELO = 1500;
 export const ELO_K = 32;
 export const ELO_SCALE = 400;
 
-/** A judge's verdict on a battle; the same four values as the arena's `Verdict`. */
-export type VoteOutcome = 'a' | 'b' | 'tie' | 'both_bad';
+/** A judge's verdict on a battle, as the rating rules take it. */
+export type VoteOutcome = Verdict;
 
 export interface RatingChange {
   before: number;

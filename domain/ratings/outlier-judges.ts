@@ -62,10 +62,14 @@ export interface JudgeReport {
 }
 
 type Verdict3 = 0 | 1 | 2;
+const VERDICTS: readonly Verdict3[] = [0, 1, 2];
+
+/** One number per verdict kind, indexed by `Verdict3`. */
+type PerVerdict = [number, number, number];
 
 interface PairHistory {
   /** Sum over judges of each judge's share of verdicts of each kind on this pair. */
-  weights: [number, number, number];
+  weights: PerVerdict;
   judges: number;
 }
 
@@ -76,7 +80,7 @@ export function findOutlierJudges(votes: readonly JudgeVote[], options: OutlierJ
   const alpha = options.alpha ?? 0.01;
 
   const counted = votes.filter((vote) => vote.a !== vote.b);
-  const ownCounts = new Map<string, [number, number, number]>();
+  const ownCounts = new Map<string, PerVerdict>();
   for (const vote of counted) {
     const key = judgePairKey(vote);
     const counts = ownCounts.get(key) ?? [0, 0, 0];
@@ -88,7 +92,7 @@ export function findOutlierJudges(votes: readonly JudgeVote[], options: OutlierJ
     const pair = key.slice(key.indexOf('|') + 1);
     const history = histories.get(pair) ?? { weights: [0, 0, 0], judges: 0 };
     const total = counts[0] + counts[1] + counts[2];
-    for (let kind = 0; kind < 3; kind++) history.weights[kind] += counts[kind] / total;
+    for (const kind of VERDICTS) history.weights[kind] += counts[kind] / total;
     history.judges += 1;
     histories.set(pair, history);
   }
@@ -104,7 +108,11 @@ export function findOutlierJudges(votes: readonly JudgeVote[], options: OutlierJ
     const others = history.judges - 1;
     if (others < minOtherJudges) continue;
     const ownTotal = own[0] + own[1] + own[2];
-    const weights = history.weights.map((weight, kind) => weight - own[kind] / ownTotal);
+    const weights: PerVerdict = [
+      history.weights[0] - own[0] / ownTotal,
+      history.weights[1] - own[1] / ownTotal,
+      history.weights[2] - own[2] / ownTotal,
+    ];
     tally.scoredVotes += 1;
     tally.statistic += -2 * log(consensusPValue(weights, others, verdictOf(vote)));
   }
@@ -123,7 +131,7 @@ export function findOutlierJudges(votes: readonly JudgeVote[], options: OutlierJ
 }
 
 /** Mid-p of `verdict` among the other judges' verdict weights (which sum to `others`). */
-function consensusPValue(weights: number[], others: number, verdict: Verdict3): number {
+function consensusPValue(weights: PerVerdict, others: number, verdict: Verdict3): number {
   // Weights are sums of fractions, so compare with a little slack for rounding.
   const own = weights[verdict];
   let rarer = 0;

@@ -36,7 +36,8 @@ function parseV6(ip: string): number[] {
   const lastColon = text.lastIndexOf(':');
   if (text.includes('.', lastColon)) {
     // A trailing dotted quad (::ffff:1.2.3.4) fills the last two groups.
-    const [a, b, c, d] = text.slice(lastColon + 1).split('.').map(Number);
+    // isIP accepted the address, so the quad has four parts; the defaults only satisfy the type.
+    const [a = 0, b = 0, c = 0, d = 0] = text.slice(lastColon + 1).split('.').map(Number);
     text = `${text.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
@@ -47,7 +48,8 @@ function parseV6(ip: string): number[] {
   return [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
 }
 
-function v4FromGroups(high: number, low: number): string {
+// parseV6 gives eight groups for any address isIP accepted; the defaults only satisfy the type.
+function v4FromGroups(high = 0, low = 0): string {
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 
@@ -66,7 +68,7 @@ function embeddedV4(groups: number[]): string | undefined {
 
 export function isInwardAddress(ip: string): boolean {
   // Brackets come from URLs and a zone (%eth0) from link-local answers; neither changes the address.
-  const bare = (ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip).split('%')[0];
+  const [bare = ''] = (ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip).split('%');
   const family = isIP(bare);
   if (family === 4) return inwardV4.check(bare, 'ipv4');
   // Anything that is not a plain IP cannot be judged; treat it as inward rather than let it through.

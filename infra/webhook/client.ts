@@ -12,7 +12,7 @@ import {
 } from './failure';
 import { trackedConnector, type TrackedConnector } from './connector';
 import { guardedLookup, type HostResolver } from './guarded-lookup';
-import { signatureHeaders } from './signing';
+import { signatureHeaders } from 'arena-runner/signing';
 
 export type { WebhookFailureStage } from './failure';
 

@@ -16,8 +16,10 @@ export function trackedConnector(options: buildConnector.BuildOptions): TrackedC
   const connecting = new Set<Socket>();
 
   const connect: buildConnector.connector = (target, callback) => {
+    // The built connector returns its socket, though its type says void. `let`: the callback may
+    // run before the call returns, and then reads socket as undefined rather than throwing.
     let socket: Socket | undefined;
-    // The built connector returns its socket, though its type says void.
+    // eslint-disable-next-line prefer-const
     socket = (build as unknown as (...a: Parameters<buildConnector.connector>) => Socket | undefined)(target, (...result) => {
       if (socket) connecting.delete(socket);
       callback(...result);

@@ -49,7 +49,8 @@ function codeOf(err: ErrorWithCode): string | undefined {
 }
 
 function firstLine(text: string): string {
-  return text.split('\n')[0].trim();
+  const [first = ''] = text.split('\n');
+  return first.trim();
 }
 
 function tlsDetail(err: ErrorWithCode): string {

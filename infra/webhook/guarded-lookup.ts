@@ -33,7 +33,8 @@ export function guardedLookup(allowPrivate: boolean, resolve: HostResolver = sys
     );
     function decide(addresses: dns.LookupAddress[], err: NodeJS.ErrnoException | null): void {
       if (err) return callback(err, '');
-      if (addresses.length === 0) {
+      const [first] = addresses;
+      if (first === undefined) {
         const notFound: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
         notFound.code = 'ENOTFOUND';
         return callback(notFound, '');
@@ -43,7 +44,7 @@ export function guardedLookup(allowPrivate: boolean, resolve: HostResolver = sys
       if (inward) return callback(new PrivateAddressRefusal(hostname, inward.address), '');
       // net asks for every address when it races IPv4 and IPv6 (autoSelectFamily), else for one.
       if (options.all) return callback(null, addresses);
-      return callback(null, addresses[0].address, addresses[0].family);
+      return callback(null, first.address, first.family);
     }
   };
 }

@@ -1,13 +1,12 @@
 #!/usr/bin/env node
-// Entry point of `arena-runner`: loads the TypeScript sources through tsx, runs the CLI, exits with its code.
+// The `arena-runner` command. It stays outside dist/ so npm can link it before the package is built.
 'use strict';
-require('tsx/cjs');
-const { main } = require('../cli.ts');
-
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err) => {
-    process.stderr.write(`[arena-runner] error: ${err && err.message ? err.message : String(err)}\n`);
-    process.exit(1);
-  },
-);
+try {
+  require.resolve('../dist/arena-runner.js');
+} catch {
+  process.stderr.write(
+    '[arena-runner] error: not built; run `npm run build --workspace arena-runner` in the project\n',
+  );
+  process.exit(1);
+}
+require('../dist/arena-runner.js');

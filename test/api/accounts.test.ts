@@ -21,7 +21,7 @@ describe('POST /api/register', () => {
     expect(JSON.stringify(rows)).not.toContain(body.api_key);
     expect(rows.map((r: { key_hash: string }) => r.key_hash)).toContain(hashToken(body.api_key));
     const [user] = await t.orm.em.getConnection().execute('select registration_ip from users where id = ?', [body.user_id]);
-    expect(user.registration_ip).toBe('10.9.0.1');
+    expect(user?.registration_ip).toBe('10.9.0.1');
   });
 
   it('ignores any body sent with it', async () => {
@@ -35,12 +35,12 @@ describe('POST /api/register', () => {
     for (let i = 0; i < 5; i++) {
       expect((await t.app.inject({ method: 'POST', url: '/api/register', remoteAddress: ip })).statusCode).toBe(201);
     }
-    const [{ n: before }] = await t.orm.em.getConnection().execute('select count(*)::int as n from users');
+    const [{ n: before }] = await t.orm.em.getConnection().execute<[{ n: number }]>('select count(*)::int as n from users');
     const limited = await t.app.inject({ method: 'POST', url: '/api/register', remoteAddress: ip });
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.json().detail).toMatch(/rate limit/);
-    const [{ n: after }] = await t.orm.em.getConnection().execute('select count(*)::int as n from users');
+    const [{ n: after }] = await t.orm.em.getConnection().execute<[{ n: number }]>('select count(*)::int as n from users');
     expect(after).toBe(before);
     // Another address is not affected.
     expect((await t.app.inject({ method: 'POST', url: '/api/register', remoteAddress: '10.9.9.10' })).statusCode).toBe(201);

@@ -81,11 +81,11 @@ describe('POST /api/agents', () => {
     ['a non-http webhook', { name: 'x', webhook_url: 'ftp://example.com/' }, /^webhook_url must be an http or https URL/],
     ['a garbage webhook', { name: 'x', webhook_url: 'not a url' }, /^webhook_url must be an http or https URL/],
   ])('answers 400 for %s and creates nothing', async (_label, payload, detail) => {
-    const [{ n: before }] = await t.orm.em.getConnection().execute('select count(*)::int as n from agents');
+    const [{ n: before }] = await t.orm.em.getConnection().execute<[{ n: number }]>('select count(*)::int as n from agents');
     const res = await create(payload);
     expect(res.statusCode).toBe(400);
     expect(res.json().detail).toMatch(detail);
-    const [{ n: after }] = await t.orm.em.getConnection().execute('select count(*)::int as n from agents');
+    const [{ n: after }] = await t.orm.em.getConnection().execute<[{ n: number }]>('select count(*)::int as n from agents');
     expect(after).toBe(before);
   });
 });

@@ -69,7 +69,7 @@ describe('WorkNotifier', () => {
     );
     expect(rows).toHaveLength(1);
     const waits = [withWork.wait(20_000, never), without.wait(4_000, never)];
-    await sql.query('select pg_terminate_backend($1)', [rows[0].pid]);
+    await sql.query('select pg_terminate_backend($1)', [rows[0]!.pid]);
     await queueSilently(4);
     // Only the agent with queued work is woken; the other poll sleeps on (no needless queries).
     expect(await Promise.all(waits)).toEqual([true, false]);

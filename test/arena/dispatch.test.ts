@@ -1,6 +1,7 @@
 import type { ActivityDeps } from '../../activities';
 import { arenaActivities } from '../../activities/arena';
 import { startArena, type Arena } from './support';
+import { deliverPrompt } from '../../workflows';
 
 let arena: Arena;
 // Starting agents and their gyms on a busy two-core machine can take a while.
@@ -59,11 +60,11 @@ describe('dispatch', () => {
     }
     const prompts = (await mainSessions(agent.id)).map((s) => s.prompt_id);
     expect(new Set(prompts).size).toBe(prompts.length);
-    const [{ n }] = await arena.sql<{ n: number }>(
+    const [unserved] = await arena.sql<{ n: number }>(
       `select count(*)::int as n from prompts where source = 'pool' and retired_at is null and id not in (select prompt_id from sessions where agent_id = ? and kind = 'main')`,
       [agent.id],
     );
-    expect(n).toBe(0);
+    expect(unserved?.n).toBe(0);
     await makeDue();
     const before = (await mainSessions(agent.id)).length;
     await arena.dispatch();
@@ -86,6 +87,6 @@ describe('dispatch', () => {
     expect(created.map((d) => d.agentId)).toContain(arena.agents[1]!.id);
     // The same dispatch key again (a retried activity) gets the same sessions back, not new ones.
     expect(await open.dispatchMainPrompts({ dispatchKey: 'no-gym-required' })).toEqual(created);
-    await Promise.all(created.map((d) => arena.client.workflow.start('deliverPrompt', { taskQueue: arena.t.config.taskQueue, workflowId: `delivery-${d.sessionId}`, args: [d] })));
+    await Promise.all(created.map((d) => arena.client.workflow.start(deliverPrompt, { taskQueue: arena.t.config.taskQueue, workflowId: `delivery-${d.sessionId}`, args: [d] })));
   });
 });

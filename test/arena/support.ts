@@ -3,6 +3,7 @@ import { Client } from '@temporalio/client';
 import { answer, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { deliveryWorkflowId } from '../../workflows/contracts';
+import { dispatchArena } from '../../workflows';
 
 export interface Arena {
   t: TestApp;
@@ -44,7 +45,7 @@ export async function startArena(agentCount: number, env: Record<string, string>
     sql,
     async dispatch() {
       const before = await sql<{ id: number }>(`select id from sessions where kind = 'main'`);
-      const count = await client.workflow.execute('dispatchArena', { taskQueue: t.config.taskQueue, workflowId: `dispatch-test-${++dispatches}-${Date.now()}` });
+      const count = await client.workflow.execute(dispatchArena, { taskQueue: t.config.taskQueue, workflowId: `dispatch-test-${++dispatches}-${Date.now()}` });
       const after = await sql<{ id: number }>(`select id from sessions where kind = 'main' and id > ? order by id`, [Math.max(0, ...before.map((r) => r.id))]);
       expect(after).toHaveLength(count as number);
       await Promise.all(after.map((s) => client.workflow.getHandle(deliveryWorkflowId(s.id)).result()));

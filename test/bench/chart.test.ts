@@ -37,18 +37,18 @@ describe('renderChart', () => {
     const lines = doc.getElementsByTagName('polyline');
     expect(lines.length).toBe(3);
     // arena p99 lost its NaN point, engine its zero: two points each.
-    expect(lines[1].getAttribute('points')!.split(' ')).toHaveLength(2);
-    expect(lines[2].getAttribute('points')!.split(' ')).toHaveLength(2);
-    expect(lines[1].getAttribute('stroke-dasharray')).toBe('6 4');
-    expect(lines[2].getAttribute('stroke')).toBe('#ff7f0e');
+    expect(lines[1]!.getAttribute('points')!.split(' ')).toHaveLength(2);
+    expect(lines[2]!.getAttribute('points')!.split(' ')).toHaveLength(2);
+    expect(lines[1]!.getAttribute('stroke-dasharray')).toBe('6 4');
+    expect(lines[2]!.getAttribute('stroke')).toBe('#ff7f0e');
     expect(doc.getElementsByTagName('circle').length).toBe(3 + 2 + 2);
   });
 
   it('puts larger values higher up and further right', () => {
     const { doc } = parse(renderChart(spec));
-    const points = doc.getElementsByTagName('polyline')[0].getAttribute('points')!.split(' ').map((p) => p.split(',').map(Number));
-    expect(points[1][0]).toBeGreaterThan(points[0][0]);
-    expect(points[2][1]).toBeLessThan(points[0][1]);
+    const points = doc.getElementsByTagName('polyline')[0]!.getAttribute('points')!.split(' ').map((p) => p.split(',').map(Number));
+    expect(points[1]![0]).toBeGreaterThan(points[0]![0]!);
+    expect(points[2]![1]).toBeLessThan(points[0]![1]!);
   });
 
   it('says so when there is nothing to draw', () => {

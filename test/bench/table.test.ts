@@ -29,8 +29,8 @@ describe('formatting', () => {
 
 describe('figure', () => {
   it('computes the ratio as arena / baseline whichever way is better', () => {
-    expect(rows[0].ratio).toBe(0.75);
-    expect(rows[1].ratio).toBe(5);
+    expect(rows[0]!.ratio).toBe(0.75);
+    expect(rows[1]!.ratio).toBe(5);
   });
 });
 
@@ -55,9 +55,9 @@ describe('figuresText', () => {
   it('pads every column to its widest cell', () => {
     const lines = figuresText(rows).split('\n');
     expect(lines).toHaveLength(2 + rows.length);
-    const ratioColumn = lines[0].indexOf('Ratio');
-    expect(lines[2].slice(ratioColumn, ratioColumn + 5)).toBe('0.75x');
-    expect(lines[3].slice(ratioColumn, ratioColumn + 5)).toBe('5.00x');
+    const ratioColumn = lines[0]!.indexOf('Ratio');
+    expect(lines[2]!.slice(ratioColumn, ratioColumn + 5)).toBe('0.75x');
+    expect(lines[3]!.slice(ratioColumn, ratioColumn + 5)).toBe('5.00x');
     expect(lines[1]).toMatch(/^-+( +-+)+$/);
   });
 });

@@ -1,5 +1,5 @@
 import { Client } from '@temporalio/client';
-import { releaseWork } from '../../infra/db/repositories/session-queries';
+import { releaseWork } from '../../infra/db/repositories/work-item.repository';
 import { deliveryWorkflowId } from '../../workflows/contracts';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 
@@ -170,7 +170,7 @@ describe('pull work', () => {
     expect(late.json().detail).toBe('work item expired: deadline exceeded (1 s)');
     expect(await sessionOf(id)).toMatchObject({ status: 'timeout', error: 'deadline exceeded (1 s)', response: null });
     const [row] = await t.orm.em.getConnection().execute('select state from work_items where session_id = ?', [Number(id.split('-')[1])]);
-    expect(row.state).toBe('expired');
+    expect(row?.state).toBe('expired');
   });
 
   it('never hands out an item whose deadline passed before anyone fetched it', async () => {
@@ -218,7 +218,7 @@ describe('pull errors', () => {
        select owner_id, 'pusher', 'push', 'http://127.0.0.1:1/', owner_handle, secret_hash, secret_sealed, now() from agents where id = ?`,
       [agent.id],
     );
-    const [{ id }] = await t.orm.em.getConnection().execute(`select max(id) as id from agents`);
+    const [{ id }] = await t.orm.em.getConnection().execute<[{ id: number }]>(`select max(id) as id from agents`);
     const res = await next(0, id);
     expect(res.statusCode).toBe(409);
     expect(res.json().detail).toBe('agent is not in pull mode');

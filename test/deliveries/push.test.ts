@@ -111,7 +111,7 @@ describe('push deliveries', () => {
       // The first attempt failed to connect once its cause is kept on the pending session.
       await waitFor(async () => {
         const [row] = await t.orm.em.getConnection().execute('select error from sessions where id = ?', [sessionId]);
-        return /refused/.test(row.error ?? '');
+        return /refused/.test(row?.error ?? '');
       });
       server = http.createServer((req, res) => {
         let body = '';
@@ -245,11 +245,11 @@ describe('sandbox and feed errors', () => {
     [{ prompt: 'x', deadline_seconds: 1.5 }, /deadline_seconds/],
     [{}, /prompt/],
   ])('answers 400 for %j and creates nothing', async (payload, detail) => {
-    const [{ n: before }] = await t.orm.em.getConnection().execute('select count(*)::int as n from sessions');
+    const [{ n: before }] = await t.orm.em.getConnection().execute<[{ n: number }]>('select count(*)::int as n from sessions');
     const res = await sandbox(payload);
     expect(res.statusCode).toBe(400);
     expect(res.json().detail).toMatch(detail);
-    const [{ n: after }] = await t.orm.em.getConnection().execute('select count(*)::int as n from sessions');
+    const [{ n: after }] = await t.orm.em.getConnection().execute<[{ n: number }]>('select count(*)::int as n from sessions');
     expect(after).toBe(before);
   });
 

@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../workflows/contracts';
+import { RUNNER_FROM_SOURCE } from '../runner/support/cli';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 
 // The real runner (the CLI an owner starts with `npx arena-runner`) drives a real agent command
 // against the real API on a real port, with real workflows behind it.
-const REPO = path.resolve(__dirname, '..', '..');
 const AGENT = `
 let input = '';
 process.stdin.on('data', (c) => (input += c));
@@ -43,7 +42,8 @@ it('answers the gym and a sandbox task through arena-runner, then stops cleanly 
   const cliArgs = args.slice(1).map((a: string) => (a === 'http://arena.test' ? baseUrl : a));
   const commandAt = cliArgs.indexOf('AGENT');
   cliArgs.splice(commandAt, 1, process.execPath, '-e', AGENT);
-  runner = spawn(process.execPath, [path.join(REPO, 'runner/bin/arena-runner.js'), ...cliArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const [node, ...entry] = RUNNER_FROM_SOURCE;
+  runner = spawn(node!, [...entry, ...cliArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
   runner.stdout!.on('data', (c) => (runnerLog += c));
   runner.stderr!.on('data', (c) => (runnerLog += c));
 

@@ -64,9 +64,9 @@ async function startGuideAgent(language: 'ts' | 'python', secret: string, port: 
   let command: string[];
   if (language === 'ts') {
     // The one edit a reader makes: where this project is checked out.
-    expect(source).toContain("from './agent-arena/runner/verify'");
+    expect(source).toContain("from './agent-arena/runner/src/verify'");
     const file = path.join(workDir, 'agent.ts');
-    writeFileSync(file, source!.replace("'./agent-arena/runner/verify'", JSON.stringify(path.join(ROOT, 'runner', 'verify'))));
+    writeFileSync(file, source!.replace("'./agent-arena/runner/src/verify'", JSON.stringify(path.join(ROOT, 'runner', 'src', 'verify'))));
     // tsx as a loader keeps it one process, so killing it stops the agent.
     command = [process.execPath, '--import', 'tsx', file];
   } else {

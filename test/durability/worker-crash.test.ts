@@ -252,7 +252,7 @@ describe('deliveries survive the worker', () => {
     // Each outcome was recorded by a single activity, and each prompt sent or queued by a single one.
     for (const p of pushes) expect(await activitiesRun(p)).toEqual({ pushPrompt: 1, recordOutcome: 1 });
     for (const p of pulls) expect(await activitiesRun(p)).toEqual({ queueWork: 1, recordOutcome: 1 });
-    const [{ n }] = await t.orm.em.getConnection().execute<Array<{ n: number }>>(
+    const [{ n }] = await t.orm.em.getConnection().execute<[{ n: number }]>(
       `select count(*)::int as n from sessions where kind = 'sandbox' and agent_id in (?, ?)`,
       [pusher.id, puller.id],
     );

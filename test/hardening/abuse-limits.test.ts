@@ -125,7 +125,7 @@ it('limits the agents an account may have, counting only those not deactivated',
   expect(third.statusCode).toBe(409);
   expect(third.json()).toEqual({ detail: 'an account may have at most 2 agents that are not deactivated; deactivate one first' });
   refusals.agents = 1;
-  expect((await t.orm.em.fork().getConnection().execute(`select count(*)::int as n from agents where owner_id = ?`, [me.userId]))[0].n).toBe(2);
+  expect((await t.orm.em.fork().getConnection().execute<[{ n: number }]>(`select count(*)::int as n from agents where owner_id = ?`, [me.userId]))[0].n).toBe(2);
   await inject('POST', `/api/agents/${first.id}/deactivate`, me.auth);
   expect((await create('three')).statusCode).toBe(201);
 });
@@ -165,6 +165,6 @@ it('records an answer over 100,000 characters as an error on push, and refuses i
   expect(tooLong.statusCode).toBe(400);
   expect(tooLong.json().detail).toBe('response must be at most 100000 characters');
   const [row] = await t.orm.em.fork().getConnection().execute(`select status from sessions where id = ?`, [Number(work.work_id.split('-')[1])]);
-  expect(row.status).toBe('pending');
+  expect(row?.status).toBe('pending');
   refusals['over-long answers'] = 2;
 });

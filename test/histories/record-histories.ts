@@ -4,7 +4,7 @@
  * Not part of the normal test run (jest only collects `*.test.ts`). Run it on purpose, through jest
  * so its global setup provides PostgreSQL, the Temporal dev server and the workflow bundle:
  *
- *   RECORD_HISTORIES=1 npx jest --testMatch '<rootDir>/test/histories/record-histories.ts'
+ *   RECORD_HISTORIES=1 npx jest --selectProjects integration --testMatch '<rootDir>/test/histories/record-histories.ts'
  *
  * It overwrites the files of the same name. Each is one workflow execution's history in Temporal's
  * proto JSON (as `temporal workflow show --output json` prints it), with the worker and client

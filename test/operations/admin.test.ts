@@ -60,7 +60,7 @@ it('lists deliveries with filters and Temporal UI links, and answers 400 for bad
     return res.json().length === 2 ? res.json() : undefined;
   }, 'both failures in visibility');
   expect(rows.map((r: { session_id: string }) => r.session_id).sort()).toEqual(failed.map((f) => f.id).sort());
-  expect(rows[0].ui_url).toMatch(new RegExp(`^https://temporal.example/namespaces/[^/]+/workflows/delivery-\\d+/[0-9a-f-]+/history$`));
+  expect(rows[0]?.ui_url).toMatch(new RegExp(`^https://temporal.example/namespaces/[^/]+/workflows/delivery-\\d+/[0-9a-f-]+/history$`));
   for (const query of ['agent=abc', 'kind=other', 'outcome=exploded', 'since=forever', 'limit=0', 'limit=10001']) {
     const res = await get(`/api/admin/deliveries?${query}`, admin);
     expect(res.statusCode).toBe(400);

@@ -234,7 +234,7 @@ describe('arena reset', () => {
 });
 
 it('runs as the `arena` bin, talking to the same Temporal server', async () => {
-  const child = spawn(process.execPath, [path.join(REPO, 'infra', 'cli', 'bin', 'arena.js'), 'deliveries', '--agent', String(good.id), '--json'], {
+  const child = spawn(process.execPath, [path.join(REPO, 'cli', 'bin', 'arena.js'), 'deliveries', '--agent', String(good.id), '--json'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -246,7 +246,7 @@ it('runs as the `arena` bin, talking to the same Temporal server', async () => {
 }, 60_000);
 
 describe('the process commands', () => {
-  const bin = path.join(REPO, 'infra', 'cli', 'bin', 'arena.js');
+  const bin = path.join(REPO, 'cli', 'bin', 'arena.js');
 
   function runBin(argv: string[], extraEnv: NodeJS.ProcessEnv): { done: Promise<number | null>; output: () => string; stop: () => void } {
     const child = spawn(process.execPath, [bin, ...argv], { env: { ...process.env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });

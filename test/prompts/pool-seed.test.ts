@@ -45,7 +45,7 @@ describe('the pool seed', () => {
       `entry ${n + 2}: category: must be one of ${POOL_CATEGORIES.join(', ')}`,
       `entry ${n + 2}: slug: must start with pool/cooking/`,
       `entry ${n + 3}: slug: must start with pool/math/`,
-      `entry ${n + 1}: slug: "${String(seed[0].slug)}" is already used by entry 1`,
+      `entry ${n + 1}: slug: "${String(seed[0]?.slug)}" is already used by entry 1`,
       `entry ${n + 1}: text: same text as entry 1`,
     ]);
     expect(validatePoolSeed({ prompts: seed })).toEqual({ ok: false, errors: ['the pool seed must be a JSON array of prompts'] });

@@ -81,7 +81,7 @@ describe('parseJsonPromptFile', () => {
   ])('rejects %s, naming the entry and field', (_case, entries, message) => {
     const errors = errorsOf(parseJsonPromptFile(JSON.stringify(entries), { defaultCategory: 'math' }));
     expect(errors).toHaveLength(1);
-    expect(errors[0].startsWith(message)).toBe(true);
+    expect(errors[0]!.startsWith(message)).toBe(true);
   });
 
   it('requires a category when no default is given', () => {
@@ -147,7 +147,7 @@ describe('parseTextPromptFile', () => {
 
   it('keeps a --- that is part of a longer line inside the text', () => {
     const result = parseTextPromptFile('Explain what ---- means in a diff.', { defaultCategory: 'coding' });
-    expect(result.ok && result.prompts[0].text).toBe('Explain what ---- means in a diff.');
+    expect(result.ok && result.prompts[0]?.text).toBe('Explain what ---- means in a diff.');
   });
 
   it.each([

@@ -10,9 +10,9 @@ describe('fitLeaderboard', () => {
     // 3 wins in 4 means odds of 3, a gap of 400·log10(3) = 190.85 points around the mean.
     const threeOfFour = [...repeat(3, { a: 1, b: 2, outcome: 'a' }), { a: 2, b: 1, outcome: 'a' } as const];
     const [first, second] = fitLeaderboard(threeOfFour, { priorSd: 1e7 });
-    expect(first.agentId).toBe(1);
-    expect(first.rating).toBeCloseTo(1500 + 200 * Math.log10(3), 3);
-    expect(second.rating).toBeCloseTo(1500 - 200 * Math.log10(3), 3);
+    expect(first?.agentId).toBe(1);
+    expect(first?.rating).toBeCloseTo(1500 + 200 * Math.log10(3), 3);
+    expect(second?.rating).toBeCloseTo(1500 - 200 * Math.log10(3), 3);
 
     // A win and two ties score 2 of 3: odds of 2.
     const withTies: BattleVote[] = [
@@ -21,7 +21,7 @@ describe('fitLeaderboard', () => {
       { a: 9, b: 7, outcome: 'both_bad' },
     ];
     const [top, bottom] = fitLeaderboard(withTies, { priorSd: 1e7 });
-    expect(top.rating - bottom.rating).toBeCloseTo(400 * Math.log10(2), 3);
+    expect(top!.rating - bottom!.rating).toBeCloseTo(400 * Math.log10(2), 3);
     expect(top).toMatchObject({ agentId: 7, votes: 3, wins: 1, losses: 0, ties: 2 });
     expect(bottom).toMatchObject({ agentId: 9, votes: 3, wins: 0, losses: 1, ties: 2 });
   });
@@ -33,7 +33,7 @@ describe('fitLeaderboard', () => {
     const mean = entries.reduce((sum, entry) => sum + entry.rating, 0) / entries.length;
     expect(mean).toBeCloseTo(1500, 9);
     const expected = anchored(truth);
-    for (const entry of entries) expect(Math.abs(entry.rating - expected[entry.agentId - 1])).toBeLessThan(40);
+    for (const entry of entries) expect(Math.abs(entry.rating - expected[entry.agentId - 1]!)).toBeLessThan(40);
   });
 
   it('gives 95% intervals that cover the true ratings for most agents', () => {
@@ -45,7 +45,7 @@ describe('fitLeaderboard', () => {
     for (let arena = 1; arena <= 6; arena++) {
       const entries = fitLeaderboard(syntheticVotes(truth, 6000, 20 + arena), { resamples: 200, seed: arena });
       for (const entry of entries) {
-        const target = expected[entry.agentId - 1];
+        const target = expected[entry.agentId - 1]!;
         if (entry.ciLow <= target && target <= entry.ciHigh) covered += 1;
         total += 1;
         expect(entry.ciLow).toBeLessThan(entry.rating);
@@ -64,8 +64,8 @@ describe('fitLeaderboard', () => {
     const entries = fitLeaderboard(votes);
     const unbeaten = entries.find((entry) => entry.agentId === 4)!;
     const winless = entries.find((entry) => entry.agentId === 5)!;
-    expect(entries[0].agentId).toBe(4);
-    expect(entries[entries.length - 1].agentId).toBe(5);
+    expect(entries[0]?.agentId).toBe(4);
+    expect(entries.at(-1)?.agentId).toBe(5);
     for (const entry of [unbeaten, winless]) {
       for (const value of [entry.rating, entry.ciLow, entry.ciHigh]) expect(Number.isFinite(value)).toBe(true);
     }

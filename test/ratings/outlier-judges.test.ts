@@ -11,7 +11,7 @@ function honestVotes(seed: number, perJudge = 150): JudgeVote[] {
   for (let judgeId = 1; judgeId <= 40; judgeId++) {
     for (let v = 0; v < perJudge; v++) {
       const [a, b] = randomPair(random, TRUTH.length);
-      votes.push({ judgeId, a, b, outcome: honestVerdict(random, TRUTH[a - 1], TRUTH[b - 1]) });
+      votes.push({ judgeId, a, b, outcome: honestVerdict(random, TRUTH[a - 1]!, TRUTH[b - 1]!) });
     }
   }
   return votes;
@@ -22,7 +22,7 @@ function contrarianVotes(judgeId: number, count: number, seed: number): JudgeVot
   const random = mulberry32(seed);
   return Array.from({ length: count }, () => {
     const [a, b] = randomPair(random, TRUTH.length);
-    return { judgeId, a, b, outcome: TRUTH[a - 1] < TRUTH[b - 1] ? 'a' : 'b' };
+    return { judgeId, a, b, outcome: TRUTH[a - 1]! < TRUTH[b - 1]! ? 'a' : 'b' };
   });
 }
 
@@ -31,7 +31,7 @@ describe('findOutlierJudges', () => {
     const reports = findOutlierJudges([...honestVotes(1), ...contrarianVotes(99, 60, 2)]);
     expect(reports).toHaveLength(41);
     expect(reports[0]).toMatchObject({ judgeId: 99, votes: 60, flagged: true });
-    expect(reports[0].pValue).toBeLessThan(1e-6);
+    expect(reports[0]!.pValue).toBeLessThan(1e-6);
     expect(reports.filter((report) => report.flagged).map((report) => report.judgeId)).toEqual([99]);
   });
 

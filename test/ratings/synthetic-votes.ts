@@ -10,7 +10,8 @@ export function syntheticVotes(ratings: readonly number[], count: number, seed: 
   const votes: BattleVote[] = [];
   for (let v = 0; v < count; v++) {
     const [a, b] = randomPair(random, ratings.length);
-    votes.push({ a, b, outcome: honestVerdict(random, ratings[a - 1], ratings[b - 1]) });
+    // randomPair gives ids in 1..ratings.length.
+    votes.push({ a, b, outcome: honestVerdict(random, ratings[a - 1]!, ratings[b - 1]!) });
   }
   return votes;
 }

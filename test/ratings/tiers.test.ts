@@ -24,9 +24,9 @@ describe('tiers', () => {
 
   it('lists the bands in order, each starting where the last ended', () => {
     expect(TIERS.map((tier) => tier.name)).toEqual([...TIER_NAMES]);
-    for (let i = 1; i < TIERS.length; i++) expect(TIERS[i].min).toBe(TIERS[i - 1].max! + 1);
-    expect(TIERS[0].min).toBeNull();
-    expect(TIERS[TIERS.length - 1].max).toBeNull();
+    for (let i = 1; i < TIERS.length; i++) expect(TIERS[i]!.min).toBe(TIERS[i - 1]!.max! + 1);
+    expect(TIERS[0]?.min).toBeNull();
+    expect(TIERS.at(-1)?.max).toBeNull();
   });
 
   it('refuses a rating that is not a number', () => {

@@ -41,7 +41,7 @@ const saved: Saved[] = fs
   .sort()
   .map((file) => ({ name: path.basename(file, '.json'), json: JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')) }));
 
-const workflowType = (s: Saved) => s.json.events[0].workflowExecutionStartedEventAttributes?.workflowType.name;
+const workflowType = (s: Saved) => s.json.events[0]?.workflowExecutionStartedEventAttributes?.workflowType.name;
 
 /** Replays the named histories and reports each one's error (null when it replayed cleanly). */
 async function replay(workflowBundle: ReplayWorkerOptions['workflowBundle'], histories: Saved[]) {

@@ -1,8 +1,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { adapterEnv, runAgentCommand } from '../../runner/adapter';
-import { parseDelivery, type PromptDelivery } from '../../runner/payload';
+import { adapterEnv, runAgentCommand } from '../../runner/src/adapter';
+import { parseDelivery, type PromptDelivery } from '../../runner/src/payload';
 import { isRunning, nodeScript, until } from './support/wait';
 
 function delivery(fields: Record<string, unknown> = {}): PromptDelivery {

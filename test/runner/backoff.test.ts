@@ -1,5 +1,5 @@
-import { Backoff, pause, retryAfterMs } from '../../runner/backoff';
-import { isPing, parseDelivery } from '../../runner/payload';
+import { Backoff, pause, retryAfterMs } from '../../runner/src/backoff';
+import { isPing, parseDelivery } from '../../runner/src/payload';
 
 describe('Backoff', () => {
   it('doubles from 0.5 s up to the 30 s cap, and starts over after reset', () => {

@@ -1,13 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
-import { signatureHeaders } from '../../infra/webhook/signing';
+import { signatureHeaders } from '../../runner/src/signing';
+import { killRunners, startRunner } from './support/cli';
 import { startFakeArena, type FakeArena } from './support/fake-arena';
 import { isRunning, until } from './support/wait';
 
-const BIN = path.resolve(__dirname, '..', '..', 'runner', 'bin', 'arena-runner.js');
 // Answers after a second, so a test can stop the runner while it runs; it touches $RUNNER_TEST_STARTED
 // (when set) once it is running, so the test knows when that is.
 const AGENT = [
@@ -17,37 +16,15 @@ const AGENT = [
    let s = ''; process.stdin.on('data', (c) => (s += c)).on('end', () => setTimeout(() => console.log('done: ' + JSON.parse(s).prompt), 1000));`,
 ];
 
-interface CliRun {
-  child: ChildProcess;
-  stderr(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
 let arenas: FakeArena[] = [];
-let children: ChildProcess[] = [];
 
 afterEach(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  killRunners();
   await Promise.all(arenas.map((a) => a.close()));
   arenas = [];
-  children = [];
 });
 
-// Each run leads its own process group, so a test can signal the group the way Ctrl-C in a terminal does.
-function cli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, ARENA_BASE_URL: '', ARENA_AGENT_SECRET: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('close', (code, signal) => resolve({ code, signal })),
-  );
-  return { child, stderr: () => stderr, exited };
-}
+const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => startRunner(args, env);
 
 async function fakeArena(): Promise<FakeArena> {
   const arena = await startFakeArena();
@@ -73,7 +50,7 @@ describe('arena-runner run', () => {
 
     expect(await run.exited).toEqual({ code: 0, signal: null });
     expect(arena.results).toHaveLength(1);
-    expect(arena.results[0].body).toEqual({ response: 'done: Hello there', latency_ms: expect.any(Number) });
+    expect(arena.results[0]!.body).toEqual({ response: 'done: Hello there', latency_ms: expect.any(Number) });
     expect(run.stderr()).toMatch(/^\[arena-runner\] sandbox-1: answered in \d+ ms$/m);
     expect(run.stderr()).toMatch(/\[arena-runner\] stopped\n$/);
     expect(run.stderr()).not.toContain(arena.secret);
@@ -146,7 +123,7 @@ async function answerOnce(arena: FakeArena, args: string[], env: NodeJS.ProcessE
   await run.exited;
   const raw = JSON.stringify(arena.results[0]?.body);
   expect(arena.results[0]?.body).toHaveProperty('response');
-  return { seen: JSON.parse(arena.results[0].body.response as string) as Seen, raw };
+  return { seen: JSON.parse(arena.results[0]!.body.response as string) as Seen, raw };
 }
 
 describe('the agent command environment', () => {
@@ -213,7 +190,7 @@ describe('arena-runner push', () => {
     const secret = 'agsec_cli_push_secret_env';
     const run = cli(['push', '--port', '0', '--', ...NOSY_AGENT], { ARENA_AGENT_SECRET: secret, RUNNER_TEST_UNLISTED: 'not for the agent' });
     await until(() => /listening on (http:\/\/\S+)/.test(run.stderr()), 'the listening URL', 20_000);
-    const url = /listening on (http:\/\/\S+)/.exec(run.stderr())![1];
+    const url = /listening on (http:\/\/\S+)/.exec(run.stderr())![1]!;
 
     const prompt = JSON.stringify({ prompt_id: '5', prompt: 'What do you see?', category: 'chat', deadline_seconds: 15 });
     const res = await request(url, {
@@ -243,7 +220,7 @@ describe('arena-runner push', () => {
     const secret = 'agsec_cli_push_secret';
     const run = cli(['push', '--port', '0', '--', ...AGENT], { ARENA_AGENT_SECRET: secret });
     await until(() => /listening on (http:\/\/\S+)/.test(run.stderr()), 'the listening URL', 20_000);
-    const url = /listening on (http:\/\/\S+)/.exec(run.stderr())![1];
+    const url = /listening on (http:\/\/\S+)/.exec(run.stderr())![1]!;
 
     const ping = JSON.stringify({ prompt_id: 'ping-1', prompt: 'ping', category: 'ping', deadline_seconds: 15 });
     const res = await request(url, {

@@ -1,4 +1,4 @@
-import { BASIC_VARIABLES, commandEnvironment } from '../../runner/command-env';
+import { BASIC_VARIABLES, commandEnvironment } from '../../runner/src/command-env';
 
 const secret = 'agsec_command_env_secret';
 const runnerEnv = {

@@ -1,5 +1,5 @@
-import { RunnerFatalError } from '../../runner/arena-client';
-import { runPullLoop, type PullLoopOptions } from '../../runner/pull';
+import { RunnerFatalError } from '../../runner/src/arena-client';
+import { runPullLoop, type PullLoopOptions } from '../../runner/src/pull';
 import { startFakeArena, type FakeArena, type FakeArenaOptions } from './support/fake-arena';
 import { nodeScript, until } from './support/wait';
 
@@ -68,7 +68,7 @@ describe('runPullLoop', () => {
     const workId = arena.queue({ prompt: 'What is 2+2?', sleep_ms: 100 });
 
     await until(() => arena.results.length === 1, 'the result');
-    const [result] = arena.results;
+    const result = arena.results[0]!;
     expect(result.workId).toBe(workId);
     expect(result.secret).toBe(arena.secret);
     expect(Object.keys(result.body).sort()).toEqual(['latency_ms', 'response']);
@@ -88,7 +88,7 @@ describe('runPullLoop', () => {
     arena.queue({ fail: 'no model configured' });
 
     await until(() => arena.results.length === 1, 'the result');
-    expect(arena.results[0].body).toEqual({ error: 'command exited with code 2: agent failed: no model configured', latency_ms: expect.any(Number) });
+    expect(arena.results[0]!.body).toEqual({ error: 'command exited with code 2: agent failed: no model configured', latency_ms: expect.any(Number) });
     running.stop.abort();
     await running.done;
   });
@@ -103,7 +103,7 @@ describe('runPullLoop', () => {
     arena.queue();
 
     await until(() => arena.results.length === 1, 'the second result');
-    expect(arena.results[0].workId).toBe('sandbox-2');
+    expect(arena.results[0]!.workId).toBe('sandbox-2');
     expect(running.lines).toContain('sandbox-1: result not recorded (HTTP 409): the deadline passed before the result arrived');
     running.stop.abort();
     await running.done;
@@ -176,7 +176,7 @@ describe('runPullLoop', () => {
 
     await until(() => arena.results.length === 2, 'both results');
     const [a, b] = arena.results.map((r) => answerOf(r.body));
-    expect(Math.max(a.startedAt, b.startedAt)).toBeLessThan(Math.min(a.endedAt, b.endedAt));
+    expect(Math.max(a!.startedAt, b!.startedAt)).toBeLessThan(Math.min(a!.endedAt, b!.endedAt));
     running.stop.abort();
     await running.done;
   });
@@ -190,7 +190,7 @@ describe('runPullLoop', () => {
     running.stop.abort();
     await running.done;
     expect(arena.results).toHaveLength(1);
-    expect(answerOf(arena.results[0].body).answer).toBe('answer to Say hi');
+    expect(answerOf(arena.results[0]!.body).answer).toBe('answer to Say hi');
     expect(running.lines).toContain('stopping: finishing 1 running prompt first');
     expect(running.lines.at(-1)).toBe('stopped');
   });

@@ -2,9 +2,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
-import { signatureHeaders, signBody } from '../../infra/webhook/signing';
-import { startPushServer, type PushServer } from '../../runner/push';
-import { verifySignature, SIGNATURE_HEADER, TIMESTAMPED_SIGNATURE_HEADER } from '../../runner/verify';
+import { signatureHeaders, signBody } from '../../runner/src/signing';
+import { startPushServer, type PushServer } from '../../runner/src/push';
+import { verifySignature, SIGNATURE_HEADER, TIMESTAMPED_SIGNATURE_HEADER } from '../../runner/src/verify';
 import { nodeScript, until } from './support/wait';
 
 const secret = 'agsec_push_test_secret';
@@ -126,7 +126,7 @@ describe('startPushServer', () => {
     const server = await start();
     const body = prompt('hello');
     expect((await deliver(server.url, body, signed(body, 'main-8', nowSeconds() + 301))).status).toBe(401);
-    const forged = { ...signed(body, 'main-9'), 'X-Arena-Signature-Timestamped': signatureHeaders('agsec_other', body, { deliveryId: 'main-9', timestamp: nowSeconds() })['X-Arena-Signature-Timestamped'] };
+    const forged = { ...signed(body, 'main-9'), 'X-Arena-Signature-Timestamped': signatureHeaders('agsec_other', body, { deliveryId: 'main-9', timestamp: nowSeconds() })['X-Arena-Signature-Timestamped']! };
     expect(await deliver(server.url, body, forged)).toEqual({ status: 401, body: { detail: 'invalid signature' } });
     expect(await runs()).toBe(0);
   });

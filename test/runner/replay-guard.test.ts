@@ -1,5 +1,5 @@
-import { signatureHeaders } from '../../infra/webhook/signing';
-import { ReplayGuard } from '../../runner/replay-guard';
+import { signatureHeaders } from '../../runner/src/signing';
+import { ReplayGuard } from '../../runner/src/replay-guard';
 
 const secret = 'agsec_replay_guard_secret';
 const T0 = 1_800_000_000;

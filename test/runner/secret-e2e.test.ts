@@ -1,18 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+import { killRunners, startRunner } from './support/cli';
 
 // The probe from the security review: an agent command that prints what it can see of its own
 // process answers real gym prompts through the real runner, and the public feed shows the answers.
-const BIN = path.resolve(__dirname, '..', '..', 'runner', 'bin', 'arena-runner.js');
 const NOSY_AGENT = `process.stdin.resume().on('end', () => process.stdout.write(JSON.stringify({ env: process.env, argv: process.argv })));`;
 
 let t: TestApp;
 let client: Client;
 let owner: Registered;
 let baseUrl: string;
-let runner: ChildProcess | undefined;
 
 beforeAll(async () => {
   t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' });
@@ -22,16 +19,15 @@ beforeAll(async () => {
   baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
 });
 afterAll(async () => {
-  runner?.kill('SIGKILL');
+  killRunners();
   await t?.close();
 });
 
 it('keeps the agent secret out of the public feed when the agent command prints everything it can see', async () => {
   const agent = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'nosy', mode: 'pull' } })).json();
   const secret: string = agent.webhook_secret;
-  runner = spawn(process.execPath, [BIN, 'run', '--base-url', baseUrl, '--agent', String(agent.id), '--wait', '1', '--', process.execPath, '-e', NOSY_AGENT], {
-    env: { ...process.env, ARENA_AGENT_SECRET: secret },
-    stdio: 'ignore',
+  startRunner(['run', '--base-url', baseUrl, '--agent', String(agent.id), '--wait', '1', '--', process.execPath, '-e', NOSY_AGENT], {
+    ARENA_AGENT_SECRET: secret,
   });
 
   await client.workflow.getHandle(`gym-${agent.id}-1`).result();

@@ -1,4 +1,4 @@
-/** The API as its own process, the real `npm run api` entry (api/server.ts under tsx), for restart and scale-out tests. */
+/** The API as its own process (api/server.ts under tsx, or the compiled `npm run api`), for restart and build tests. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { sharedProcessEnv, type TestApp } from './test-app';
@@ -25,10 +25,11 @@ export class ApiProcess {
   /** Resolves with the API's base URL once it listens. */
   readonly ready: Promise<string>;
 
-  constructor(env: NodeJS.ProcessEnv) {
+  /** `entry`: Node's arguments; the compiled API (`npm run api`) is `['dist/api/server.js']`. */
+  constructor(env: NodeJS.ProcessEnv, entry: string[] = ['--import', 'tsx', 'api/server.ts']) {
     // Node itself, with tsx as a loader: the tsx command relays signals and SIGKILLs a child that
     // does not acknowledge a SIGTERM within 30 ms, which a busy API can miss (a stop ends as 143).
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'api/server.ts'], { cwd: REPO, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, entry, { cwd: REPO, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (this.text += chunk));
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.text += chunk));
     this.closed = new Promise((resolve) => this.child.once('close', (code) => resolve(code)));

@@ -1,4 +1,4 @@
-/** Jest global setup: one embedded PostgreSQL and one headless Temporal dev server for the whole run. */
+/** Jest global set-up of the integration tests: one embedded PostgreSQL, one Temporal dev server and Chromium per run. */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { startEmbeddedPostgres } from '../../infra/embedded/postgres';
 import { findOrInstallTemporalCli } from '../../infra/embedded/temporal-cli';
 import { startTemporalDevServer } from '../../infra/embedded/temporal-server';
 import { freePort } from '../../infra/ports';
+import { findOrInstallChromium } from './chromium';
 import globalTeardown from './global-teardown';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 
@@ -18,7 +19,6 @@ export interface TestStack {
 }
 
 declare global {
-  // eslint-disable-next-line no-var
   var __arenaTestStack: TestStack | undefined;
 }
 
@@ -29,6 +29,8 @@ export default async function globalSetup(): Promise<void> {
   const tempDir = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-test-'));
   const stack: TestStack = { tempDir, stops: [] };
   globalThis.__arenaTestStack = stack;
+  // Scratch space the test files of this run share (test/support/build.ts keeps its lock there).
+  process.env.TEST_RUN_DIR = tempDir;
   // Kept quiet unless a server fails, when its last lines are in the error.
   const verbose = process.env.ARENA_TEST_VERBOSE === '1';
   const log = (prefix: string) => (verbose ? (line: string) => console.log(`[${prefix}] ${line}`) : undefined);
@@ -39,22 +41,44 @@ export default async function globalSetup(): Promise<void> {
     log: (line) => console.log(`[temporal-cli] ${line}`),
   });
   const [pgPort, temporalPort] = [await freePort(), await freePort()];
-  const bundling = bundleWorkflowCode({ workflowsPath: path.join(REPO, 'workflows'), logger: quietLogger }).then(async ({ code }) => {
-    const file = path.join(tempDir, 'workflow-bundle.js');
-    await fs.writeFile(file, code);
-    process.env.TEST_WORKFLOW_BUNDLE = file;
-  });
+  const bundling = bundleWorkflowCode({ workflowsPath: path.join(REPO, 'workflows'), logger: quietLogger }).then(
+    async ({ code }) => {
+      const file = path.join(tempDir, 'workflow-bundle.js');
+      await fs.writeFile(file, code);
+      process.env.TEST_WORKFLOW_BUNDLE = file;
+    },
+  );
   const postgres = startEmbeddedPostgres({ dataDir: tempDir, port: pgPort, log: log('postgres') }).then((pg) => {
     stack.stops.push(pg.stop);
     process.env.TEST_PG_ADMIN_URL = pg.adminUrl;
   });
+  // Only the browser tests need it, so a machine without it still runs the others: test/web/browser.ts
+  // reports why there is none when a browser test starts.
+  const chromium = findOrInstallChromium({
+    explicitPath: process.env.CHROMIUM_PATH || undefined,
+    log: (line) => console.log(`[chromium] ${line}`),
+  }).then(
+    (found) => {
+      process.env.CHROMIUM_PATH = found;
+    },
+    (err: unknown) => {
+      process.env.TEST_CHROMIUM_ERROR = err instanceof Error ? err.message : String(err);
+    },
+  );
   const results = await Promise.allSettled([
+    chromium,
     bundling,
     postgres,
     // Temporal binds several ports of its own choosing as it starts: only once PostgreSQL holds its
     // port can none of them be that one.
     Promise.all([cliPath, postgres.catch(() => undefined)]).then(async ([cli]) => {
-      const temporal = await startTemporalDevServer({ cliPath: cli, dataDir: tempDir, port: temporalPort, namespace: 'default', log: log('temporal') });
+      const temporal = await startTemporalDevServer({
+        cliPath: cli,
+        dataDir: tempDir,
+        port: temporalPort,
+        namespace: 'default',
+        log: log('temporal'),
+      });
       stack.stops.push(temporal.stop);
       process.env.TEST_TEMPORAL_ADDRESS = temporal.address;
       process.env.TEST_TEMPORAL_CLI_PATH = cli;

@@ -1,6 +1,6 @@
 /**
  * Schemathesis (from PyPI), which fuzzes the API from its OpenAPI document: found in the tool
- * folder, or installed there with pip. `bash .ci/run` installs it before the tests.
+ * folder, or installed there with pip by the fuzz test that needs it.
  */
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';

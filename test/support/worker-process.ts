@@ -1,6 +1,6 @@
 /**
- * The worker as its own process, the real `npm run worker` entry (worker/main.ts under tsx), on a
- * test app's database and task queue: for crash, shutdown and metrics tests.
+ * The worker as its own process (worker/main.ts under tsx, or the compiled `npm run worker`), on a
+ * test app's database and task queue: for crash, shutdown, metrics and build tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -24,7 +24,7 @@ export function workerEnv(t: TestApp, extra: Record<string, string> = {}): NodeJ
   };
 }
 
-/** `node --import tsx worker/main.ts` (as `npm run worker`) in its own process group. */
+/** `node --import tsx worker/main.ts` (or another entry) in its own process group. */
 export class WorkerProcess {
   private readonly child: ChildProcess;
   private text = '';
@@ -33,10 +33,11 @@ export class WorkerProcess {
   /** Resolves with the worker's metrics URL once it polls. */
   readonly ready: Promise<string>;
 
-  constructor(env: NodeJS.ProcessEnv) {
+  /** `entry`: Node's arguments; the compiled worker (`npm run worker`) is `['dist/worker/main.js']`. */
+  constructor(env: NodeJS.ProcessEnv, entry: string[] = ['--import', 'tsx', 'worker/main.ts']) {
     // Node itself, with tsx as a loader: the tsx command would stand between the signal and the
     // worker, and SIGKILL it when it does not acknowledge a SIGTERM within 30 ms (a busy worker).
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'worker/main.ts'], {
+    this.child = spawn(process.execPath, entry, {
       cwd: REPO,
       env,
       detached: true,

@@ -2,6 +2,7 @@ import type { Browser } from 'playwright-core';
 import { answer } from '../support/agent-server';
 import { register } from '../support/test-app';
 import { startArena, type Arena } from '../arena/support';
+import * as workflows from '../../workflows';
 import { launchBrowser, screenshot } from './browser';
 import { signUpInBrowser } from './support';
 
@@ -10,7 +11,7 @@ let browser: Browser;
 let base: string;
 
 const refreshLeaderboard = () =>
-  arena.client.workflow.execute('refreshLeaderboard', { taskQueue: arena.t.config.taskQueue, workflowId: `refresh-judging-${Date.now()}` });
+  arena.client.workflow.execute(workflows.refreshLeaderboard, { taskQueue: arena.t.config.taskQueue, workflowId: `refresh-judging-${Date.now()}` });
 
 beforeAll(async () => {
   arena = await startArena(2, { ARENA_MIN_GAP_SECONDS: '0', ARENA_PUBLIC_URL: 'http://127.0.0.1' });

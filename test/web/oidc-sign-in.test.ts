@@ -58,7 +58,7 @@ it('signs a person in through the identity provider in a real browser, creating 
     `select u.username, i.provider, i.subject from users u join user_identities i on i.user_id = u.id where u.email = 'grace@example.org'`,
   );
   expect(user).toMatchObject({ provider: provider.issuer, subject: 'grace' });
-  expect(await page.locator('header').innerText()).toContain(user.username);
+  expect(await page.locator('header').innerText()).toContain(user!.username);
 
   // Logging out ends the session; the next visit asks to sign in again.
   await page.click('header button[type=submit]');

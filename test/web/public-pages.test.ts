@@ -1,6 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { register } from '../support/test-app';
 import { startArena, type Arena } from '../arena/support';
+import { refreshLeaderboard } from '../../workflows';
 import { launchBrowser, screenshot } from './browser';
 
 let arena: Arena;
@@ -15,7 +16,7 @@ beforeAll(async () => {
   const judge = await register(arena.t.app);
   const battle = (await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth })).json();
   await arena.t.app.inject({ method: 'POST', url: `/api/judge/${battle.battle_id}/vote`, headers: judge.auth, payload: { winner: 'a' } });
-  await arena.client.workflow.execute('refreshLeaderboard', { taskQueue: arena.t.config.taskQueue, workflowId: `refresh-web-${Date.now()}` });
+  await arena.client.workflow.execute(refreshLeaderboard, { taskQueue: arena.t.config.taskQueue, workflowId: `refresh-web-${Date.now()}` });
   // Enough feed entries for two pages, one of them hostile.
   const agent = arena.agents[0]!;
   await arena.sql(

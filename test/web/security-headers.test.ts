@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { answer } from '../support/agent-server';
 import { register, startTestApp } from '../support/test-app';
 import { startArena, type Arena } from '../arena/support';
+import { refreshLeaderboard } from '../../workflows';
 import { launchBrowser } from './browser';
 import { signUpInBrowser } from './support';
 
@@ -17,7 +18,7 @@ beforeAll(async () => {
   const judge = await register(arena.t.app);
   const battle = (await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth })).json();
   await arena.t.app.inject({ method: 'POST', url: `/api/judge/${battle.battle_id}/vote`, headers: judge.auth, payload: { winner: 'a' } });
-  await arena.client.workflow.execute('refreshLeaderboard', { taskQueue: arena.t.config.taskQueue, workflowId: `refresh-headers-${Date.now()}` });
+  await arena.client.workflow.execute(refreshLeaderboard, { taskQueue: arena.t.config.taskQueue, workflowId: `refresh-headers-${Date.now()}` });
   base = await arena.t.app.listen({ port: 0, host: '127.0.0.1' });
   browser = await launchBrowser();
 }, 120_000);

@@ -33,7 +33,7 @@ it('signs up, signs in on the page that follows, logs out, refuses a wrong passw
   await page.waitForURL(`${base}/`);
   expect(await page.locator('header').innerText()).toContain('ada');
   const [row] = await t.orm.em.getConnection().execute(`select email from users where username = 'ada'`);
-  expect(row.email).toBe('ada@example.com');
+  expect(row?.email).toBe('ada@example.com');
 
   await page.click('header button[type=submit]');
   await page.waitForURL(`${base}/`);

@@ -37,7 +37,7 @@ describe('WebhookClient URL and address guard', () => {
     const name = os.hostname();
     const answers = await dns.lookup(name, { all: true });
     expect(answers.length > 0 && answers.every((a) => isInwardAddress(a.address))).toBe(true);
-    const hook = await server(answerJson(200, { response: 'reached' }), answers[0].address);
+    const hook = await server(answerJson(200, { response: 'reached' }), answers[0]!.address);
     const url = `http://${name}:${hook.port}/hook`;
 
     const refused = await post(client({ allowPrivate: false }), url);
@@ -45,7 +45,7 @@ describe('WebhookClient URL and address guard', () => {
       kind: 'failure',
       stage: 'private-address',
       neverSent: true,
-      message: `refused: ${name.toLowerCase()} resolves to a private address (${answers[0].address})`,
+      message: `refused: ${name.toLowerCase()} resolves to a private address (${answers[0]!.address})`,
     });
     expect(hook.requests).toHaveLength(0);
 

@@ -1,4 +1,4 @@
-import { verifySignature } from '../../infra/webhook/signing';
+import { verifySignature } from 'arena-runner/signing';
 import { promptBody as body, secret, useWebhookFixtures } from './support/client-fixture';
 import { answerJson } from './support/loopback-server';
 
@@ -113,7 +113,7 @@ describe('WebhookClient lifecycle', () => {
     const second = await post(c, hook.url);
     expect([first.kind, second.kind]).toEqual(['response', 'response']);
     expect(hook.requests).toHaveLength(2);
-    expect(hook.requests[1].remotePort).toBe(hook.requests[0].remotePort);
+    expect(hook.requests[1]!.remotePort).toBe(hook.requests[0]!.remotePort);
   });
 
   it('close() waits for requests in flight, then refuses new ones', async () => {

@@ -1,6 +1,6 @@
 import { WebhookClient } from '../../infra/webhook/client';
 import { pingOutcome, pingWebhook } from '../../infra/webhook/ping';
-import { verifySignature } from '../../infra/webhook/signing';
+import { verifySignature } from 'arena-runner/signing';
 import { answerJson, closedPort, startServer, type LoopbackServer } from './support/loopback-server';
 
 const secret = 'agsec_ping_secret';

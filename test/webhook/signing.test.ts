@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { WebhookClient } from '../../infra/webhook/client';
-import { signatureHeaders, signBody, signTimestamped, verifySignature } from '../../infra/webhook/signing';
+import { signatureHeaders, signBody, signTimestamped, verifySignature } from 'arena-runner/signing';
 import { answerJson, startServer } from './support/loopback-server';
 
 const secret = 'agsec_k3Y-example_secret_with_ünïcode';

@@ -1,26 +1,26 @@
-/** Agent state changes: retest, regenerate-secret and deactivate. */
+/** Agent state changes: retest, regenerate-secret, deactivate and gym restart. */
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { gymCounts } from '../../../infra/db/repositories/session.repository';
 import { isAgentActive } from '../../../domain/agent-state';
+import { restartGym, retestAgent, type AgentLifecycleDeps } from '../../../services/agent-lifecycle';
 import { deactivateAgent, ownedAgent, regenerateSecret } from '../../../services/agents';
-import { ApiError } from '../../errors';
-import { deactivateResult, retestResult, secretResult } from '../../schemas/agent';
+import { deactivateResult, gymProgress, retestResult, secretResult } from '../../schemas/agent';
 import { errors, idParam } from '../../schemas/common';
-import { pingAgent, type PingDeps, type SpendBudget } from './ping';
 import { accountBudget } from '../../plugins/rate-limits';
-import { startGymAttempt, startGymIfFirstActive, type WorkflowDeps } from '../../../services/deliveries';
-import { gymCounts } from '../../../infra/db/repositories/session-queries';
-import { gymView } from '../../views';
-import { gymProgress } from '../../schemas/agent';
+import { gymProgressJson } from '../../json/agents';
+
+/** Spends one of the caller's budget for an action, or refuses the request with 429. */
+export type SpendBudget = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 export interface LifecycleOptions {
-  pingDeps: PingDeps;
-  workflows: WorkflowDeps;
+  lifecycle: AgentLifecycleDeps;
   /** The account's ping budget, shared with new push agents and new webhook URLs. */
   spendPing: SpendBudget;
   gymRestartsPerHour: number;
 }
 
-export const lifecycleRoutes: FastifyPluginAsyncZod<LifecycleOptions> = async (app, { pingDeps, workflows, spendPing, gymRestartsPerHour }) => {
+export const lifecycleRoutes: FastifyPluginAsyncZod<LifecycleOptions> = async (app, { lifecycle, spendPing, gymRestartsPerHour }) => {
   const security = [{ bearerAuth: [] }];
   // Each restart starts a gym of its own (a workflow and its prompts).
   const gymRestartBudget = app.rateLimit(accountBudget('gym-restart', gymRestartsPerHour, '1 hour'));
@@ -38,13 +38,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<LifecycleOptions> = async (a
     },
     async (request, reply) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
-      // The request is well-formed; the agent's mode is what rules it out: a conflict with its state.
-      if (agent.mode !== 'push') throw new ApiError(409, 'retest applies to push agents only; pull agents are never pinged');
-      if (agent.deactivated) throw new ApiError(409, 'agent is deactivated; deactivation is permanent, register a new agent');
-      await spendPing(request, reply);
-      await pingAgent(agent, pingDeps);
-      await request.em.flush();
-      await startGymIfFirstActive(request.em, agent, workflows, request.log);
+      await retestAgent(request.em, lifecycle, agent, () => spendPing(request, reply), request.log);
       return { id: agent.id, active: isAgentActive(agent), ping_error: agent.pingError };
     },
   );
@@ -62,7 +56,7 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<LifecycleOptions> = async (a
     },
     async (request) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
-      return { id: agent.id, webhook_secret: await regenerateSecret(request.em, agent, pingDeps.encryptionKey, request.log) };
+      return { id: agent.id, webhook_secret: await regenerateSecret(request.em, agent, lifecycle.ping.encryptionKey, request.log) };
     },
   );
 
@@ -97,10 +91,10 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<LifecycleOptions> = async (a
     },
     async (request, reply) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
-      if (agent.deactivated) throw new ApiError(409, 'agent is deactivated; deactivation is permanent, register a new agent');
-      await gymRestartBudget.call(app, request, reply);
-      await startGymAttempt(request.em, agent, workflows);
-      return gymView(agent, await gymCounts(request.em, agent.id, agent.gymStartedAt));
+      await restartGym(request.em, lifecycle.workflows, agent, async () => {
+        await gymRestartBudget.call(app, request, reply);
+      });
+      return gymProgressJson(agent, await gymCounts(request.em, agent.id, agent.gymStartedAt));
     },
   );
 };

@@ -1,14 +1,11 @@
 /** Sandbox tasks: an owner sends a prompt of their own to their agent, end to end, never judged. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { findSession } from '../../../infra/db/repositories/session-queries';
-import { parseSessionPublicId } from '../../../domain/sessions';
-import { ownedAgent, startSandboxTask } from '../../../services/agents';
-import { cancelSandbox, type WorkflowDeps } from '../../../services/deliveries';
-import { ApiError, notFound } from '../../errors';
+import { cancelSandboxTask, ownedAgent, startSandboxTask } from '../../../services/agents';
+import type { WorkflowDeps } from '../../../services/workflow-client';
 import { errors, idParam } from '../../schemas/common';
 import { perAccountPerMinute } from '../../plugins/rate-limits';
 import { activitySession, sandboxCreate, sandboxParams } from '../../schemas/session';
-import { sessionView } from '../../views';
+import { sessionJson } from '../../json/agents';
 
 export const sandboxRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; sandboxPerMinute: number }> = async (app, { workflows, sandboxPerMinute }) => {
   const security = [{ bearerAuth: [] }];
@@ -29,7 +26,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; san
     async (request, reply) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
       const row = await startSandboxTask(request.em, workflows, agent, request.body, request.log);
-      return reply.code(202).send(sessionView(row, true));
+      return reply.code(202).send(sessionJson(row, true));
     },
   );
 
@@ -46,16 +43,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; san
     },
     async (request) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
-      const parsed = parseSessionPublicId(request.params.session_id);
-      if (!parsed || parsed.kind !== 'sandbox') throw notFound('sandbox task');
-      const before = await findSession(request.em, agent.id, parsed.id);
-      if (!before || before.kind !== 'sandbox') throw notFound('sandbox task');
-      if (before.status !== 'pending') throw new ApiError(409, `the task has already ended (${before.status})`);
-      const result = await cancelSandbox(workflows, parsed.id);
-      if (result.kind === 'refused') throw new ApiError(409, result.reason);
-      const after = await findSession(request.em, agent.id, parsed.id);
-      if (after!.status !== 'cancelled') throw new ApiError(409, `the task has already ended (${after!.status})`);
-      return sessionView(after!, true);
+      return sessionJson(await cancelSandboxTask(request.em, workflows, agent, request.params.session_id), true);
     },
   );
 };

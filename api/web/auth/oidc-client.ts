@@ -5,6 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import type { Configuration } from 'openid-client';
 import type { OidcSettings } from '../../../infra/config';
+import type { ProviderIdentity } from '../../../services/identities';
 
 export type OpenidClient = typeof import('openid-client');
 export type OpenidClientLoader = () => Promise<OpenidClient>;
@@ -27,14 +28,7 @@ export interface PendingSignIn {
   codeVerifier: string;
 }
 
-/** Who the provider says signed in. */
-export interface ProviderIdentity {
-  /** The provider's issuer URL, as its discovery document states it. */
-  provider: string;
-  subject: string;
-  email: string | null;
-  emailVerified: boolean;
-}
+export type { ProviderIdentity };
 
 export class OidcRelyingParty {
   private configuration?: Promise<Configuration>;

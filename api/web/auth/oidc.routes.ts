@@ -6,9 +6,9 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { OidcSettings } from '../../../infra/config';
-import { ApiError } from '../../errors';
+import { ApiError, expectedFailure } from '../../errors';
 import { isSecureSite, OIDC_COOKIE } from './cookies';
-import { accountForIdentity, EMAIL_IN_USE, LINKED_ELSEWHERE, linkIdentity } from './identities';
+import { accountForIdentity, EMAIL_IN_USE, LINKED_ELSEWHERE, linkIdentity } from '../../../services/identities';
 import { OidcRelyingParty, ProviderUnavailableError, type OpenidClientLoader, type ProviderIdentity } from './oidc-client';
 import { safeNextPath } from './web-session.plugin';
 
@@ -139,8 +139,9 @@ export const oidcRoutes: FastifyPluginAsync<OidcRoutesOptions> = async (app, opt
         request.log.info({ userId: user.id }, 'signed in through the identity provider');
       }
     } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      return fail(reply, err.statusCode, err.detail, failTo);
+      const failure = expectedFailure(err);
+      if (!failure) throw err;
+      return fail(reply, failure.status, failure.detail, failTo);
     }
     return reply.redirect(safeNextPath(pending.next, opts.publicUrl), 303);
   });

@@ -5,7 +5,7 @@ import type { User } from '../../../infra/db/entities/user.entity';
 import type { WebSession } from '../../../infra/db/entities/web-session.entity';
 import { ApiError } from '../../errors';
 import { SESSION_COOKIE, sessionCookieOptions } from './cookies';
-import { DEFAULT_SESSION_DAYS, deleteExpiredSessions, endSession, findSession, startSession } from './web-sessions';
+import { DEFAULT_SESSION_DAYS, deleteExpiredSessions, endSession, findSession, startSession } from '../../../services/web-sessions';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,4 +1,5 @@
 /** Server-side SVG charts: Bradley-Terry ratings with their intervals, and an agent's Elo history over time. */
+import { INITIAL_ELO } from '../../../domain/ratings/elo';
 import { escapeHtml } from './html';
 import { timeTicks } from './time-axis';
 
@@ -27,7 +28,7 @@ function ticks(min: number, max: number, count = 5): number[] {
   return out;
 }
 
-/** Rows of dots (rating) on lines (95% interval), with the 1500 mean marked. */
+/** Rows of dots (rating) on lines (95% interval), with the mean (the starting Elo, where Bradley-Terry is anchored) marked. */
 export function intervalChart(rows: readonly IntervalRow[]): string {
   if (rows.length === 0) return emptyChart('No ratings yet');
   const rowHeight = 28;
@@ -35,14 +36,14 @@ export function intervalChart(rows: readonly IntervalRow[]): string {
   const right = 20;
   const top = 10;
   const height = top + rows.length * rowHeight + 30;
-  const min = Math.min(1500, ...rows.map((r) => r.low)) - 25;
-  const max = Math.max(1500, ...rows.map((r) => r.high)) + 25;
+  const min = Math.min(INITIAL_ELO, ...rows.map((r) => r.low)) - 25;
+  const max = Math.max(INITIAL_ELO, ...rows.map((r) => r.high)) + 25;
   const x = (v: number) => round(left + ((v - min) / (max - min)) * (WIDTH - left - right));
   const axisY = top + rows.length * rowHeight + 5;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" role="img" width="100%" viewBox="0 0 ${WIDTH} ${height}" aria-labelledby="ci-title">`,
     `<title id="ci-title">Bradley-Terry ratings with 95% intervals</title>`,
-    `<line x1="${x(1500)}" y1="${top}" x2="${x(1500)}" y2="${axisY}" stroke="#999" stroke-dasharray="4 3"/>`,
+    `<line x1="${x(INITIAL_ELO)}" y1="${top}" x2="${x(INITIAL_ELO)}" y2="${axisY}" stroke="#999" stroke-dasharray="4 3"/>`,
     `<line x1="${left}" y1="${axisY}" x2="${WIDTH - right}" y2="${axisY}" stroke="#666"/>`,
     ...ticks(min, max).map((t) => `<text x="${x(t)}" y="${axisY + 18}" font-size="11" text-anchor="middle" fill="#555">${t}</text>`),
   ];
@@ -58,19 +59,19 @@ export function intervalChart(rows: readonly IntervalRow[]): string {
   return parts.join('');
 }
 
-/** Elo after each vote, as steps over time (UTC) from the starting 1500. */
+/** Elo after each vote, as steps over time (UTC) from the starting Elo. */
 export function eloHistoryChart(points: ReadonlyArray<{ at: Date; elo: number }>): string {
   if (points.length === 0) return emptyChart('No votes yet');
   const height = 180;
   const [left, right, top, bottom] = [50, 15, 10, 25];
-  const elos = [1500, ...points.map((p) => p.elo)];
+  const elos = [INITIAL_ELO, ...points.map((p) => p.elo)];
   const min = Math.min(...elos) - 10;
   const max = Math.max(...elos) + 10;
   const [from, to] = timeSpan(points.map((p) => p.at.getTime()));
   const x = (ms: number) => round(left + ((ms - from) / (to - from)) * (WIDTH - left - right));
   const y = (v: number) => round(top + (1 - (v - min) / (max - min)) * (height - top - bottom));
   // Elo holds between votes, so each vote is a step.
-  const path = [`M${x(from)},${y(1500)}`, ...points.map((p) => `H${x(p.at.getTime())} V${y(p.elo)}`), `H${x(to)}`].join(' ');
+  const path = [`M${x(from)},${y(INITIAL_ELO)}`, ...points.map((p) => `H${x(p.at.getTime())} V${y(p.elo)}`), `H${x(to)}`].join(' ');
   const axisY = height - bottom;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" role="img" width="100%" viewBox="0 0 ${WIDTH} ${height}" aria-labelledby="elo-title">`,

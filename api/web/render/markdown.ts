@@ -86,13 +86,14 @@ function textToken(state: StateCore, content: string): Token {
 }
 
 md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
-  tokens[idx].attrSet('rel', LINK_REL);
+  tokens[idx]?.attrSet('rel', LINK_REL);
   return self.renderToken(tokens, idx, options);
 };
 
 const defaultFence = md.renderer.rules.fence!;
 md.renderer.rules.fence = (tokens, idx, options, env, self) => {
   const token = tokens[idx];
+  if (!token) return defaultFence(tokens, idx, options, env, self);
   const kind = token.info.trim().split(/\s+/)[0]?.toLowerCase() ?? '';
   if (!isTraceKind(kind)) return defaultFence(tokens, idx, options, env, self);
   return (

@@ -1,6 +1,7 @@
 /** A competitor owned by an account, reached by push (webhook) or pull (runner). */
 import { EntityRepositoryType, EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
 import type { AgentMode } from '../../../domain/agent-state';
+import { INITIAL_ELO } from '../../../domain/ratings/elo';
 import { AgentRepository } from '../repositories/agent.repository';
 import { User } from './user.entity';
 
@@ -22,7 +23,7 @@ export class Agent {
   costClaimed: string | null = null;
   toolsClaimed: string[] = [];
   description: string | null = null;
-  elo = 1500;
+  elo = INITIAL_ELO;
   gymComplete = false;
   /** Counts gym runs: 0 until the agent first becomes active; each restart adds one. */
   gymAttempt = 0;
@@ -58,7 +59,7 @@ export const AgentSchema = new EntitySchema<Agent>({
     costClaimed: { type: 'string', length: 200, nullable: true },
     toolsClaimed: { type: 'json', default: '[]' },
     description: { type: 'string', length: 500, nullable: true },
-    elo: { type: 'integer', default: 1500 },
+    elo: { type: 'integer', default: INITIAL_ELO },
     gymComplete: { type: 'boolean', default: false },
     gymAttempt: { type: 'integer', default: 0 },
     gymStartedAt: { type: 'datetime', length: 6, nullable: true },

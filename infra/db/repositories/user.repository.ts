@@ -1,6 +1,7 @@
 /** Queries about accounts: key look-up and public search. */
 import { EntityRepository } from '@mikro-orm/postgresql';
 import type { User } from '../entities/user.entity';
+import { run } from './sql';
 
 export interface UserSearchPage {
   total: number;
@@ -15,12 +16,11 @@ function likePattern(text: string): string {
 export class UserRepository extends EntityRepository<User> {
   /** The account that owns an API key, by the key's hash; also notes when the key was last used. */
   async findByApiKeyHash(keyHash: string): Promise<User | null> {
-    const rows = await this.getEntityManager()
-      .getConnection()
-      .execute<{ user_id: number }[]>(
-        'update api_keys set last_used_at = now() at time zone \'utc\' where key_hash = ? returning user_id',
-        [keyHash],
-      );
+    const rows = await run<{ user_id: number }>(
+      this.getEntityManager(),
+      "update api_keys set last_used_at = now() at time zone 'utc' where key_hash = ? returning user_id",
+      [keyHash],
+    );
     return rows[0] ? this.findOne({ id: rows[0].user_id }) : null;
   }
 
@@ -39,12 +39,11 @@ export class UserRepository extends EntityRepository<User> {
   /** Number of agents per owner, in one query. */
   async agentCounts(ownerIds: number[]): Promise<Map<number, number>> {
     if (ownerIds.length === 0) return new Map();
-    const rows = await this.getEntityManager()
-      .getConnection()
-      .execute<{ owner_id: number; n: number }[]>(
-        `select owner_id, count(*)::int as n from agents where owner_id in (${ownerIds.map(() => '?').join(',')}) group by owner_id`,
-        ownerIds,
-      );
+    const rows = await run<{ owner_id: number; n: number }>(
+      this.getEntityManager(),
+      `select owner_id, count(*)::int as n from agents where owner_id in (${ownerIds.map(() => '?').join(',')}) group by owner_id`,
+      ownerIds,
+    );
     return new Map(rows.map((r) => [r.owner_id, r.n]));
   }
 }

@@ -106,7 +106,7 @@ export async function startFakeArena(opts: FakeArenaOptions = {}): Promise<FakeA
       }
       if (result && req.method === 'POST') {
         const posted: PostedResult = {
-          workId: decodeURIComponent(result[2]),
+          workId: decodeURIComponent(result[2]!),
           body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
           secret: given,
           at: Date.now(),

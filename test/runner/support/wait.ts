@@ -1,6 +1,6 @@
 /** Waiting on conditions in runner tests, and agent commands written as small Node scripts. */
 import fs from 'node:fs';
-import type { AgentCommand } from '../../../runner/adapter';
+import type { AgentCommand } from '../../../runner/src/adapter';
 
 /** Resolves once check() is truthy; fails the test with `what` after timeoutMs. */
 export async function until(check: () => unknown, what: string, timeoutMs = 10_000): Promise<void> {

@@ -1,5 +1,5 @@
 import { MikroORM } from '@mikro-orm/postgresql';
-import { deleteExpiredSessions, endAllSessions, endSession, findSession, startSession } from '../../../api/web/auth/web-sessions';
+import { deleteExpiredSessions, endAllSessions, endSession, findSession, startSession } from '../../../services/web-sessions';
 import type { User } from '../../../infra/db/entities/user.entity';
 import { WebSession } from '../../../infra/db/entities/web-session.entity';
 import { ormConfig } from '../../../infra/db/orm.config';

@@ -1,7 +1,7 @@
 import { eloHistoryChart, intervalChart } from '../../../api/web/render/charts';
 
 /** The text of every <text> element, in order. */
-const labels = (svg: string) => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+const labels = (svg: string) => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]!);
 
 describe('eloHistoryChart', () => {
   it('labels its time axis with dates when the votes span days', () => {

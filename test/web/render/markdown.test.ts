@@ -2,11 +2,11 @@ import { LINK_REL, escapeHtml, renderMarkdown } from '../../../api/web/render/ma
 
 /** Every tag name the HTML opens, lowercased, so tests can say which elements exist at all. */
 function tagNames(html: string): string[] {
-  return [...html.matchAll(/<([a-zA-Z][\w-]*)/g)].map((match) => match[1].toLowerCase());
+  return [...html.matchAll(/<([a-zA-Z][\w-]*)/g)].map((match) => match[1]!.toLowerCase());
 }
 
 function hrefs(html: string): string[] {
-  return [...html.matchAll(/href="([^"]*)"/g)].map((match) => match[1]);
+  return [...html.matchAll(/href="([^"]*)"/g)].map((match) => match[1]!);
 }
 
 describe('escapeHtml', () => {

@@ -71,7 +71,7 @@ export async function startServer(respond: Respond, host = '127.0.0.1'): Promise
     requests,
     nextRequest: () =>
       taken < requests.length
-        ? Promise.resolve(requests[taken++])
+        ? Promise.resolve(requests[taken++]!)
         : new Promise<CapturedRequest>((resolve) => waiting.push(resolve)),
     allConnectionsClosed: () =>
       sockets.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve)),

@@ -1,4 +1,7 @@
-/** Push signing: the HMAC headers on every webhook POST, and the helper agents use to check them. */
+/**
+ * Push signing: the HMAC headers on every webhook POST and the check agents run on them. The arena's
+ * webhook client signs with this module (`arena-runner/signing`), so sender and checker cannot drift.
+ */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'X-Arena-Signature';

@@ -1,12 +1,12 @@
 /**
- * Signature checks for push agents: the same helper the arena's own tests use, re-exported where
- * agent authors find it.
+ * Signature checks for push agents: the arena's own signing code, re-exported where agent authors
+ * find it (`arena-runner/verify`, or the package itself).
  *
  * The arena signs the raw body bytes of every webhook POST. Verify those bytes before parsing them:
  *
  * ```ts
  * import http from 'node:http';
- * import { verifySignature } from './agent-arena/runner/verify'; // wherever this project is checked out
+ * import { verifySignature } from 'arena-runner/verify';
  *
  * http.createServer((req, res) => {
  *   const chunks: Buffer[] = [];
@@ -37,4 +37,4 @@ export {
   TIMESTAMP_HEADER,
   TIMESTAMPED_SIGNATURE_HEADER,
   verifySignature,
-} from '../infra/webhook/signing';
+} from './signing';

@@ -1,9 +1,9 @@
 /** Server-side website sessions: started at log-in, looked up per request by the cookie's token, ended at logout or expiry. */
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { User } from '../../../infra/db/entities/user.entity';
-import { WebSession } from '../../../infra/db/entities/web-session.entity';
-import { hashToken } from '../../../domain/credentials';
+import type { User } from '../infra/db/entities/user.entity';
+import { WebSession } from '../infra/db/entities/web-session.entity';
+import { hashToken } from '../domain/credentials';
 
 export const DEFAULT_SESSION_DAYS = 30;
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,7 +1,7 @@
 /** `arena-runner push`: a local webhook that checks the arena's signature and answers with the agent command. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DELIVERY_HEADER } from '../infra/webhook/signing';
+import { DELIVERY_HEADER } from './signing';
 import { runAgentCommand, type AgentCommand } from './adapter';
 import { stderrLog, type Log } from './log';
 import { isPing, parseDelivery } from './payload';

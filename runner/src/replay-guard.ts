@@ -1,5 +1,5 @@
 /** `arena-runner push` accepts each delivery once: a fresh timestamped signature, never seen before within the tolerance. */
-import { DELIVERY_HEADER, TIMESTAMP_HEADER, TIMESTAMPED_SIGNATURE_HEADER, verifySignature } from '../infra/webhook/signing';
+import { DELIVERY_HEADER, TIMESTAMP_HEADER, TIMESTAMPED_SIGNATURE_HEADER, verifySignature } from './signing';
 
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 

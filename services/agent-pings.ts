@@ -1,14 +1,10 @@
-/** Runs an agent's connectivity ping and records the result on the agent. */
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Agent } from '../../../infra/db/entities/agent.entity';
-import { openSecret } from '../../../domain/credentials';
-import type { WebhookClient } from '../../../infra/webhook/client';
-import { pingWebhook } from '../../../infra/webhook/ping';
-import { checkWebhookUrl } from '../../../infra/webhook/address-guard';
-import { ApiError } from '../../errors';
-
-/** Spends one of the caller's budget for an action, or refuses the request with 429. */
-export type SpendBudget = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+/** An agent's connectivity ping: the save-time check of its webhook URL, and the signed ping whose result makes it active or not. */
+import type { Agent } from '../infra/db/entities/agent.entity';
+import type { WebhookClient } from '../infra/webhook/client';
+import { pingWebhook } from '../infra/webhook/ping';
+import { checkWebhookUrl } from '../infra/webhook/address-guard';
+import { openSecret } from '../domain/credentials';
+import { ArenaError } from '../domain/errors';
 
 export interface PingDeps {
   webhooks: WebhookClient;
@@ -17,10 +13,13 @@ export interface PingDeps {
   pingTimeoutMs?: number;
 }
 
+/** Spends one of the owner's pings (each is an outbound request whose outcome they read), or refuses. */
+export type SpendPing = () => Promise<void>;
+
 /** The save-time URL check; the connect-time check in the client catches DNS that changes later. */
 export function acceptWebhookUrl(raw: string, allowPrivate: boolean): string {
   const checked = checkWebhookUrl(raw, { allowPrivate });
-  if (!checked.ok) throw new ApiError(400, checked.reason);
+  if (!checked.ok) throw new ArenaError('invalid', checked.reason);
   return checked.url.toString();
 }
 

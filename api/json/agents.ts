@@ -1,0 +1,82 @@
+/** Agents and their deliveries to response bodies: the one place that decides which of their fields leave the service. */
+import type { z } from 'zod';
+import type { Agent } from '../../infra/db/entities/agent.entity';
+import type { GymCounts, SessionRow } from '../../infra/db/repositories/session.repository';
+import { isAgentActive, profileUrl, runCommand } from '../../domain/agent-state';
+import { sessionPublicId } from '../../domain/sessions';
+import { formatTimestamp } from '../../domain/timestamps';
+import type { agentSummary } from '../schemas/account';
+import type { agentCreated, agentDetail, agentListItem, gymProgress } from '../schemas/agent';
+import type { activitySession } from '../schemas/session';
+
+export function agentSummaryJson(agent: Agent): z.infer<typeof agentSummary> {
+  return { id: agent.id, name: agent.name, active: isAgentActive(agent), elo: agent.elo, gym_complete: agent.gymComplete };
+}
+
+export function agentListItemJson(agent: Agent): z.infer<typeof agentListItem> {
+  return {
+    id: agent.id,
+    name: agent.name,
+    mode: agent.mode,
+    ...(agent.mode === 'push' && agent.webhookUrl ? { webhook_url: agent.webhookUrl } : {}),
+    active: isAgentActive(agent),
+    ping_error: agent.pingError,
+    elo: agent.elo,
+    model_claimed: agent.modelClaimed,
+    created_at: formatTimestamp(agent.createdAt),
+    gym_complete: agent.gymComplete,
+  };
+}
+
+export function gymProgressJson(agent: Agent, counts: GymCounts): z.infer<typeof gymProgress> {
+  return {
+    ...counts,
+    gym_complete: agent.gymComplete,
+    started_at: agent.gymStartedAt ? formatTimestamp(agent.gymStartedAt) : null,
+    completed_at: agent.gymCompletedAt ? formatTimestamp(agent.gymCompletedAt) : null,
+  };
+}
+
+export function agentDetailJson(agent: Agent, publicUrl: string, gym: GymCounts): z.infer<typeof agentDetail> {
+  return {
+    ...agentListItemJson(agent),
+    owner_handle: agent.ownerHandle,
+    cost_claimed: agent.costClaimed,
+    tools_claimed: agent.toolsClaimed,
+    description: agent.description,
+    profile_url: profileUrl(agent.id),
+    ...(agent.mode === 'pull' ? { run_command: runCommand(publicUrl, agent.id) } : {}),
+    gym: gymProgressJson(agent, gym),
+  };
+}
+
+/** A new agent, with its secret shown this once. */
+export function agentCreatedJson(agent: Agent, secret: string, publicUrl: string): z.infer<typeof agentCreated> {
+  return {
+    id: agent.id,
+    name: agent.name,
+    mode: agent.mode,
+    ...(agent.mode === 'push' && agent.webhookUrl ? { webhook_url: agent.webhookUrl } : {}),
+    active: isAgentActive(agent),
+    ping_error: agent.pingError,
+    webhook_secret: secret,
+    profile_url: profileUrl(agent.id),
+    ...(agent.mode === 'pull' ? { run_command: runCommand(publicUrl, agent.id) } : {}),
+  };
+}
+
+/** A feed entry; the agent's owner (`forOwner`) also reads the detail of a failure. */
+export function sessionJson(row: SessionRow, forOwner = false): z.infer<typeof activitySession> {
+  return {
+    id: sessionPublicId(row.kind, row.id),
+    kind: row.kind,
+    category: row.category,
+    prompt: row.prompt,
+    response: row.response,
+    error: forOwner ? (row.error_detail ?? row.error) : row.error,
+    latency_ms: row.latency_ms ?? 0,
+    status: row.status,
+    created_at: formatTimestamp(new Date(row.created_ms)),
+    redelivery_of: row.redelivery_of_id === null ? null : sessionPublicId(row.kind, row.redelivery_of_id),
+  };
+}

@@ -1,0 +1,313 @@
+/**
+ * The owner of `sessions` (deliveries): every insert and update of the table, and the reads the
+ * feed, the workflows and gym progress make of it. Each read is served by an index.
+ */
+import type { EntityManager, RequiredEntityData } from '@mikro-orm/postgresql';
+import type { AgentMode } from '../../../domain/agent-state';
+import type { SessionKind, SessionStatus } from '../../../domain/sessions';
+import { Session } from '../entities/session.entity';
+import { onlyRow, run } from './sql';
+
+export interface SessionRow {
+  id: number;
+  agent_id: number;
+  kind: SessionKind;
+  mode: AgentMode;
+  category: string;
+  prompt: string;
+  response: string | null;
+  error: string | null;
+  /** The owner's version of `error`, where it differs; never shown to anyone else. */
+  error_detail: string | null;
+  latency_ms: number | null;
+  status: SessionStatus;
+  created_ms: number;
+  deadline_seconds: number;
+  result_hash: string | null;
+  work_state: string | null;
+  /** Set on an operator's redelivery: the original session's id. */
+  redelivery_of_id: number | null;
+}
+
+// Raw queries get timestamps as text; epoch milliseconds come back as plain numbers.
+const SESSION_COLUMNS = `s.id, s.agent_id, s.kind, s.mode, s.category, p.text as prompt, s.response, s.error, s.error_detail, s.latency_ms, s.status,
+  (extract(epoch from s.created_at) * 1000)::float8 as created_ms, s.deadline_seconds, s.result_hash, w.state as work_state,
+  s.redelivery_of_id`;
+const SESSION_FROM = `sessions s join prompts p on p.id = s.prompt_id left join work_items w on w.session_id = s.id`;
+
+export async function findSession(
+  em: EntityManager,
+  agentId: number,
+  sessionId: number,
+): Promise<SessionRow | undefined> {
+  const [row] = await run<SessionRow>(
+    em,
+    `select ${SESSION_COLUMNS} from ${SESSION_FROM} where s.id = ? and s.agent_id = ?`,
+    [sessionId, agentId],
+  );
+  return row;
+}
+
+/**
+ * The public feed's two statements, run side by side: the agent's name with its session count
+ * (parameter: agent id; no row: no such agent), and one page, newest first from the (agent_id, id)
+ * index (parameters: agent id, limit, offset).
+ */
+export const FEED_HEAD_SQL = `select a.name, a.owner_id, (select count(*)::int from sessions where agent_id = a.id) as total from agents a where a.id = ?`;
+export const FEED_PAGE_SQL = `select ${SESSION_COLUMNS} from ${SESSION_FROM} where s.agent_id = ? order by s.id desc limit ? offset ?`;
+
+export interface AgentFeed {
+  agentName: string;
+  /** The owner reads more of the feed than the public (the detail of failures). */
+  ownerId: number;
+  total: number;
+  rows: SessionRow[];
+}
+
+/** An agent's name, session count and one page of its feed; undefined when the agent does not exist. */
+export async function agentFeed(
+  em: EntityManager,
+  agentId: number,
+  limit: number,
+  offset: number,
+): Promise<AgentFeed | undefined> {
+  const [[head], rows] = await Promise.all([
+    run<{ name: string; owner_id: number; total: number }>(em, FEED_HEAD_SQL, [agentId]),
+    run<SessionRow>(em, FEED_PAGE_SQL, [agentId, limit, offset]),
+  ]);
+  return head && { agentName: head.name, ownerId: head.owner_id, total: head.total, rows };
+}
+
+export interface GymCounts {
+  total: number;
+  done: number;
+  errors: number;
+}
+
+/** `done`: gym prompts with a good answer since the current attempt started; `errors`: gym sessions that errored since then. */
+export async function gymCounts(em: EntityManager, agentId: number, startedAt: Date | null): Promise<GymCounts> {
+  const rows = await run<GymCounts>(
+    em,
+    `select (select count(*) from prompts where source = 'gym')::int as total,
+       (select count(distinct prompt_id) from sessions
+         where agent_id = ? and kind = 'gym' and status = 'answered' and created_at >= ?)::int as done,
+       (select count(*) from sessions
+         where agent_id = ? and kind = 'gym' and status = 'error' and created_at >= ?)::int as errors`,
+    [agentId, startedAt, agentId, startedAt],
+  );
+  return onlyRow(rows, 'gym counts');
+}
+
+/** Gym prompts without a good answer from this agent since its attempt started (`startedAt` as PostgreSQL gave it). */
+export async function gymPromptsStillOpen(
+  em: EntityManager,
+  agentId: number,
+  startedAt: string | null,
+): Promise<number[]> {
+  const rows = await run<{ id: number }>(
+    em,
+    `select p.id from prompts p
+     where p.source = 'gym' and not exists (
+       select 1 from sessions s
+       where s.agent_id = ? and s.prompt_id = p.id and s.kind = 'gym' and s.status = 'answered' and s.created_at >= ?)
+     order by p.id`,
+    [agentId, startedAt],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** A session as a workflow starts it: what its DeliveryInput is made of. */
+export interface StartedSession {
+  id: number;
+  agent_id: number;
+  mode: AgentMode;
+  category: string;
+  deadline_seconds: number;
+}
+
+const STARTED_COLUMNS = 'id, agent_id, mode, category, deadline_seconds';
+
+/** The main sessions a dispatch run already created (their dedupe keys start with `keyPrefix`), oldest first. */
+export function mainSessionsOfDispatch(em: EntityManager, keyPrefix: string): Promise<StartedSession[]> {
+  return run<StartedSession>(em, `select ${STARTED_COLUMNS} from sessions where dedupe_key like ? order by id`, [
+    `${keyPrefix}%`,
+  ]);
+}
+
+/**
+ * A main session for a pool prompt this agent never got, preferring prompts with exactly one
+ * answer (a battle forms at once); undefined when no such prompt is left.
+ */
+export async function insertMainSession(
+  em: EntityManager,
+  input: { agentId: number; mode: AgentMode; deadlineSeconds: number; dedupeKey: string },
+): Promise<StartedSession | undefined> {
+  const [row] = await run<StartedSession>(
+    em,
+    `insert into sessions (agent_id, kind, prompt_id, mode, category, deadline_seconds, status, dedupe_key, created_at)
+     select ?, 'main', p.id, ?, p.category, ?, 'pending', ?, now()
+     from prompts p
+     where p.source = 'pool' and p.retired_at is null
+       and not exists (select 1 from sessions s where s.agent_id = ? and s.prompt_id = p.id and s.kind = 'main')
+     order by case p.answer_count when 1 then 0 when 0 then 1 else 2 end, random()
+     limit 1
+     returning ${STARTED_COLUMNS}`,
+    [input.agentId, input.mode, input.deadlineSeconds, input.dedupeKey, input.agentId],
+  );
+  return row;
+}
+
+/**
+ * A gym session, once per dedupe key: a second call returns the same session. Undefined when the
+ * agent is deactivated or its gym attempt is no longer `attempt`.
+ */
+export async function insertGymSession(
+  em: EntityManager,
+  input: { agentId: number; promptId: number; attempt: number; deadlineSeconds: number; dedupeKey: string },
+): Promise<Omit<StartedSession, 'agent_id'> | undefined> {
+  const [row] = await run<Omit<StartedSession, 'agent_id'>>(
+    em,
+    `insert into sessions (agent_id, kind, prompt_id, mode, category, deadline_seconds, status, dedupe_key, created_at)
+     select a.id, 'gym', p.id, a.mode, p.category, ?, 'pending', ?, now()
+     from agents a, prompts p
+     where a.id = ? and p.id = ? and not a.deactivated and a.gym_attempt = ?
+     on conflict (dedupe_key) do update set dedupe_key = excluded.dedupe_key
+     returning id, mode, category, deadline_seconds`,
+    [input.deadlineSeconds, input.dedupeKey, input.agentId, input.promptId, input.attempt],
+  );
+  return row;
+}
+
+/** The fields a use case gives a new delivery; the rest take their defaults (pending, no answer). */
+export type NewSession = Pick<
+  RequiredEntityData<Session>,
+  'agent' | 'kind' | 'prompt' | 'mode' | 'category' | 'deadlineSeconds' | 'redeliveryOf'
+>;
+
+/** A new delivery in the use case's unit of work: inserted by its next flush, with the prompt (and battle) it goes with. */
+export function addSession(em: EntityManager, fields: NewSession): Session {
+  return em.create(Session, fields);
+}
+
+/** Closes deliveries whose workflow could not be started, so no feed shows them pending for ever; flushes the unit of work. */
+export async function closeUnstartedSessions(
+  em: EntityManager,
+  sessions: readonly Session[],
+  error: string,
+): Promise<void> {
+  for (const session of sessions)
+    Object.assign(session, { status: 'error', error, latencyMs: 0, completedAt: new Date() });
+  await em.flush();
+}
+
+/** Of these sessions, the ones an operator's later redelivery already repeats (of the same original). */
+export function redeliveredSessions(
+  em: EntityManager,
+  sessionIds: readonly number[],
+): Promise<Array<{ id: number; kind: SessionKind }>> {
+  return run<{ id: number; kind: SessionKind }>(
+    em,
+    `select s.id, s.kind from sessions s
+     where s.id in (${sessionIds.map(() => '?').join(', ')})
+       and exists (select 1 from sessions later where later.redelivery_of_id = coalesce(s.redelivery_of_id, s.id) and later.id > s.id)`,
+    sessionIds,
+  );
+}
+
+/** A push delivery claimed for sending, with what the POST needs. */
+export interface ClaimedPush {
+  id: number;
+  kind: SessionKind;
+  category: string;
+  deadline_seconds: number;
+  prompt_id: number;
+  text: string;
+  webhook_url: string | null;
+  secret_sealed: string;
+  deactivated: boolean;
+  redelivery_of_id: number | null;
+}
+
+/** Marks a pending push delivery `sending` (at most once); undefined when it was claimed before or is settled. */
+export async function claimPush(em: EntityManager, sessionId: number): Promise<ClaimedPush | undefined> {
+  const [row] = await run<ClaimedPush>(
+    em,
+    `update sessions s set push_state = 'sending', sent_at = now()
+     from agents a, prompts p
+     where s.id = ? and s.status = 'pending' and s.push_state is null and a.id = s.agent_id and p.id = s.prompt_id
+     returning s.id, s.kind, s.category, s.deadline_seconds, p.id as prompt_id, p.text, a.webhook_url, a.secret_sealed, a.deactivated,
+       s.redelivery_of_id`,
+    [sessionId],
+  );
+  return row;
+}
+
+/** Releases a push claim whose request provably never left, noting why it failed. */
+export async function releasePush(
+  em: EntityManager,
+  input: { sessionId: number; error: string; errorDetail: string },
+): Promise<void> {
+  await run(
+    em,
+    `update sessions set push_state = null, sent_at = null, error = ?, error_detail = ? where id = ? and status = 'pending'`,
+    [input.error, input.errorDetail, input.sessionId],
+  );
+}
+
+/** The outcome of a delivery as it is written. */
+export interface SessionOutcome {
+  status: SessionStatus;
+  response: string | null;
+  error: string | null;
+  /** Only where the owner's version differs from the public one. */
+  errorDetail: string | null;
+  latencyMs: number;
+  agentLatencyMs: number | null;
+  resultHash: string | null;
+  /** A missed deadline after never-sent attempts keeps the last attempt's cause in the message. */
+  keepLastAttempt: boolean;
+}
+
+export interface RecordedOutcome {
+  status: SessionStatus;
+  mode: AgentMode;
+  agent_id: number;
+  /** The owner's version of the error. */
+  error: string | null;
+}
+
+/** Writes the outcome of a pending delivery; undefined when it was settled already. */
+export async function recordSessionOutcome(
+  em: EntityManager,
+  sessionId: number,
+  outcome: SessionOutcome,
+): Promise<RecordedOutcome | undefined> {
+  const [row] = await run<RecordedOutcome>(
+    em,
+    `update sessions set status = ?, response = ?, latency_ms = ?, agent_latency_ms = ?, result_hash = ?, completed_at = now(),
+       error = case when ? and error is not null then ? || '; last attempt: ' || error else ? end,
+       error_detail = case when ? and error is not null then ? || '; last attempt: ' || coalesce(error_detail, error) else ? end
+     where id = ? and status = 'pending' returning status, mode, agent_id, coalesce(error_detail, error) as error`,
+    [
+      outcome.status,
+      outcome.response,
+      outcome.latencyMs,
+      outcome.agentLatencyMs,
+      outcome.resultHash,
+      outcome.keepLastAttempt,
+      outcome.error,
+      outcome.error,
+      outcome.keepLastAttempt,
+      outcome.error,
+      outcome.errorDetail,
+      sessionId,
+    ],
+  );
+  return row;
+}
+
+/** A session's status. The session a workflow names exists unless its agent was deleted; then this throws. */
+export async function sessionStatus(em: EntityManager, sessionId: number): Promise<SessionStatus> {
+  const rows = await run<{ status: SessionStatus }>(em, `select status from sessions where id = ?`, [sessionId]);
+  return onlyRow(rows, `status of session ${sessionId}`).status;
+}

@@ -1,0 +1,90 @@
+/** The owner of `work_items` (pull deliveries): queueing, leasing, releasing and settling them, and waking long-polls. */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SessionKind, WorkItemState } from '../../../domain/sessions';
+import { WORK_CHANNEL } from '../work-channel';
+import { onlyRow, run } from './sql';
+
+/** Queues a pull delivery (once) and wakes the agent's waiting long-polls, in any API process. */
+export async function queueWorkItem(em: EntityManager, sessionId: number): Promise<void> {
+  await run(
+    em,
+    `with queued as (
+       insert into work_items (session_id, agent_id, state, created_at)
+       select id, agent_id, 'queued', now() from sessions where id = ?
+       on conflict (session_id) do nothing
+       returning agent_id)
+     select pg_notify(?, agent_id::text) from queued`,
+    [sessionId, WORK_CHANNEL],
+  );
+}
+
+export interface ClaimedWork {
+  id: number;
+  kind: SessionKind;
+  category: string;
+  prompt_id: number;
+  text: string;
+  /** What is left of the deadline, in whole seconds (at least 1). */
+  remaining_seconds: number;
+  redelivery_of_id: number | null;
+}
+
+/**
+ * Leases the agent's oldest queued item that is still pending; concurrent polls skip each other's
+ * rows. Called when work is known or announced to be queued: an empty queue returns undefined.
+ */
+export async function claimWork(em: EntityManager, agentId: number): Promise<ClaimedWork | undefined> {
+  const [row] = await run<ClaimedWork>(
+    em,
+    `with claimed as (
+       update work_items w set state = 'leased', leased_at = now()
+       where w.session_id = (
+         select q.session_id from work_items q join sessions qs on qs.id = q.session_id
+         where q.agent_id = ? and q.state = 'queued' and qs.status = 'pending'
+         order by q.session_id limit 1 for update of q skip locked)
+       returning w.session_id)
+     select s.id, s.kind, s.category, p.id as prompt_id, p.text, s.redelivery_of_id,
+       greatest(1, floor(s.deadline_seconds - extract(epoch from now() - s.created_at)))::int as remaining_seconds
+     from claimed c join sessions s on s.id = c.session_id join prompts p on p.id = s.prompt_id`,
+    [agentId],
+  );
+  return row;
+}
+
+/** Puts a just-leased item back, for a long-poll whose client left before it could be answered, and wakes the agent's other long-polls. */
+export async function releaseWork(em: EntityManager, sessionId: number): Promise<void> {
+  await run(
+    em,
+    `with released as (update work_items set state = 'queued', leased_at = null where session_id = ? and state = 'leased' returning agent_id)
+     select pg_notify(?, agent_id::text) from released`,
+    [sessionId, WORK_CHANNEL],
+  );
+}
+
+/** When the delivery's work item was leased, in epoch milliseconds; null when it never was (or is not a pull delivery). */
+export async function leasedAtMs(em: EntityManager, sessionId: number): Promise<number | null> {
+  const [row] = await run<{ leased_ms: number | null }>(
+    em,
+    `select (extract(epoch from leased_at) * 1000)::float8 as leased_ms from work_items where session_id = ?`,
+    [sessionId],
+  );
+  return row?.leased_ms ?? null;
+}
+
+/** Ends a work item still queued or leased, once its delivery has an outcome. */
+export async function settleWork(
+  em: EntityManager,
+  sessionId: number,
+  state: Extract<WorkItemState, 'completed' | 'expired'>,
+): Promise<void> {
+  await run(em, `update work_items set state = ? where session_id = ? and state in ('queued', 'leased')`, [
+    state,
+    sessionId,
+  ]);
+}
+
+/** Work items queued and not yet handed to a runner, over all agents. */
+export async function queuedWorkCount(em: EntityManager): Promise<number> {
+  const rows = await run<{ n: number }>(em, `select count(*)::int as n from work_items where state = 'queued'`);
+  return onlyRow(rows, 'queued work count').n;
+}

@@ -1,0 +1,128 @@
+/** An owner registers and edits agents, retests push agents and restarts the gym: the API and the website share these rules. */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyBaseLogger } from 'fastify';
+import { Agent } from '../infra/db/entities/agent.entity';
+import type { User } from '../infra/db/entities/user.entity';
+import { defaultOwnerHandle, isAgentActive } from '../domain/agent-state';
+import { hashToken, newAgentSecret, sealSecret } from '../domain/credentials';
+import { ArenaError } from '../domain/errors';
+import { acceptWebhookUrl, pingAgent, type PingDeps, type SpendPing } from './agent-pings';
+import { startGymAttempt, startGymIfFirstActive } from './gym';
+import type { WorkflowDeps } from './workflow-client';
+
+/** What an agent says about itself, the same in both modes; null clears a text. */
+export interface AgentClaims {
+  name: string;
+  owner_handle?: string | null;
+  model_claimed?: string | null;
+  cost_claimed?: string | null;
+  tools_claimed?: string[];
+  description?: string | null;
+}
+
+/** A new agent: a push agent needs a webhook URL, a pull agent has none (api/schemas/agent's agentCreate is checked against it). */
+export type AgentCreate = AgentClaims & ({ mode: 'push'; webhook_url: string } | { mode: 'pull'; webhook_url?: undefined });
+
+/** An edit: omitted fields stay as they are. */
+export type AgentEdit = Partial<AgentClaims> & { webhook_url?: string };
+
+export interface AgentLifecycleDeps {
+  ping: PingDeps;
+  workflows: WorkflowDeps;
+  /** Agents an account may have that are not deactivated. */
+  agentsPerAccount: number;
+}
+
+const DEACTIVATED = 'agent is deactivated; deactivation is permanent, register a new agent';
+
+/** Registers an agent and pings a push agent at once; the secret comes back once, with the agent. */
+export async function createAgent(
+  em: EntityManager,
+  deps: AgentLifecycleDeps,
+  owner: User,
+  input: AgentCreate,
+  spendPing: SpendPing,
+  log: FastifyBaseLogger,
+): Promise<{ agent: Agent; secret: string }> {
+  const { agentsPerAccount } = deps;
+  if ((await em.count(Agent, { owner, deactivated: false })) >= agentsPerAccount) {
+    throw new ArenaError('conflict', `an account may have at most ${agentsPerAccount} agents that are not deactivated; deactivate one first`);
+  }
+  const webhookUrl = input.mode === 'push' ? acceptWebhookUrl(input.webhook_url, deps.ping.allowPrivateWebhooks) : null;
+  if (webhookUrl) await spendPing();
+  const secret = newAgentSecret();
+  const agent = em.create(Agent, {
+    owner,
+    name: input.name,
+    mode: input.mode,
+    webhookUrl,
+    ownerHandle: input.owner_handle ?? defaultOwnerHandle(owner),
+    modelClaimed: input.model_claimed ?? null,
+    costClaimed: input.cost_claimed ?? null,
+    toolsClaimed: input.tools_claimed ?? [],
+    description: input.description ?? null,
+    secretHash: hashToken(secret),
+    secretSealed: sealSecret(secret, deps.ping.encryptionKey),
+  });
+  await em.flush();
+  if (agent.mode === 'push') {
+    await pingAgent(agent, deps.ping);
+    await em.flush();
+  }
+  await startGymIfFirstActive(em, agent, deps.workflows, log);
+  log.info({ agentId: agent.id, mode: agent.mode, active: isAgentActive(agent) }, 'agent created');
+  return { agent, secret };
+}
+
+/** Applies an edit to the owner's agent; a new webhook URL is pinged at once (unless the agent is deactivated). */
+export async function editAgent(
+  em: EntityManager,
+  deps: AgentLifecycleDeps,
+  owner: User,
+  agent: Agent,
+  edit: AgentEdit,
+  spendPing: SpendPing,
+  log: FastifyBaseLogger,
+): Promise<void> {
+  let urlChanged = false;
+  if (edit.webhook_url !== undefined) {
+    // Well-formed, but not for this agent: a conflict with its mode, as a retest of a pull agent is.
+    if (agent.mode === 'pull') throw new ArenaError('conflict', 'pull agents have no webhook_url; create a push agent instead');
+    const url = acceptWebhookUrl(edit.webhook_url, deps.ping.allowPrivateWebhooks);
+    urlChanged = url !== agent.webhookUrl;
+    // Refused before anything changes, so a refused edit keeps nothing.
+    if (urlChanged && !agent.deactivated) await spendPing();
+    agent.webhookUrl = url;
+  }
+  if (edit.name !== undefined) agent.name = edit.name;
+  if (edit.owner_handle !== undefined) agent.ownerHandle = edit.owner_handle ?? defaultOwnerHandle(owner);
+  if (edit.model_claimed !== undefined) agent.modelClaimed = edit.model_claimed;
+  if (edit.cost_claimed !== undefined) agent.costClaimed = edit.cost_claimed;
+  if (edit.tools_claimed !== undefined) agent.toolsClaimed = edit.tools_claimed;
+  if (edit.description !== undefined) agent.description = edit.description;
+  await em.flush();
+  // Deactivation is permanent, so a deactivated agent's new URL is saved but not pinged.
+  if (urlChanged && !agent.deactivated) {
+    await pingAgent(agent, deps.ping);
+    await em.flush();
+    await startGymIfFirstActive(em, agent, deps.workflows, log);
+  }
+}
+
+/** Pings a push agent again; a pass makes it active (and starts its gym the first time). */
+export async function retestAgent(em: EntityManager, deps: AgentLifecycleDeps, agent: Agent, spendPing: SpendPing, log: FastifyBaseLogger): Promise<void> {
+  // The request is well-formed; the agent's mode is what rules it out: a conflict with its state.
+  if (agent.mode !== 'push') throw new ArenaError('conflict', 'retest applies to push agents only; pull agents are never pinged');
+  if (agent.deactivated) throw new ArenaError('conflict', DEACTIVATED);
+  await spendPing();
+  await pingAgent(agent, deps.ping);
+  await em.flush();
+  await startGymIfFirstActive(em, agent, deps.workflows, log);
+}
+
+/** Runs the gym again from the start; `spendRestart` refuses when the owner restarted too often. */
+export async function restartGym(em: EntityManager, workflows: WorkflowDeps, agent: Agent, spendRestart: () => Promise<void>): Promise<void> {
+  if (agent.deactivated) throw new ArenaError('conflict', DEACTIVATED);
+  await spendRestart();
+  await startGymAttempt(em, agent, workflows);
+}

@@ -1,0 +1,153 @@
+/**
+ * The typed Temporal client wrapper: starts and steers the arena's workflows (deliveries, the gym,
+ * votes, live battles) by their functions. It writes no rows; the use cases that call it do.
+ */
+import {
+  ApplicationFailure,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import type { Verdict } from '../domain/arena';
+import { deliverPrompt, liveBattle, recordVote, runGym } from '../workflows';
+import {
+  cancelDelivery,
+  deliveryStartOptions,
+  deliveryWorkflowId,
+  gymWorkflowId,
+  liveBattleWorkflowId,
+  submitResult,
+  voteWorkflowId,
+  type DeliveryInput,
+  type DeliveryOutcome,
+  type LiveBattleInput,
+  type PullResult,
+  type RecordedVote,
+} from '../workflows/contracts';
+
+export interface WorkflowDeps {
+  client: Client;
+  taskQueue: string;
+  gymRetrySeconds: number;
+  /** Bound on a call that starts or cancels a workflow, so an unreachable Temporal answers 503 instead of hanging. */
+  callTimeoutMs: number;
+}
+
+/** A result waits until it is recorded, which needs a worker: give it longer than a start. */
+const UPDATE_TIMEOUT_MS = 60_000;
+
+function within<T>(deps: WorkflowDeps, ms: number, call: () => Promise<T>): Promise<T> {
+  return deps.client.connection.withDeadline(Date.now() + ms, call);
+}
+
+export async function startDelivery(deps: WorkflowDeps, input: DeliveryInput): Promise<void> {
+  await within(deps, deps.callTimeoutMs, () =>
+    deps.client.workflow.start(deliverPrompt, {
+      ...deliveryStartOptions(input),
+      taskQueue: deps.taskQueue,
+      args: [input],
+    }),
+  );
+}
+
+/**
+ * Starts an agent's gym attempt. The previous attempt's workflow, if there is one, is cancelled
+ * first; an attempt already started (a retried call) is left running.
+ */
+export async function startGym(deps: WorkflowDeps, agentId: number, attempt: number, previous: number): Promise<void> {
+  await within(deps, deps.callTimeoutMs, async () => {
+    if (previous > 0) {
+      await deps.client.workflow
+        .getHandle(gymWorkflowId(agentId, previous))
+        .cancel()
+        .catch((err: unknown) => {
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+        });
+    }
+    await deps.client.workflow
+      .start(runGym, {
+        workflowId: gymWorkflowId(agentId, attempt),
+        taskQueue: deps.taskQueue,
+        args: [{ agentId, attempt, retrySeconds: deps.gymRetrySeconds }],
+        staticSummary: `gym of agent ${agentId}, attempt ${attempt}`,
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      });
+  });
+}
+
+export type SteerResult =
+  { kind: 'done'; outcome: DeliveryOutcome } | { kind: 'refused'; reason: string } | { kind: 'closed' };
+
+/**
+ * Sends an update to a delivery: its validator's refusal comes back as `refused`; a finished
+ * workflow as `closed`. The server answers an update to a completed workflow with NOT_FOUND, which
+ * the client raises as WorkflowNotFoundError, the same as for a workflow that never existed.
+ */
+async function steer(
+  deps: WorkflowDeps,
+  sessionId: number,
+  send: (handle: WorkflowHandle<typeof deliverPrompt>) => Promise<DeliveryOutcome>,
+): Promise<SteerResult> {
+  try {
+    const handle = deps.client.workflow.getHandle<typeof deliverPrompt>(deliveryWorkflowId(sessionId));
+    return { kind: 'done', outcome: await within(deps, UPDATE_TIMEOUT_MS, () => send(handle)) };
+  } catch (err) {
+    const refusal = refusalOf(err);
+    if (refusal !== undefined) return { kind: 'refused', reason: refusal };
+    if (err instanceof WorkflowNotFoundError) return { kind: 'closed' };
+    throw err;
+  }
+}
+
+/**
+ * The reason a delivery's validator gave, when the update failed because it was refused. Refusals
+ * carry the type `DeliveryRefused`; a worker still running older code refuses with a plain
+ * ApplicationFailure, which counts as a refusal too, so a rolling upgrade never turns one into a 500.
+ */
+function refusalOf(err: unknown): string | undefined {
+  if (!(err instanceof WorkflowUpdateFailedError)) return undefined;
+  return err.cause instanceof ApplicationFailure ? err.cause.message : undefined;
+}
+
+export function submitPullResult(deps: WorkflowDeps, sessionId: number, result: PullResult): Promise<SteerResult> {
+  return steer(deps, sessionId, (handle) => handle.executeUpdate(submitResult, { args: [result] }));
+}
+
+export function cancelSandbox(deps: WorkflowDeps, sessionId: number): Promise<SteerResult> {
+  return steer(deps, sessionId, (handle) => handle.executeUpdate(cancelDelivery));
+}
+
+/** Runs the vote workflow (`vote-<battle id>`) and waits for the rating change; null when the battle was already voted. */
+export async function castVote(deps: WorkflowDeps, battleId: number, winner: Verdict): Promise<RecordedVote | null> {
+  try {
+    const handle = await within(deps, deps.callTimeoutMs, () =>
+      deps.client.workflow.start(recordVote, {
+        workflowId: voteWorkflowId(battleId),
+        taskQueue: deps.taskQueue,
+        args: [{ battleId, winner }],
+        staticSummary: `vote on battle ${battleId}: ${winner}`,
+        // A closed vote workflow keeps its id: a battle can never be voted twice.
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      }),
+    );
+    return await within(deps, UPDATE_TIMEOUT_MS, () => handle.result());
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return null;
+    throw err;
+  }
+}
+
+export async function startLiveBattle(deps: WorkflowDeps, input: LiveBattleInput): Promise<void> {
+  await within(deps, deps.callTimeoutMs, () =>
+    deps.client.workflow.start(liveBattle, {
+      workflowId: liveBattleWorkflowId(input.battleId),
+      taskQueue: deps.taskQueue,
+      args: [input],
+      staticSummary: `live battle ${input.battleId}: agents ${input.deliveries[0].agentId} and ${input.deliveries[1].agentId}`,
+    }),
+  );
+}

@@ -1,0 +1,146 @@
+/**
+ * The runner as an owner gets it: `npm pack` of the runner package, installed from the tarball into an
+ * empty folder, its installed bin run in pull and in push mode against the real app.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Client } from '@temporalio/client';
+import { freePort } from '../../infra/ports';
+import { deliveryWorkflowId } from '../../workflows/contracts';
+import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+import { killRunners, startRunner } from './support/cli';
+import { until } from './support/wait';
+
+const execFileAsync = promisify(execFile);
+const RUNNER_PACKAGE = path.resolve(__dirname, '..', '..', 'runner');
+const AGENT = [
+  process.execPath,
+  '-e',
+  `let s = ''; process.stdin.on('data', (c) => (s += c)).on('end', () => console.log('installed: ' + JSON.parse(s).category + ' (' + process.env.ARENA_KIND + ')'));`,
+];
+
+let ownerMachine: string;
+let installedBin: string;
+let t: TestApp;
+let client: Client;
+let owner: Registered;
+let baseUrl: string;
+
+// npm, when it runs jest, exports npm_* settings (this project's prefix among them) that must not
+// steer an install meant for another folder.
+function npm(args: string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+  return execFileAsync('npm', args, { cwd, env, maxBuffer: 16 * 1024 * 1024 });
+}
+
+beforeAll(async () => {
+  ownerMachine = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-runner-install-'));
+  const packed = path.join(ownerMachine, 'packed');
+  fs.mkdirSync(packed);
+  // prepack builds dist/ from the sources under test.
+  await npm(['pack', '--pack-destination', packed], RUNNER_PACKAGE);
+  const [tarball] = fs.readdirSync(packed);
+  expect(tarball).toBe('arena-runner-0.1.0.tgz');
+
+  const project = path.join(ownerMachine, 'project');
+  fs.mkdirSync(project);
+  fs.writeFileSync(path.join(project, 'package.json'), '{"name": "owner-machine", "private": true}\n');
+  // The dependencies come from the npm cache when it has them, which a machine that ran `npm ci` does.
+  await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', path.join(packed, tarball!)], project);
+  installedBin = path.join(project, 'node_modules', '.bin', 'arena-runner');
+
+  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 5000 });
+  client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
+  owner = await register(t.app);
+  await t.startWorker();
+  baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
+}, 180_000);
+
+afterAll(async () => {
+  killRunners();
+  await t?.close();
+  if (ownerMachine) fs.rmSync(ownerMachine, { recursive: true, force: true });
+});
+
+const createAgent = async (payload: object) =>
+  (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload })).json();
+
+async function answeredSandbox(agentId: number): Promise<unknown> {
+  const task = (
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/agents/${agentId}/sandbox`,
+      headers: owner.auth,
+      payload: { prompt: 'hello', category: 'greeting' },
+    })
+  ).json();
+  expect(await client.workflow.getHandle(deliveryWorkflowId(Number(task.id.split('-')[1]))).result()).toEqual({
+    status: 'answered',
+  });
+  const feed = (await t.app.inject({ method: 'GET', url: `/api/agents/${agentId}/activity?limit=10` })).json();
+  return feed.sessions.find((s: { id: string }) => s.id === task.id);
+}
+
+it('installs with its own dependencies only, and no sources', () => {
+  const modules = path.join(ownerMachine, 'project', 'node_modules');
+  expect(
+    fs
+      .readdirSync(modules)
+      .filter((name) => !name.startsWith('.'))
+      .sort(),
+  ).toEqual(['arena-runner', 'commander', 'undici']);
+  expect(fs.existsSync(path.join(modules, 'arena-runner', 'dist', 'arena-runner.js'))).toBe(true);
+  expect(fs.existsSync(path.join(modules, 'arena-runner', 'src'))).toBe(false);
+});
+
+it('pull: the installed bin answers the gym and a sandbox prompt from the app', async () => {
+  const agent = await createAgent({ name: 'installed-puller', mode: 'pull' });
+  const runner = startRunner(
+    ['run', '--base-url', baseUrl, '--agent', String(agent.id), '--wait', '1', '--', ...AGENT],
+    { ARENA_AGENT_SECRET: agent.webhook_secret },
+    [installedBin],
+  );
+
+  await client.workflow.getHandle(`gym-${agent.id}-1`).result();
+  expect(await answeredSandbox(agent.id)).toMatchObject({
+    status: 'answered',
+    response: 'installed: greeting (sandbox)',
+  });
+
+  runner.child.kill('SIGINT');
+  expect(await runner.exited).toEqual({ code: 0, signal: null });
+  expect(runner.stderr()).toMatch(/^\[arena-runner\] sandbox-\d+: answered in \d+ ms$/m);
+  expect(runner.stderr()).not.toContain(agent.webhook_secret);
+}, 60_000);
+
+it("push: the app pings and delivers to the installed bin's webhook, which checks the signatures", async () => {
+  const port = await freePort();
+  const agent = await createAgent({ name: 'installed-pusher', webhook_url: `http://127.0.0.1:${port}/` });
+  expect(agent).toMatchObject({ active: false, ping_error: expect.stringMatching(/refused/) });
+
+  const runner = startRunner(
+    ['push', '--port', String(port), '--', ...AGENT],
+    { ARENA_AGENT_SECRET: agent.webhook_secret },
+    [installedBin],
+  );
+  await until(
+    () => runner.stderr().includes(`listening on http://127.0.0.1:${port}/`),
+    'the webhook to listen',
+    20_000,
+  );
+  const retest = await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/retest`, headers: owner.auth });
+  expect(retest.json()).toEqual({ id: agent.id, active: true, ping_error: null });
+
+  await client.workflow.getHandle(`gym-${agent.id}-1`).result();
+  expect(await answeredSandbox(agent.id)).toMatchObject({
+    status: 'answered',
+    response: 'installed: greeting (sandbox)',
+  });
+
+  runner.child.kill('SIGTERM');
+  expect(await runner.exited).toEqual({ code: 0, signal: null });
+  expect(runner.stderr()).not.toContain(agent.webhook_secret);
+}, 60_000);

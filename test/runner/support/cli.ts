@@ -1,0 +1,50 @@
+/** Starting `arena-runner` as an owner does, from its sources or from an installed package's bin. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+/** The runner's entry under tsx: the code the compiled bin runs, without a build step before the tests. */
+export const RUNNER_FROM_SOURCE: readonly string[] = [
+  process.execPath,
+  '--import',
+  'tsx',
+  path.resolve(__dirname, '..', '..', '..', 'runner', 'src', 'arena-runner.ts'),
+];
+
+export interface RunnerRun {
+  child: ChildProcess;
+  stderr(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const started: ChildProcess[] = [];
+
+/**
+ * Runs `arena-runner <args>`. Each run leads its own process group, so a test can signal the group
+ * the way Ctrl-C in a terminal does. ARENA_BASE_URL and ARENA_AGENT_SECRET of the test process are
+ * cleared unless `env` sets them. `runner` is the command line that starts the runner itself.
+ */
+export function startRunner(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  runner: readonly string[] = RUNNER_FROM_SOURCE,
+): RunnerRun {
+  const [file, ...before] = runner;
+  const child = spawn(file!, [...before, ...args], {
+    env: { ...process.env, ARENA_BASE_URL: '', ARENA_AGENT_SECRET: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  started.push(child);
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, stderr: () => stderr, exited };
+}
+
+/** Kills every runner this test file started that still runs. */
+export function killRunners(): void {
+  for (const child of started.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
