@@ -1,6 +1,10 @@
 /** Activities of the main arena's dispatch: which agents are due, and one new pool prompt for each. */
 import { agentsDueForMainPrompt } from '../infra/db/repositories/agent.repository';
-import { insertMainSession, mainSessionsOfDispatch, type StartedSession } from '../infra/db/repositories/session.repository';
+import {
+  insertMainSession,
+  mainSessionsOfDispatch,
+  type StartedSession,
+} from '../infra/db/repositories/session.repository';
 import type { DeliveryInput } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 
@@ -24,7 +28,11 @@ export function arenaActivities({ orm, arena }: ActivityDeps) {
         const done = await mainSessionsOfDispatch(em, prefix);
         if (done.length > 0) return done.map(toInput);
 
-        const due = await agentsDueForMainPrompt(em, { requireGym: arena.requireGym, minGapSeconds: arena.minGapSeconds, limit: arena.dispatchBatch });
+        const due = await agentsDueForMainPrompt(em, {
+          requireGym: arena.requireGym,
+          minGapSeconds: arena.minGapSeconds,
+          limit: arena.dispatchBatch,
+        });
         const created: StartedSession[] = [];
         for (const agent of due) {
           const row = await insertMainSession(em, {

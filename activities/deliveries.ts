@@ -13,7 +13,13 @@ import {
   type SessionStatus,
 } from '../domain/sessions';
 import { countAnswer } from '../infra/db/repositories/prompt.repository';
-import { claimPush, recordSessionOutcome, releasePush, sessionStatus, type SessionOutcome } from '../infra/db/repositories/session.repository';
+import {
+  claimPush,
+  recordSessionOutcome,
+  releasePush,
+  sessionStatus,
+  type SessionOutcome,
+} from '../infra/db/repositories/session.repository';
 import { leasedAtMs, queueWorkItem, settleWork } from '../infra/db/repositories/work-item.repository';
 import { deliveriesTotal, deliveryLatency, pushAgentsMadeInactive } from '../infra/metrics';
 import { trackPushFailures } from './push-failures';
@@ -41,7 +47,12 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
         };
       }
       if (claimed.deactivated || !claimed.webhook_url) {
-        return { status: 'error', error: 'agent is deactivated or has no webhook_url; nothing was sent', latencyMs: 0, notAgentsFault: true };
+        return {
+          status: 'error',
+          error: 'agent is deactivated or has no webhook_url; nothing was sent',
+          latencyMs: 0,
+          notAgentsFault: true,
+        };
       }
       const body = JSON.stringify({
         prompt_id: claimed.prompt_id,
@@ -72,7 +83,11 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
       if (result.kind === 'failure') {
         if (result.neverSent) {
           // Nothing reached the agent: release the claim and let Temporal try again within the deadline.
-          await releasePush(orm.em, { sessionId, error: publicFailureMessage(result.stage), errorDetail: result.message });
+          await releasePush(orm.em, {
+            sessionId,
+            error: publicFailureMessage(result.stage),
+            errorDetail: result.message,
+          });
           throw ApplicationFailure.retryable(result.message, 'WebhookNeverSent');
         }
         // The request's timeout is the delivery deadline, so timing out is missing the deadline.
@@ -86,7 +101,9 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
       }
       const latencyMs = Math.max(0, Math.round(result.receivedAt - result.sentAt));
       const answer = interpretPushResponse(result.status, result.body);
-      return answer.ok ? { status: 'answered', response: answer.response, latencyMs } : { status: 'error', error: answer.error, latencyMs };
+      return answer.ok
+        ? { status: 'answered', response: answer.response, latencyMs }
+        : { status: 'error', error: answer.error, latencyMs };
     },
 
     /** Queues a pull delivery and wakes the agent's waiting long-polls, in any API process. */
@@ -95,7 +112,12 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
     },
 
     /** Writes the outcome once (`where status = 'pending'`); a retry, or a second call, returns what is recorded. */
-    async recordOutcome(input: { sessionId: number; kind: SessionKind; deadlineSeconds: number; settlement: Settlement }): Promise<{ status: SessionStatus }> {
+    async recordOutcome(input: {
+      sessionId: number;
+      kind: SessionKind;
+      deadlineSeconds: number;
+      settlement: Settlement;
+    }): Promise<{ status: SessionStatus }> {
       const recorded = await orm.em.fork().transactional(async (em) => {
         const row = outcomeRow(input, await leasedAtMs(em, input.sessionId));
         // The returned error is the owner's version: it feeds ping_error and the logs, never the public.
@@ -104,21 +126,39 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
         if (input.kind === 'main' && updated.status === 'answered') await countAnswer(em, input.sessionId);
         await settleWork(em, input.sessionId, input.settlement.status === 'pulled' ? 'completed' : 'expired');
         const madeInactive =
-          updated.mode === 'push' ? await trackPushFailures(em, arena, { agentId: updated.agent_id, status: updated.status, settlement: input.settlement, error: updated.error }) : false;
-        return { status: updated.status, firstWrite: { mode: updated.mode, latencyMs: row.latencyMs, madeInactive, error: updated.error } };
+          updated.mode === 'push'
+            ? await trackPushFailures(em, arena, {
+                agentId: updated.agent_id,
+                status: updated.status,
+                settlement: input.settlement,
+                error: updated.error,
+              })
+            : false;
+        return {
+          status: updated.status,
+          firstWrite: { mode: updated.mode, latencyMs: row.latencyMs, madeInactive, error: updated.error },
+        };
       });
       // Counted and logged once: only the call that wrote the outcome has a first write.
       const first = recorded.firstWrite;
       if (first) {
         // The activity logger adds the workflow and activity ids.
         const log = Context.current().log;
-        const fields = { sessionId: input.sessionId, kind: input.kind, mode: first.mode, status: recorded.status, latencyMs: first.latencyMs };
+        const fields = {
+          sessionId: input.sessionId,
+          kind: input.kind,
+          mode: first.mode,
+          status: recorded.status,
+          latencyMs: first.latencyMs,
+        };
         // An agent's failure is the agent's business, not a problem of the arena's: info, not warn.
         if (recorded.status === 'answered' || recorded.status === 'cancelled') log.info('delivery recorded', fields);
         else log.info('delivery failed', { ...fields, error: first.error });
-        if (first.madeInactive) log.warn('push agent made inactive after repeated failures', { sessionId: input.sessionId });
+        if (first.madeInactive)
+          log.warn('push agent made inactive after repeated failures', { sessionId: input.sessionId });
         deliveriesTotal.inc({ kind: input.kind, mode: first.mode, outcome: recorded.status });
-        if (recorded.status === 'answered') deliveryLatency.observe({ kind: input.kind, mode: first.mode }, first.latencyMs / 1000);
+        if (recorded.status === 'answered')
+          deliveryLatency.observe({ kind: input.kind, mode: first.mode }, first.latencyMs / 1000);
         if (first.madeInactive) pushAgentsMadeInactive.inc();
       }
       return { status: recorded.status };
@@ -126,8 +166,18 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
   };
 }
 
-function outcomeRow(input: { kind: SessionKind; deadlineSeconds: number; settlement: Settlement }, leasedAtMs: number | null): SessionOutcome {
-  const base = { response: null, error: null, errorDetail: null, agentLatencyMs: null, resultHash: null, keepLastAttempt: false };
+function outcomeRow(
+  input: { kind: SessionKind; deadlineSeconds: number; settlement: Settlement },
+  leasedAtMs: number | null,
+): SessionOutcome {
+  const base = {
+    response: null,
+    error: null,
+    errorDetail: null,
+    agentLatencyMs: null,
+    resultHash: null,
+    keepLastAttempt: false,
+  };
   const s = input.settlement;
   switch (s.status) {
     case 'answered':

@@ -19,13 +19,19 @@ export function gymActivities({ orm }: ActivityDeps) {
       if (!agent) return { action: 'stop', reason: 'agent no longer exists' };
       if (agent.gym_attempt !== attempt) return { action: 'stop', reason: 'superseded by a restart' };
       if (agent.deactivated) return { action: 'stop', reason: 'agent deactivated' };
-      if (!isAgentActive({ mode: agent.mode, deactivated: agent.deactivated, pingOk: agent.ping_ok })) return { action: 'wait' };
+      if (!isAgentActive({ mode: agent.mode, deactivated: agent.deactivated, pingOk: agent.ping_ok }))
+        return { action: 'wait' };
       const open = await gymPromptsStillOpen(orm.em, agentId, agent.gym_started_at);
       return open.length === 0 ? { action: 'complete' } : { action: 'send', promptIds: open };
     },
 
     /** One session per (attempt, cycle, prompt): a retried activity gets the same session back. Null when the agent cannot take it. */
-    async createGymSession(input: { agentId: number; attempt: number; cycle: number; promptId: number }): Promise<DeliveryInput | null> {
+    async createGymSession(input: {
+      agentId: number;
+      attempt: number;
+      cycle: number;
+      promptId: number;
+    }): Promise<DeliveryInput | null> {
       const row = await insertGymSession(orm.em, {
         agentId: input.agentId,
         promptId: input.promptId,

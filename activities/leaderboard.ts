@@ -19,15 +19,20 @@ export function leaderboardActivities({ orm }: ActivityDeps) {
   return {
     async refreshLeaderboard(): Promise<LeaderboardSummary> {
       const votes = await castVotes(orm.em);
-      const reports = findOutlierJudges(votes.map((v) => ({ judgeId: v.judge_id, a: v.agent_a_id, b: v.agent_b_id, outcome: v.winner })));
+      const reports = findOutlierJudges(
+        votes.map((v) => ({ judgeId: v.judge_id, a: v.agent_a_id, b: v.agent_b_id, outcome: v.winner })),
+      );
       const flagged = reports.filter((r) => r.flagged);
       const flaggedIds = new Set(flagged.map((r) => r.judgeId));
       const counted = votes.filter((v) => !flaggedIds.has(v.judge_id));
       const entries = rankByIntervals(
-        fitLeaderboard(counted.map((v) => ({ a: v.agent_a_id, b: v.agent_b_id, outcome: v.winner })), {
-          resamples: BOOTSTRAP_RESAMPLES,
-          seed: BOOTSTRAP_SEED,
-        }),
+        fitLeaderboard(
+          counted.map((v) => ({ a: v.agent_a_id, b: v.agent_b_id, outcome: v.winner })),
+          {
+            resamples: BOOTSTRAP_RESAMPLES,
+            seed: BOOTSTRAP_SEED,
+          },
+        ),
       );
       await orm.em.fork().transactional(async (em) => {
         await replaceLeaderboard(

@@ -6,7 +6,11 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ArenaSettings } from '../infra/config';
-import { endPushFailureRun, extendPushFailureRun, makePushAgentInactive } from '../infra/db/repositories/agent.repository';
+import {
+  endPushFailureRun,
+  extendPushFailureRun,
+  makePushAgentInactive,
+} from '../infra/db/repositories/agent.repository';
 import type { SessionStatus } from '../domain/sessions';
 import type { Settlement } from '../workflows/contracts';
 
@@ -17,7 +21,8 @@ export function countsAsPushFailure(status: SessionStatus, settlement: Settlemen
 }
 
 export function inactiveReason(failures: number, spanSeconds: number, lastError: string | null): string {
-  const span = spanSeconds >= 120 ? `${Math.round(spanSeconds / 60)} minutes` : `${Math.max(1, Math.ceil(spanSeconds))} s`;
+  const span =
+    spanSeconds >= 120 ? `${Math.round(spanSeconds / 60)} minutes` : `${Math.max(1, Math.ceil(spanSeconds))} s`;
   return `made inactive after ${failures} failed deliveries in a row over ${span} (last: ${lastError ?? 'unknown error'}); fix the webhook, then retest`;
 }
 

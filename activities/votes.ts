@@ -3,7 +3,12 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { BattleStatus, Verdict } from '../domain/arena';
 import { eloUpdate } from '../domain/ratings/elo';
 import { lockElos, setElo } from '../infra/db/repositories/agent.repository';
-import { battleStatus, finishRunningBattle, lockBattleToVote, markBattleVoted } from '../infra/db/repositories/battle.repository';
+import {
+  battleStatus,
+  finishRunningBattle,
+  lockBattleToVote,
+  markBattleVoted,
+} from '../infra/db/repositories/battle.repository';
 import { countBothBad } from '../infra/db/repositories/prompt.repository';
 import { insertRatingChange, ratingChangesOf } from '../infra/db/repositories/rating.repository';
 import type { RecordedVote } from '../workflows/contracts';
@@ -25,7 +30,8 @@ export function voteActivities({ orm }: ActivityDeps) {
           return { battleId, winner: battle.winner ?? winner, a: side(battle.agent_a_id), b: side(battle.agent_b_id) };
         };
         if (battle.status === 'voted') return changes();
-        if (battle.status !== 'open') throw ApplicationFailure.nonRetryable(`battle ${battleId} is ${battle.status}, not open for a vote`);
+        if (battle.status !== 'open')
+          throw ApplicationFailure.nonRetryable(`battle ${battleId} is ${battle.status}, not open for a vote`);
 
         const agents = await lockElos(em, battle.agent_a_id, battle.agent_b_id);
         const eloOf = (id: number) => agents.find((a) => a.id === id)!.elo;

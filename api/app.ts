@@ -54,7 +54,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installErrorHandling(app);
   for (const warning of startupWarnings(config)) app.log.warn(warning);
   // First, so that even requests refused early carry the headers.
-  await app.register(securityHeadersPlugin, { publicUrl: config.publicUrl, inlineStyles: [DOCS_STYLE], identityProvider: config.oidc?.issuer });
+  await app.register(securityHeadersPlugin, {
+    publicUrl: config.publicUrl,
+    inlineStyles: [DOCS_STYLE],
+    identityProvider: config.oidc?.issuer,
+  });
   await app.register(requestHygienePlugin);
   // Before any route: it collects them all for /openapi.json.
   await app.register(openapiPlugin, { publicUrl: config.publicUrl });
@@ -66,7 +70,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     store: postgresBudgetStore(deps.orm, app.log),
     keyGenerator: routeAddressKey,
     errorResponseBuilder: (_request, context) =>
-      new ApiError(context.statusCode, `rate limit exceeded: at most ${context.max} requests per ${context.after}; retry later`),
+      new ApiError(
+        context.statusCode,
+        `rate limit exceeded: at most ${context.max} requests per ${context.after}; retry later`,
+      ),
   });
   await app.register(ormPlugin, { orm: deps.orm });
   await app.register(metricsPlugin, { orm: deps.orm, host: config.host, token: config.metricsToken });
@@ -109,8 +116,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         maxOpenPolls: config.limits.maxOpenPolls,
       });
       await api.register(activityRoutes, { prefix: '/agents' });
-      await api.register(judgeRoutes, { prefix: '/judge', workflows, arena: config.arena, votesPerMinute: config.limits.votesPerMinute });
-      await api.register(battleRoutes, { prefix: '/battles', workflows, arena: config.arena, battlesPerMinute: config.limits.battlesPerMinute });
+      await api.register(judgeRoutes, {
+        prefix: '/judge',
+        workflows,
+        arena: config.arena,
+        votesPerMinute: config.limits.votesPerMinute,
+      });
+      await api.register(battleRoutes, {
+        prefix: '/battles',
+        workflows,
+        arena: config.arena,
+        battlesPerMinute: config.limits.battlesPerMinute,
+      });
       await api.register(ratingRoutes);
       await api.register(adminRoutes, {
         prefix: '/admin',

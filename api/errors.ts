@@ -29,7 +29,8 @@ const STATUS_OF: Record<ArenaErrorKind, number> = {
 export function expectedFailure(err: unknown): ErrorAnswer | null {
   if (err instanceof ApiError) return { status: err.statusCode, detail: err.detail, headers: err.headers };
   if (err instanceof ArenaError) {
-    const headers: Record<string, string> = err.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(err.retryAfterSeconds) };
+    const headers: Record<string, string> =
+      err.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(err.retryAfterSeconds) };
     return { status: STATUS_OF[err.kind], detail: err.detail, headers };
   }
   return null;
@@ -69,13 +70,18 @@ export interface ErrorAnswer {
 
 /** Every failure mapped to its answer; 5xx causes are logged here, with the request, and never shown. */
 export function errorAnswer(err: FastifyError, request: FastifyRequest): ErrorAnswer {
-  const answer = (status: number, detail: string, headers: Record<string, string> = {}) => ({ status, detail, headers });
+  const answer = (status: number, detail: string, headers: Record<string, string> = {}) => ({
+    status,
+    detail,
+    headers,
+  });
   const expected = expectedFailure(err);
   if (expected) return expected;
   // Our validator compiler words these already (api/validation.ts); anything else is Fastify's own.
   if (err.code === 'FST_ERR_VALIDATION') return answer(400, err.message);
   // Text the database cannot store (it slipped past validation): the input's fault, not ours.
-  if (['22021', '22P05'].includes((err as { code?: string }).code ?? '')) return answer(400, 'the request holds characters that cannot be stored');
+  if (['22021', '22P05'].includes((err as { code?: string }).code ?? ''))
+    return answer(400, 'the request holds characters that cannot be stored');
   if (isDatabaseDown(err)) {
     request.log.error({ err }, 'database unavailable');
     return answer(503, 'the database is unavailable; try again shortly', { 'Retry-After': '5' });
@@ -87,13 +93,20 @@ export function errorAnswer(err: FastifyError, request: FastifyRequest): ErrorAn
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) {
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return answer(415, `unsupported content type ${request.headers['content-type'] ?? ''}; send application/json`.trim());
+      return answer(
+        415,
+        `unsupported content type ${request.headers['content-type'] ?? ''}; send application/json`.trim(),
+      );
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return answer(413, 'request body is too large');
     if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-      return answer(400, 'the body is empty but Content-Type is application/json; send a JSON object or no Content-Type');
+      return answer(
+        400,
+        'the body is empty but Content-Type is application/json; send a JSON object or no Content-Type',
+      );
     }
-    if (err instanceof SyntaxError || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY') return answer(400, `malformed JSON body: ${err.message}`);
+    if (err instanceof SyntaxError || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY')
+      return answer(400, `malformed JSON body: ${err.message}`);
     return answer(status, err.message);
   }
   request.log.error({ err }, 'unhandled error');
@@ -115,7 +128,9 @@ export function installErrorHandling(app: FastifyInstance): void {
   /** The methods the path answers, or null when none does (an unknown path) or this one does (a file a route lacks). */
   const allowedFor = (request: FastifyRequest): string | null => {
     const path = request.url.split('?')[0]!;
-    const allowed = [...methods].filter((method) => app.findRoute({ method: method as HTTPMethods, url: path }) !== null).sort();
+    const allowed = [...methods]
+      .filter((method) => app.findRoute({ method: method as HTTPMethods, url: path }) !== null)
+      .sort();
     return allowed.length === 0 || allowed.includes(request.method) ? null : allowed.join(', ');
   };
   const answerNotFound = (request: FastifyRequest, reply: FastifyReply) => {

@@ -2,7 +2,13 @@
 import type { Server } from 'node:http';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Connection } from '@temporalio/client';
-import { ConfigError, loadConfig, requireRuntime, temporalConnectionOptions, type RuntimeConfig } from '../infra/config';
+import {
+  ConfigError,
+  loadConfig,
+  requireRuntime,
+  temporalConnectionOptions,
+  type RuntimeConfig,
+} from '../infra/config';
 import { ormConfig } from '../infra/db/orm.config';
 import { WebhookClient } from '../infra/webhook/client';
 import { buildApp } from './app';

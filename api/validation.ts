@@ -69,17 +69,22 @@ export function ruleFor(issue: RawIssue): string {
     case 'too_small': {
       const min = String(issue.minimum);
       if (issue.origin === 'string') return min === '1' ? 'must not be empty' : `must be at least ${min} characters`;
-      if (issue.origin === 'array' || issue.origin === 'set') return min === '1' ? 'must not be empty' : `must have at least ${min} items`;
+      if (issue.origin === 'array' || issue.origin === 'set')
+        return min === '1' ? 'must not be empty' : `must have at least ${min} items`;
       return issue.inclusive === false ? `must be greater than ${min}` : `must be at least ${min}`;
     }
     case 'invalid_value':
       return `must be ${orList(issue.values ?? [])}`;
     case 'invalid_union':
-      return issue.discriminator ? `must be ${orList(issue.options ?? [])}` : 'does not match any of the accepted forms';
+      return issue.discriminator
+        ? `must be ${orList(issue.options ?? [])}`
+        : 'does not match any of the accepted forms';
     case 'invalid_format':
       if (issue.format === 'email') return 'must be an email address';
       if (issue.format === 'url') return 'must be a URL';
-      return issue.format && issue.format !== 'regex' ? `must be a valid ${issue.format}` : 'is not in the expected format';
+      return issue.format && issue.format !== 'regex'
+        ? `must be a valid ${issue.format}`
+        : 'is not in the expected format';
     case 'not_multiple_of':
       return `must be a multiple of ${String(issue.divisor)}`;
     case 'unrecognized_keys':
@@ -94,7 +99,13 @@ export function ruleFor(issue: RawIssue): string {
 }
 
 /** What a request part is called when the whole of it is wrong. */
-const PART_NAMES: Record<string, string> = { body: 'the body', querystring: 'the query string', params: 'the path', headers: 'the headers', form: 'the form' };
+const PART_NAMES: Record<string, string> = {
+  body: 'the body',
+  querystring: 'the query string',
+  params: 'the path',
+  headers: 'the headers',
+  form: 'the form',
+};
 
 /** A rule reads after its field's name; a schema's own sentence ("send exactly one of …") stands alone. */
 const PREDICATE = /^(must|is|has|does|should|cannot|may)\b/;
@@ -103,7 +114,10 @@ const PREDICATE = /^(must|is|has|does|should|cannot|may)\b/;
  * One sentence for a failed parse: each field with the first rule it broke, in order, e.g.
  * "name is required; webhook_url is required for push agents".
  */
-export function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>, part: string): string {
+export function describeIssues(
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+  part: string,
+): string {
   const byField = new Map<string, string>();
   for (const issue of issues) {
     const field = issue.path.map(String).join('.');

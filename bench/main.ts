@@ -42,17 +42,24 @@ function git(args: string[]): string {
 async function main(): Promise<void> {
   const program = new Command()
     .name('bench')
-    .description('Agent Arena benchmarks: push throughput and overhead, long-poll capacity, deadline accuracy and reads, each against a baseline measured in the same run.')
+    .description(
+      'Agent Arena benchmarks: push throughput and overhead, long-poll capacity, deadline accuracy and reads, each against a baseline measured in the same run.',
+    )
     .option('--quick', 'smaller runs that finish in under two minutes')
     .addOption(
       new Option('--only <figures>', `comma-separated subset of ${FIGURES.join(', ')}`).argParser((v) => {
         const names = v.split(',').map((s) => s.trim());
-        for (const n of names) if (!(FIGURES as readonly string[]).includes(n)) throw new Error(`unknown figure ${n}; known: ${FIGURES.join(', ')}`);
+        for (const n of names)
+          if (!(FIGURES as readonly string[]).includes(n))
+            throw new Error(`unknown figure ${n}; known: ${FIGURES.join(', ')}`);
         return names as FigureName[];
       }),
     )
     .option('--out <dir>', 'where the results are written', path.join(REPO, 'bench', 'results'))
-    .option('--profile', "profile the API, the worker and the Temporal server during the arena's push stages (slows them down: for finding where the time goes, not for the figures)")
+    .option(
+      '--profile',
+      "profile the API, the worker and the Temporal server during the arena's push stages (slows them down: for finding where the time goes, not for the figures)",
+    )
     .option('--keep', 'keep the temporary data folder (server and process logs) after the run')
     .option('--note <text>', 'a sentence for the report, e.g. what else ran on the machine');
   program.parse();
@@ -64,7 +71,11 @@ async function main(): Promise<void> {
   const progress = createProgress();
   progress.log(`${profile.name} run: ${[...only].join(', ')}`);
 
-  const stack = await startStack({ log: (line) => progress.log(line), keepDir: opts.keep, nodeArgs: opts.profile ? ['--inspect=127.0.0.1:0'] : undefined });
+  const stack = await startStack({
+    log: (line) => progress.log(line),
+    keepDir: opts.keep,
+    nodeArgs: opts.profile ? ['--inspect=127.0.0.1:0'] : undefined,
+  });
   const results: BenchResults = { run: undefined as unknown as BenchResults['run'], figures: [] };
   const api = new ApiClient(stack.apiUrl, { connections: 64 });
   const pool = benchPool(stack.databaseUrl);
@@ -88,7 +99,9 @@ async function main(): Promise<void> {
     }
     if (only.has('deadlines')) {
       const d = profile.deadlines;
-      const sustained = results.push ? Math.max(...results.push.stages.arena.map((s) => s.achieved).filter(Number.isFinite)) : Infinity;
+      const sustained = results.push
+        ? Math.max(...results.push.stages.arena.map((s) => s.achieved).filter(Number.isFinite))
+        : Infinity;
       const rate = Math.max(d.minRate, Math.min(d.rate, Math.floor(sustained / 2)));
       results.deadlines = await runDeadlineFigure({ ...ctx, engine: engine!, fleet: fleet!, rate });
       results.figures.push(...results.deadlines.figures);
@@ -137,10 +150,12 @@ async function main(): Promise<void> {
   };
   const written = await writeResults(opts.out, results);
   console.log(`\n${figuresText(results.figures)}\n`);
-  console.log(`Results: ${path.relative(process.cwd(), written.markdown)}, ${path.relative(process.cwd(), written.json)}${written.charts.map((c) => `, ${path.relative(process.cwd(), c)}`).join('')}`);
+  console.log(
+    `Results: ${path.relative(process.cwd(), written.markdown)}, ${path.relative(process.cwd(), written.json)}${written.charts.map((c) => `, ${path.relative(process.cwd(), c)}`).join('')}`,
+  );
 }
 
 main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.stack ?? err.message : err);
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
   process.exit(1);
 });

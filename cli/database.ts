@@ -9,7 +9,9 @@ export function operatorDatabaseUrl(config: Config): string {
   if (config.databaseUrl) return config.databaseUrl;
   const passwordFile = path.join(config.dataDir, 'postgres-password');
   if (!fs.existsSync(passwordFile)) {
-    throw new ConfigError(`DATABASE_URL is not set and there is no embedded database in ${config.dataDir}; start the service with npm start, or set DATABASE_URL`);
+    throw new ConfigError(
+      `DATABASE_URL is not set and there is no embedded database in ${config.dataDir}; start the service with npm start, or set DATABASE_URL`,
+    );
   }
   const password = fs.readFileSync(passwordFile, 'utf8').trim();
   return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${config.pgPort}/arena`;

@@ -20,26 +20,49 @@ export interface FilterOptions {
 
 /** The command-line filters, checked by the same schema as GET /api/admin/deliveries. */
 export function parseFilter(options: FilterOptions): DeliveryFilter {
-  const parsed = deliveryFilter.safeParse(Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)), { error: ruleFor });
-  if (!parsed.success) throw new CommandError(parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '));
+  const parsed = deliveryFilter.safeParse(
+    Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)),
+    { error: ruleFor },
+  );
+  if (!parsed.success)
+    throw new CommandError(parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '));
   return parsed.data;
 }
 
 function row(d: DeliveryListing): string {
-  const cells = [d.session_id.padEnd(16), String(d.agent_id ?? '-').padEnd(8), (d.mode ?? '-').padEnd(5), (d.outcome ?? d.status.toLowerCase()).padEnd(10), d.started_at];
+  const cells = [
+    d.session_id.padEnd(16),
+    String(d.agent_id ?? '-').padEnd(8),
+    (d.mode ?? '-').padEnd(5),
+    (d.outcome ?? d.status.toLowerCase()).padEnd(10),
+    d.started_at,
+  ];
   return `${cells.join('  ')}${d.ui_url ? `  ${d.ui_url}` : ''}`;
 }
 
-export async function listDeliveriesCommand(client: Client, config: Config, options: FilterOptions & { json?: boolean }, print: Print): Promise<void> {
-  const found = await listDeliveries(client, { namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl }, parseFilter(options));
+export async function listDeliveriesCommand(
+  client: Client,
+  config: Config,
+  options: FilterOptions & { json?: boolean },
+  print: Print,
+): Promise<void> {
+  const found = await listDeliveries(
+    client,
+    { namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl },
+    parseFilter(options),
+  );
   if (options.json) {
     for (const d of found) print(JSON.stringify(d));
     return;
   }
   if (found.length === 0) return print('no deliveries match');
-  print(`${'SESSION'.padEnd(16)}  ${'AGENT'.padEnd(8)}  ${'MODE'.padEnd(5)}  ${'OUTCOME'.padEnd(10)}  STARTED${config.temporalUiUrl ? '  TEMPORAL UI' : ''}`);
+  print(
+    `${'SESSION'.padEnd(16)}  ${'AGENT'.padEnd(8)}  ${'MODE'.padEnd(5)}  ${'OUTCOME'.padEnd(10)}  STARTED${config.temporalUiUrl ? '  TEMPORAL UI' : ''}`,
+  );
   for (const d of found) print(row(d));
-  print(`${found.length} deliver${found.length === 1 ? 'y' : 'ies'}${found.length === (options.limit ? Number(options.limit) : 100) ? ' (the limit; --limit shows more)' : ''}`);
+  print(
+    `${found.length} deliver${found.length === 1 ? 'y' : 'ies'}${found.length === (options.limit ? Number(options.limit) : 100) ? ' (the limit; --limit shows more)' : ''}`,
+  );
 }
 
 export function workflowDeps(client: Client, config: Config): WorkflowDeps {
@@ -58,14 +81,19 @@ export async function redeliverCommand(
   const workflows = workflowDeps(client, config);
   const hasFilters = Object.values(options).some((v) => v !== undefined);
   if (sessionId && hasFilters) throw new CommandError('give a session id or filters, not both');
-  if (!sessionId && !hasFilters) throw new CommandError('give a session id (e.g. main-42), or filters such as --agent 7 --since 1h for a bulk redelivery');
+  if (!sessionId && !hasFilters)
+    throw new CommandError(
+      'give a session id (e.g. main-42), or filters such as --agent 7 --since 1h for a bulk redelivery',
+    );
   try {
     if (sessionId) {
       const done = await redeliver(orm.em.fork(), workflows, sessionId);
       print(`redelivered ${done.redelivery_of} as ${done.session_id} (workflow ${done.workflow_id})`);
       return;
     }
-    const bar = process.stderr.isTTY ? new SingleBar({ format: 'redelivering [{bar}] {value}/{total} {last}', hideCursor: true }) : null;
+    const bar = process.stderr.isTTY
+      ? new SingleBar({ format: 'redelivering [{bar}] {value}/{total} {last}', hideCursor: true })
+      : null;
     const result = await redeliverMatching(
       orm.em.fork(),
       workflows,

@@ -19,64 +19,113 @@ async function serve(run: () => Promise<void>): Promise<never> {
 }
 
 /** Parses argv (without node and the script), runs the command and returns the exit code. */
-export async function main(argv: string[], print: Print = (line) => console.log(line), env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  const program = new Command('arena').description('Operator commands for Agent Arena.').showHelpAfterError('(add --help for usage)').exitOverride();
+export async function main(
+  argv: string[],
+  print: Print = (line) => console.log(line),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
+  const program = new Command('arena')
+    .description('Operator commands for Agent Arena.')
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride();
   const db = <T>(work: Parameters<typeof withDatabase<T>>[1]) => withDatabase(loadConfig(env), work);
   const temporal = <T>(work: Parameters<typeof withTemporal<T>>[1]) => withTemporal(loadConfig(env), work);
   let exitCode = 0;
 
-  program.command('start').description('the whole arena in one process tree: embedded PostgreSQL and Temporal unless configured (npm start)')
+  program
+    .command('start')
+    .description('the whole arena in one process tree: embedded PostgreSQL and Temporal unless configured (npm start)')
     .action(() => serve(() => (require('./start') as typeof import('./start')).runEmbeddedStack()));
-  program.command('api').description('the API process (needs DATABASE_URL, TEMPORAL_ADDRESS, ARENA_ENCRYPTION_KEY)')
+  program
+    .command('api')
+    .description('the API process (needs DATABASE_URL, TEMPORAL_ADDRESS, ARENA_ENCRYPTION_KEY)')
     .action(() => serve(() => (require('../api/server') as typeof import('../api/server')).runApiProcess()));
-  program.command('worker').description('a worker process, with its /metrics on ARENA_WORKER_METRICS_PORT (needs the same)')
+  program
+    .command('worker')
+    .description('a worker process, with its /metrics on ARENA_WORKER_METRICS_PORT (needs the same)')
     .action(() => serve(() => (require('../worker/main') as typeof import('../worker/main')).runWorkerProcess()));
-  program.command('migrate').description('apply pending migrations and seed the prompt pool (needs DATABASE_URL)')
+  program
+    .command('migrate')
+    .description('apply pending migrations and seed the prompt pool (needs DATABASE_URL)')
     .action(() => (require('../infra/db/migrate') as typeof import('../infra/db/migrate')).runMigrateProcess());
 
   const withFilters = (command: Command) =>
     command
       .option('--agent <id>', 'only this agent')
       .addOption(new Option('--kind <kind>', 'only this kind').choices(['main', 'gym', 'sandbox']))
-      .addOption(new Option('--outcome <outcome>', 'only this outcome (failed = error or timeout)').choices(['answered', 'error', 'timeout', 'cancelled', 'failed', 'pending']))
+      .addOption(
+        new Option('--outcome <outcome>', 'only this outcome (failed = error or timeout)').choices([
+          'answered',
+          'error',
+          'timeout',
+          'cancelled',
+          'failed',
+          'pending',
+        ]),
+      )
       .option('--since <duration>', 'started within this long, e.g. 90s, 15m, 1h, 7d')
       .option('--limit <n>', 'at most this many');
-  withFilters(program.command('deliveries').description('list deliveries (newest first) through Temporal visibility, with their Temporal UI links'))
+  withFilters(
+    program
+      .command('deliveries')
+      .description('list deliveries (newest first) through Temporal visibility, with their Temporal UI links'),
+  )
     .option('--json', 'one JSON object per line')
-    .action((opts: FilterOptions & { json?: boolean }) => temporal((client) => listDeliveriesCommand(client, loadConfig(env), opts, print)));
+    .action((opts: FilterOptions & { json?: boolean }) =>
+      temporal((client) => listDeliveriesCommand(client, loadConfig(env), opts, print)),
+    );
   withFilters(
     program
       .command('redeliver [session-id]')
-      .description('send a delivery again as a new one linked to it; with filters instead of an id, every failed delivery they find'),
+      .description(
+        'send a delivery again as a new one linked to it; with filters instead of an id, every failed delivery they find',
+      ),
   ).action((sessionId: string | undefined, opts: FilterOptions) =>
     temporal((client) => db((orm) => redeliverCommand(orm, client, loadConfig(env), sessionId, opts, print))),
   );
   program
     .command('replay')
-    .description('replay workflow histories against this checkout\'s workflow code; exits 1 if any is non-deterministic')
+    .description("replay workflow histories against this checkout's workflow code; exits 1 if any is non-deterministic")
     .option('--workflow-id <id>', 'the history of this workflow, from Temporal')
-    .option('--query <visibility-query>', "every workflow this visibility query finds, e.g. \"WorkflowType = 'deliverPrompt'\"")
-    .option('--file <history.json...>', 'histories saved as JSON (temporal workflow show --output json, or the Web UI download)')
+    .option(
+      '--query <visibility-query>',
+      'every workflow this visibility query finds, e.g. "WorkflowType = \'deliverPrompt\'"',
+    )
+    .option(
+      '--file <history.json...>',
+      'histories saved as JSON (temporal workflow show --output json, or the Web UI download)',
+    )
     .option('--workflows <path>', 'replay against this workflows module instead (a candidate change)')
     .option('--limit <n>', 'with --query: at most this many histories', '1000')
     .action(async (opts: ReplayOptions) => {
       // Files replay without a Temporal server; ids and queries read their histories from it.
-      const failed = opts.workflowId || opts.query ? await temporal((client) => replayCommand(client, opts, print)) : await replayCommand(undefined, opts, print);
+      const failed =
+        opts.workflowId || opts.query
+          ? await temporal((client) => replayCommand(client, opts, print))
+          : await replayCommand(undefined, opts, print);
       if (failed > 0) exitCode = 1;
     });
   program
     .command('reset <workflow-id>')
     .description('reset a stuck workflow: a new run from its first or its last workflow task')
-    .addOption(new Option('--to <point>', 'where the new run starts').choices([...RESET_POINTS]).default('last-workflow-task'))
+    .addOption(
+      new Option('--to <point>', 'where the new run starts').choices([...RESET_POINTS]).default('last-workflow-task'),
+    )
     .option('--reason <text>', 'recorded with the reset')
-    .action((workflowId: string, opts: { to: string; reason?: string }) => temporal((client) => resetCommand(client, workflowId, opts.to, opts.reason, print)));
+    .action((workflowId: string, opts: { to: string; reason?: string }) =>
+      temporal((client) => resetCommand(client, workflowId, opts.to, opts.reason, print)),
+    );
 
   const prompts = program.command('prompts').description('the main arena prompt pool');
   prompts
     .command('add <file>')
-    .description('add pool prompts from a JSON file (array of {text, category, slug?}) or a text file (blocks separated by ---)')
+    .description(
+      'add pool prompts from a JSON file (array of {text, category, slug?}) or a text file (blocks separated by ---)',
+    )
     .option('--category <name>', 'category for prompts that do not name one')
-    .action((file: string, opts: { category?: string }) => db((orm) => addPrompts(orm.em.fork(), file, opts.category, print)));
+    .action((file: string, opts: { category?: string }) =>
+      db((orm) => addPrompts(orm.em.fork(), file, opts.category, print)),
+    );
   prompts
     .command('retire <ids-or-slugs...>')
     .description('never dispatch these prompts again (their answers stay judgeable)')

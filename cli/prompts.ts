@@ -9,7 +9,12 @@ import { CommandError, type Print } from './command';
 
 export { CommandError, type Print };
 
-export async function addPrompts(em: EntityManager, file: string, defaultCategory: string | undefined, print: Print): Promise<void> {
+export async function addPrompts(
+  em: EntityManager,
+  file: string,
+  defaultCategory: string | undefined,
+  print: Print,
+): Promise<void> {
   let content: string;
   try {
     content = fs.readFileSync(file, 'utf8');
@@ -33,7 +38,11 @@ export async function retirePrompts(em: EntityManager, refs: string[], print: Pr
   if (missing.length > 0) throw new CommandError(`no pool prompt with id or slug: ${missing.join(', ')}`);
 }
 
-export async function listPrompts(em: EntityManager, opts: { category?: string; retired?: boolean }, print: Print): Promise<void> {
+export async function listPrompts(
+  em: EntityManager,
+  opts: { category?: string; retired?: boolean },
+  print: Print,
+): Promise<void> {
   const rows = await listPoolPrompts(em, { category: opts.category ?? null, retired: opts.retired ?? false });
   print(['id', 'category', 'answers', 'both_bad', 'slug'].join('\t'));
   for (const r of rows) print([r.id, r.category, r.answer_count, r.both_bad_count, r.slug].join('\t'));

@@ -31,7 +31,9 @@ function quietRuntime(): void {
   }
 }
 
-async function* fromFiles(files: string[]): AsyncIterable<{ workflowId: string; history: ReturnType<typeof historyFromJson> }> {
+async function* fromFiles(
+  files: string[],
+): AsyncIterable<{ workflowId: string; history: ReturnType<typeof historyFromJson> }> {
   for (const file of files) {
     let json: unknown;
     try {
@@ -56,7 +58,9 @@ async function* limited<T>(source: AsyncIterable<T>, limit: number): AsyncIterab
 }
 
 function histories(client: Client | undefined, options: ReplayOptions): ReplayHistoriesIterable {
-  const sources = [options.workflowId, options.query, options.file?.length ? options.file : undefined].filter((s) => s !== undefined);
+  const sources = [options.workflowId, options.query, options.file?.length ? options.file : undefined].filter(
+    (s) => s !== undefined,
+  );
   if (sources.length !== 1) throw new CommandError('give exactly one of --workflow-id, --query or --file');
   const limit = options.limit ? Number(options.limit) : 1000;
   if (!Number.isInteger(limit) || limit < 1) throw new CommandError('--limit: must be a positive integer');
@@ -65,7 +69,10 @@ function histories(client: Client | undefined, options: ReplayOptions): ReplayHi
   if (!temporal) throw new CommandError('replaying by --workflow-id or --query needs the Temporal server');
   return (async function* () {
     if (options.workflowId) {
-      yield { workflowId: options.workflowId, history: await temporal.workflow.getHandle(options.workflowId).fetchHistory() };
+      yield {
+        workflowId: options.workflowId,
+        history: await temporal.workflow.getHandle(options.workflowId).fetchHistory(),
+      };
       return;
     }
     yield* limited(temporal.workflow.list({ query: options.query! }).intoHistories({ concurrency: 5 }), limit);
@@ -75,7 +82,8 @@ function histories(client: Client | undefined, options: ReplayOptions): ReplayHi
 /** Returns the number of histories that failed to replay; every result is printed. */
 export async function replayCommand(client: Client | undefined, options: ReplayOptions, print: Print): Promise<number> {
   const workflowsPath = path.resolve(options.workflows ?? DEFAULT_WORKFLOWS);
-  if (options.workflows && !fs.existsSync(workflowsPath)) throw new CommandError(`--workflows: no such file or folder: ${workflowsPath}`);
+  if (options.workflows && !fs.existsSync(workflowsPath))
+    throw new CommandError(`--workflows: no such file or folder: ${workflowsPath}`);
   const input = histories(client, options);
   quietRuntime();
   let total = 0;
@@ -91,6 +99,8 @@ export async function replayCommand(client: Client | undefined, options: ReplayO
     print(`${label}  ${result.workflowId}: ${result.error.message}`);
   }
   if (total === 0) throw new CommandError('no histories matched; nothing was replayed');
-  print(`replayed ${total} histor${total === 1 ? 'y' : 'ies'} against ${path.relative(process.cwd(), workflowsPath) || '.'}: ${total - failed} ok, ${failed} failed`);
+  print(
+    `replayed ${total} histor${total === 1 ? 'y' : 'ies'} against ${path.relative(process.cwd(), workflowsPath) || '.'}: ${total - failed} ok, ${failed} failed`,
+  );
   return failed;
 }

@@ -9,8 +9,15 @@ export type ResetPoint = (typeof RESET_POINTS)[number];
 
 const WORKFLOW_TASK_COMPLETED = temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED;
 
-export async function resetCommand(client: Client, workflowId: string, to: string, reason: string | undefined, print: Print): Promise<void> {
-  if (!(RESET_POINTS as readonly string[]).includes(to)) throw new CommandError(`--to: must be one of ${RESET_POINTS.join(', ')}`);
+export async function resetCommand(
+  client: Client,
+  workflowId: string,
+  to: string,
+  reason: string | undefined,
+  print: Print,
+): Promise<void> {
+  if (!(RESET_POINTS as readonly string[]).includes(to))
+    throw new CommandError(`--to: must be one of ${RESET_POINTS.join(', ')}`);
   const handle = client.workflow.getHandle(workflowId);
   let runId: string;
   let events;
@@ -31,5 +38,7 @@ export async function resetCommand(client: Client, workflowId: string, to: strin
     workflowTaskFinishEventId: point.eventId,
     requestId: randomUUID(),
   });
-  print(`reset ${workflowId} to event ${point.eventId} (${to}): run ${runId} was terminated, run ${newRunId} continues`);
+  print(
+    `reset ${workflowId} to event ${point.eventId} (${to}): run ${runId} was terminated, run ${newRunId} continues`,
+  );
 }

@@ -81,13 +81,18 @@ async function startStack(config: Config): Promise<{ runtime: RuntimeConfig; api
     return (line: string) => fs.appendFileSync(file, `${line}\n`);
   };
 
-  if (!config.databaseUrl || !config.temporalAddress || !config.encryptionKey) await prepareDataFolder(config.dataDir, say);
+  if (!config.databaseUrl || !config.temporalAddress || !config.encryptionKey)
+    await prepareDataFolder(config.dataDir, say);
 
   // Both servers start at once; whichever comes up is recorded even if the other fails, so it gets stopped.
   const database = async (): Promise<string> => {
     if (config.databaseUrl) return config.databaseUrl;
     say(`starting PostgreSQL on 127.0.0.1:${config.pgPort}`);
-    const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.pgPort, log: fileLog('postgres.log') });
+    const pg = await startEmbeddedPostgres({
+      dataDir: config.dataDir,
+      port: config.pgPort,
+      log: fileLog('postgres.log'),
+    });
     started.postgres = { name: 'PostgreSQL', stop: pg.stop };
     return pg.url;
   };
@@ -182,7 +187,11 @@ async function shutdown(code: number): Promise<void> {
   for (const part of [started.api, started.worker, started.temporal, started.postgres]) {
     if (!part) continue;
     try {
-      await withTimeout(part.stop(), STOP_STEP_TIMEOUT_MS, `${part.name} did not stop within ${STOP_STEP_TIMEOUT_MS / 1000} s`);
+      await withTimeout(
+        part.stop(),
+        STOP_STEP_TIMEOUT_MS,
+        `${part.name} did not stop within ${STOP_STEP_TIMEOUT_MS / 1000} s`,
+      );
       say(`${part.name} stopped`);
     } catch (err) {
       clean = false;

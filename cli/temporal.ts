@@ -11,9 +11,14 @@ export async function withTemporal<T>(config: Config, work: (client: Client) => 
   const address = operatorTemporalAddress(config);
   let connection: Connection;
   try {
-    connection = await Connection.connect({ ...temporalConnectionOptions(config, address), connectTimeout: '5 seconds' });
+    connection = await Connection.connect({
+      ...temporalConnectionOptions(config, address),
+      connectTimeout: '5 seconds',
+    });
   } catch (err) {
-    throw new CommandError(`cannot reach Temporal at ${address} (${(err as Error).message}); is the service running? Set TEMPORAL_ADDRESS otherwise`);
+    throw new CommandError(
+      `cannot reach Temporal at ${address} (${(err as Error).message}); is the service running? Set TEMPORAL_ADDRESS otherwise`,
+    );
   }
   try {
     return await work(new Client({ connection, namespace: config.temporalNamespace }));

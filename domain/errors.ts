@@ -5,7 +5,8 @@
  * caller may not do this; not_found: no such thing (or not the caller's); conflict: the thing's
  * state rules it out; rate_limited: a budget is spent; unavailable: a service it needs is down.
  */
-export type ArenaErrorKind = 'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict' | 'rate_limited' | 'unavailable';
+export type ArenaErrorKind =
+  'invalid' | 'unauthenticated' | 'forbidden' | 'not_found' | 'conflict' | 'rate_limited' | 'unavailable';
 
 export class ArenaError extends Error {
   constructor(

@@ -16,5 +16,9 @@ export const GYM_PROMPTS: readonly SeedPrompt[] = [
   { slug: 'gym/unicode', category: 'gym-unicode', text: 'Repeat this text exactly: naïve café, Zürich, 東京, ✓' },
   { slug: 'gym/multiline', category: 'gym-format', text: 'Name three primary colours, one per line.' },
   { slug: 'gym/json', category: 'gym-format', text: 'Answer with a JSON object that has one key, "ok", set to true.' },
-  { slug: 'gym/long-input', category: 'gym-long-input', text: `${LONG_INPUT}\nHow many lines came before this question? Answer with the number only.` },
+  {
+    slug: 'gym/long-input',
+    category: 'gym-long-input',
+    text: `${LONG_INPUT}\nHow many lines came before this question? Answer with the number only.`,
+  },
 ];

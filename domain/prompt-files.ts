@@ -24,12 +24,16 @@ export const MAX_PROMPT_TEXT = 20_000;
 export const TEXT_BLOCK_SEPARATOR = '---';
 
 const CATEGORY_RULE = "must be lower-case letters, digits or '-', starting with a letter, at most 40 characters";
-const SLUG_RULE = "must be lower-case letters, digits, '/', '_' or '-', starting with a letter or digit, at most 100 characters";
+const SLUG_RULE =
+  "must be lower-case letters, digits, '/', '_' or '-', starting with a letter or digit, at most 100 characters";
 
 /** zod's default messages name types; these read as a sentence after "entry 3: text: ". */
-const stringField = () => z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') });
+const stringField = () =>
+  z.string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') });
 
-export const promptCategory = stringField().trim().regex(/^[a-z][a-z0-9-]{0,39}$/, CATEGORY_RULE);
+export const promptCategory = stringField()
+  .trim()
+  .regex(/^[a-z][a-z0-9-]{0,39}$/, CATEGORY_RULE);
 export const promptText = stringField()
   .trim()
   .min(1, 'must not be empty')
@@ -68,7 +72,11 @@ export function promptFileFormat(fileName: string): PromptFileFormat {
   return fileName.toLowerCase().endsWith('.json') ? 'json' : 'text';
 }
 
-export function parsePromptFile(content: string, format: PromptFileFormat, options: PromptFileOptions = {}): PromptFileResult {
+export function parsePromptFile(
+  content: string,
+  format: PromptFileFormat,
+  options: PromptFileOptions = {},
+): PromptFileResult {
   return format === 'json' ? parseJsonPromptFile(content, options) : parseTextPromptFile(content, options);
 }
 
@@ -101,7 +109,8 @@ export function parseJsonPromptFile(content: string, options: PromptFileOptions 
     const { text, prompt, slug } = entry.data;
     const category = entry.data.category ?? defaults.category;
     const entryErrors: string[] = [];
-    if (text !== undefined && prompt !== undefined) entryErrors.push(`${label}: prompt: give either text or prompt, not both`);
+    if (text !== undefined && prompt !== undefined)
+      entryErrors.push(`${label}: prompt: give either text or prompt, not both`);
     if (text === undefined && prompt === undefined) entryErrors.push(`${label}: text: is required`);
     if (category === undefined) entryErrors.push(`${label}: category: is required (no default category was given)`);
     if (entryErrors.length > 0 || category === undefined) {
@@ -180,12 +189,17 @@ interface LabelledPrompt {
   prompt: PoolPrompt;
 }
 
-function checkDefaultCategory(defaultCategory: string | undefined): { ok: true; category?: string } | { ok: false; errors: string[] } {
+function checkDefaultCategory(
+  defaultCategory: string | undefined,
+): { ok: true; category?: string } | { ok: false; errors: string[] } {
   if (defaultCategory === undefined) return { ok: true };
   const category = promptCategory.safeParse(defaultCategory);
   // A failed parse has at least one issue; the first says enough about a single word.
   if (!category.success) {
-    return { ok: false, errors: category.error.issues.slice(0, 1).map((issue) => `default category: ${issue.message}`) };
+    return {
+      ok: false,
+      errors: category.error.issues.slice(0, 1).map((issue) => `default category: ${issue.message}`),
+    };
   }
   return { ok: true, category: category.data };
 }

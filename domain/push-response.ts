@@ -16,7 +16,8 @@ export function interpretPushResponse(status: number, body: string): PushAnswer 
   }
   const response = (parsed as Record<string, unknown>).response;
   if (response === undefined) return { ok: false, error: 'the webhook answered JSON without a "response" field' };
-  if (typeof response !== 'string') return { ok: false, error: 'the webhook answered a "response" that is not a string' };
+  if (typeof response !== 'string')
+    return { ok: false, error: 'the webhook answered a "response" that is not a string' };
   if (response.length > MAX_RESPONSE_CHARS) {
     return { ok: false, error: `the webhook's response is longer than ${MAX_RESPONSE_CHARS} characters` };
   }

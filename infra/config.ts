@@ -36,90 +36,114 @@ const trustProxy = z.string().transform((value, ctx): TrustProxy => {
     // Trusting every hop makes the left-most X-Forwarded-For entry, which the client writes, its address.
     ctx.addIssue({
       code: 'custom',
-      message: 'trusting every proxy lets any client pick its own address; give the number of proxies in front of the API (1) or their addresses and ranges (10.0.0.0/8,127.0.0.1)',
+      message:
+        'trusting every proxy lets any client pick its own address; give the number of proxies in front of the API (1) or their addresses and ranges (10.0.0.0/8,127.0.0.1)',
     });
     return z.NEVER;
   }
   if (/^\d+$/.test(word)) return Number(word);
-  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const wrong = entries.find((entry) => !isProxyAddress(entry));
   if (wrong !== undefined || entries.length === 0) {
-    ctx.addIssue({ code: 'custom', message: `"${wrong ?? value}" is not an address, a range (10.0.0.0/8) or a hop count` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `"${wrong ?? value}" is not an address, a range (10.0.0.0/8) or a hop count`,
+    });
     return z.NEVER;
   }
   return entries;
 });
 
-const envSchema = z.object({
-  PORT: port.default(3000),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  ARENA_DATA_DIR: z.string().min(1).default('.arena'),
-  ARENA_PG_PORT: port.default(5433),
-  ARENA_TEMPORAL_PORT: port.default(7233),
-  ARENA_TEMPORAL_UI_PORT: port.default(8233),
-  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
-  TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'expected host:port').optional(),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  TEMPORAL_TASK_QUEUE: z.string().min(1).default('arena'),
-  TEMPORAL_CLI_PATH: z.string().min(1).optional(),
-  TEMPORAL_API_KEY: z.string().min(1).optional(),
-  TEMPORAL_TLS: bool.optional(),
-  ARENA_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
-  ARENA_ALLOW_PRIVATE_WEBHOOKS: bool.optional(),
-  ARENA_ENCRYPTION_KEY: z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters (32 bytes)')
-    .optional(),
-  ARENA_REGISTER_RATE_LIMIT: positiveInt.default(20),
-  ARENA_TRUST_PROXY: trustProxy.default(false),
-  ARENA_GYM_RETRY_SECONDS: positiveInt.default(60),
-  ARENA_DISPATCH_INTERVAL: positiveInt.default(10),
-  ARENA_DISPATCH_BATCH: positiveInt.max(1000, 'must be at most 1000').default(50),
-  ARENA_MIN_GAP_SECONDS: z.coerce.number().int('expected a whole number').min(0, 'must not be negative').default(30),
-  ARENA_MAIN_DEADLINE_SECONDS: positiveInt.max(3600, 'must be at most 3600').default(300),
-  ARENA_REQUIRE_GYM: bool.default(true),
-  ARENA_DAILY_VOTES: positiveInt.default(200),
-  ARENA_LEADERBOARD_INTERVAL: positiveInt.default(60),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  ARENA_SESSION_DAYS: positiveInt.max(365, 'must be at most 365').default(30),
-  ARENA_LOGIN_RATE_LIMIT: positiveInt.default(10),
-  ARENA_OIDC_ISSUER: z
-    .url({ protocol: /^https?$/ })
-    .refine((v) => v.startsWith('https:') || LOOPBACK_HOSTS.has(new URL(v).hostname), 'must be https (plain http only for localhost)')
-    .optional(),
-  ARENA_OIDC_CLIENT_ID: z.string().min(1).optional(),
-  ARENA_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
-  ARENA_ADMIN_USERNAMES: z
-    .string()
-    .transform((v) => v.split(',').map((name) => name.trim().toLowerCase()).filter(Boolean))
-    .default([]),
-  TEMPORAL_UI_URL: z.url({ protocol: /^https?$/ }).optional(),
-  ARENA_PUSH_FAILURE_LIMIT: positiveInt.default(10),
-  ARENA_PUSH_FAILURE_SPAN: z.coerce.number().int('expected a whole number of seconds').min(0, 'must not be negative').default(600),
-  ARENA_WORKER_METRICS_PORT: port.default(9464),
-  ARENA_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  ARENA_VOTE_RATE_LIMIT: positiveInt.default(30),
-  ARENA_SANDBOX_RATE_LIMIT: positiveInt.default(30),
-  ARENA_BATTLE_RATE_LIMIT: positiveInt.default(10),
-  ARENA_WORK_POLL_RATE_LIMIT: positiveInt.default(120),
-  ARENA_MAX_AGENTS_PER_ACCOUNT: positiveInt.default(50),
-  ARENA_PING_RATE_LIMIT: positiveInt.default(10),
-  ARENA_GYM_RESTART_RATE_LIMIT: positiveInt.default(10),
-  ARENA_POLLS_PER_AGENT: positiveInt.default(4),
-  ARENA_MAX_OPEN_POLLS: positiveInt.default(10_000),
-  ARENA_MAX_CONNECTIONS: positiveInt.optional(),
-}).superRefine((env, ctx) => {
-  // Half an OpenID Connect set-up is a mistake, not a choice: name what is missing.
-  const given = OIDC_VARIABLES.filter((name) => env[name] !== undefined);
-  if (given.length === 0 || given.length === OIDC_VARIABLES.length) return;
-  for (const name of OIDC_VARIABLES.filter((n) => env[n] === undefined)) {
-    ctx.addIssue({
-      code: 'custom',
-      path: [name],
-      message: `missing: set ${OIDC_VARIABLES.join(', ')} together to enable sign-in with an identity provider, or none of them`,
-    });
-  }
-});
+const envSchema = z
+  .object({
+    PORT: port.default(3000),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    ARENA_DATA_DIR: z.string().min(1).default('.arena'),
+    ARENA_PG_PORT: port.default(5433),
+    ARENA_TEMPORAL_PORT: port.default(7233),
+    ARENA_TEMPORAL_UI_PORT: port.default(8233),
+    DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+    TEMPORAL_ADDRESS: z
+      .string()
+      .regex(/^[^\s:]+:\d+$/, 'expected host:port')
+      .optional(),
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    TEMPORAL_TASK_QUEUE: z.string().min(1).default('arena'),
+    TEMPORAL_CLI_PATH: z.string().min(1).optional(),
+    TEMPORAL_API_KEY: z.string().min(1).optional(),
+    TEMPORAL_TLS: bool.optional(),
+    ARENA_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+    ARENA_ALLOW_PRIVATE_WEBHOOKS: bool.optional(),
+    ARENA_ENCRYPTION_KEY: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, 'expected 64 hex characters (32 bytes)')
+      .optional(),
+    ARENA_REGISTER_RATE_LIMIT: positiveInt.default(20),
+    ARENA_TRUST_PROXY: trustProxy.default(false),
+    ARENA_GYM_RETRY_SECONDS: positiveInt.default(60),
+    ARENA_DISPATCH_INTERVAL: positiveInt.default(10),
+    ARENA_DISPATCH_BATCH: positiveInt.max(1000, 'must be at most 1000').default(50),
+    ARENA_MIN_GAP_SECONDS: z.coerce.number().int('expected a whole number').min(0, 'must not be negative').default(30),
+    ARENA_MAIN_DEADLINE_SECONDS: positiveInt.max(3600, 'must be at most 3600').default(300),
+    ARENA_REQUIRE_GYM: bool.default(true),
+    ARENA_DAILY_VOTES: positiveInt.default(200),
+    ARENA_LEADERBOARD_INTERVAL: positiveInt.default(60),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    ARENA_SESSION_DAYS: positiveInt.max(365, 'must be at most 365').default(30),
+    ARENA_LOGIN_RATE_LIMIT: positiveInt.default(10),
+    ARENA_OIDC_ISSUER: z
+      .url({ protocol: /^https?$/ })
+      .refine(
+        (v) => v.startsWith('https:') || LOOPBACK_HOSTS.has(new URL(v).hostname),
+        'must be https (plain http only for localhost)',
+      )
+      .optional(),
+    ARENA_OIDC_CLIENT_ID: z.string().min(1).optional(),
+    ARENA_OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+    ARENA_ADMIN_USERNAMES: z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((name) => name.trim().toLowerCase())
+          .filter(Boolean),
+      )
+      .default([]),
+    TEMPORAL_UI_URL: z.url({ protocol: /^https?$/ }).optional(),
+    ARENA_PUSH_FAILURE_LIMIT: positiveInt.default(10),
+    ARENA_PUSH_FAILURE_SPAN: z.coerce
+      .number()
+      .int('expected a whole number of seconds')
+      .min(0, 'must not be negative')
+      .default(600),
+    ARENA_WORKER_METRICS_PORT: port.default(9464),
+    ARENA_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+    ARENA_VOTE_RATE_LIMIT: positiveInt.default(30),
+    ARENA_SANDBOX_RATE_LIMIT: positiveInt.default(30),
+    ARENA_BATTLE_RATE_LIMIT: positiveInt.default(10),
+    ARENA_WORK_POLL_RATE_LIMIT: positiveInt.default(120),
+    ARENA_MAX_AGENTS_PER_ACCOUNT: positiveInt.default(50),
+    ARENA_PING_RATE_LIMIT: positiveInt.default(10),
+    ARENA_GYM_RESTART_RATE_LIMIT: positiveInt.default(10),
+    ARENA_POLLS_PER_AGENT: positiveInt.default(4),
+    ARENA_MAX_OPEN_POLLS: positiveInt.default(10_000),
+    ARENA_MAX_CONNECTIONS: positiveInt.optional(),
+  })
+  .superRefine((env, ctx) => {
+    // Half an OpenID Connect set-up is a mistake, not a choice: name what is missing.
+    const given = OIDC_VARIABLES.filter((name) => env[name] !== undefined);
+    if (given.length === 0 || given.length === OIDC_VARIABLES.length) return;
+    for (const name of OIDC_VARIABLES.filter((n) => env[n] === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `missing: set ${OIDC_VARIABLES.join(', ')} together to enable sign-in with an identity provider, or none of them`,
+      });
+    }
+  });
 
 /** Abuse limits: requests per minute per account (or per agent), and how many agents an account may run. */
 export interface AbuseLimits {
@@ -270,7 +294,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         ? { issuer: e.ARENA_OIDC_ISSUER, clientId: e.ARENA_OIDC_CLIENT_ID, clientSecret: e.ARENA_OIDC_CLIENT_SECRET }
         : undefined,
     adminUsernames: e.ARENA_ADMIN_USERNAMES,
-    temporalUiUrl: (e.TEMPORAL_UI_URL ?? (e.TEMPORAL_ADDRESS ? undefined : `http://127.0.0.1:${e.ARENA_TEMPORAL_UI_PORT}`))?.replace(/\/+$/, ''),
+    temporalUiUrl: (
+      e.TEMPORAL_UI_URL ?? (e.TEMPORAL_ADDRESS ? undefined : `http://127.0.0.1:${e.ARENA_TEMPORAL_UI_PORT}`)
+    )?.replace(/\/+$/, ''),
     workerMetricsPort: e.ARENA_WORKER_METRICS_PORT,
     metricsToken: e.ARENA_METRICS_TOKEN,
     limits: {
@@ -298,7 +324,9 @@ export function startupWarnings(config: Config): string[] {
     );
   }
   if (!config.metricsToken && !isLoopbackHost(config.host)) {
-    warnings.push(`/metrics is closed: HOST=${config.host} is not loopback and ARENA_METRICS_TOKEN is not set; set the token to scrape metrics`);
+    warnings.push(
+      `/metrics is closed: HOST=${config.host} is not loopback and ARENA_METRICS_TOKEN is not set; set the token to scrape metrics`,
+    );
   }
   return warnings;
 }
@@ -318,7 +346,14 @@ export function requireRuntime(config: Config, needs: Array<'database' | 'tempor
 }
 
 /** How every process connects to Temporal: the address, plus TLS and an API key where configured. */
-export function temporalConnectionOptions(config: Config, address = config.temporalAddress): { address: string; tls?: boolean; apiKey?: string } {
+export function temporalConnectionOptions(
+  config: Config,
+  address = config.temporalAddress,
+): { address: string; tls?: boolean; apiKey?: string } {
   if (!address) throw new ConfigError('TEMPORAL_ADDRESS is not set');
-  return { address, ...(config.temporalTls ? { tls: true } : {}), ...(config.temporalApiKey ? { apiKey: config.temporalApiKey } : {}) };
+  return {
+    address,
+    ...(config.temporalTls ? { tls: true } : {}),
+    ...(config.temporalApiKey ? { apiKey: config.temporalApiKey } : {}),
+  };
 }

@@ -5,7 +5,19 @@
 import type { IncomingMessage } from 'node:http';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
-const SECRET_FIELDS = ['password', 'api_key', 'apiKey', 'webhook_secret', 'secret', 'token', 'client_secret', 'clientSecret', 'encryptionKey', 'csrf', '_csrf'];
+const SECRET_FIELDS = [
+  'password',
+  'api_key',
+  'apiKey',
+  'webhook_secret',
+  'secret',
+  'token',
+  'client_secret',
+  'clientSecret',
+  'encryptionKey',
+  'csrf',
+  '_csrf',
+];
 
 /** pino redact paths: secret headers wherever a request is logged, and secret fields at the top level or one level down. */
 export const REDACTED_PATHS = [

@@ -14,14 +14,20 @@ export interface AccountEdit {
 
 /** An operator's name (ARENA_ADMIN_USERNAMES) belongs to that operator: nobody else may take it, whether or not it is taken yet. */
 export function assertNotReserved(username: string, reserved: readonly string[], current?: string): void {
-  if (reserved.includes(username) && username !== current) throw new ArenaError('conflict', `username ${username} is reserved`);
+  if (reserved.includes(username) && username !== current)
+    throw new ArenaError('conflict', `username ${username} is reserved`);
 }
 
 /**
  * Applies the given fields (omitted ones stay); 400 for an invalid username, 409 for a taken or
  * reserved one, and then nothing changes.
  */
-export async function editAccount(em: EntityManager, user: User, edit: AccountEdit, reservedUsernames: readonly string[] = []): Promise<void> {
+export async function editAccount(
+  em: EntityManager,
+  user: User,
+  edit: AccountEdit,
+  reservedUsernames: readonly string[] = [],
+): Promise<void> {
   const before = { username: user.username, displayName: user.displayName, bio: user.bio };
   if (edit.username !== undefined) {
     const username = normaliseUsername(edit.username);

@@ -21,7 +21,8 @@ export interface AgentClaims {
 }
 
 /** A new agent: a push agent needs a webhook URL, a pull agent has none (api/schemas/agent's agentCreate is checked against it). */
-export type AgentCreate = AgentClaims & ({ mode: 'push'; webhook_url: string } | { mode: 'pull'; webhook_url?: undefined });
+export type AgentCreate = AgentClaims &
+  ({ mode: 'push'; webhook_url: string } | { mode: 'pull'; webhook_url?: undefined });
 
 /** An edit: omitted fields stay as they are. */
 export type AgentEdit = Partial<AgentClaims> & { webhook_url?: string };
@@ -46,7 +47,10 @@ export async function createAgent(
 ): Promise<{ agent: Agent; secret: string }> {
   const { agentsPerAccount } = deps;
   if ((await em.count(Agent, { owner, deactivated: false })) >= agentsPerAccount) {
-    throw new ArenaError('conflict', `an account may have at most ${agentsPerAccount} agents that are not deactivated; deactivate one first`);
+    throw new ArenaError(
+      'conflict',
+      `an account may have at most ${agentsPerAccount} agents that are not deactivated; deactivate one first`,
+    );
   }
   const webhookUrl = input.mode === 'push' ? acceptWebhookUrl(input.webhook_url, deps.ping.allowPrivateWebhooks) : null;
   if (webhookUrl) await spendPing();
@@ -87,7 +91,8 @@ export async function editAgent(
   let urlChanged = false;
   if (edit.webhook_url !== undefined) {
     // Well-formed, but not for this agent: a conflict with its mode, as a retest of a pull agent is.
-    if (agent.mode === 'pull') throw new ArenaError('conflict', 'pull agents have no webhook_url; create a push agent instead');
+    if (agent.mode === 'pull')
+      throw new ArenaError('conflict', 'pull agents have no webhook_url; create a push agent instead');
     const url = acceptWebhookUrl(edit.webhook_url, deps.ping.allowPrivateWebhooks);
     urlChanged = url !== agent.webhookUrl;
     // Refused before anything changes, so a refused edit keeps nothing.
@@ -110,9 +115,16 @@ export async function editAgent(
 }
 
 /** Pings a push agent again; a pass makes it active (and starts its gym the first time). */
-export async function retestAgent(em: EntityManager, deps: AgentLifecycleDeps, agent: Agent, spendPing: SpendPing, log: FastifyBaseLogger): Promise<void> {
+export async function retestAgent(
+  em: EntityManager,
+  deps: AgentLifecycleDeps,
+  agent: Agent,
+  spendPing: SpendPing,
+  log: FastifyBaseLogger,
+): Promise<void> {
   // The request is well-formed; the agent's mode is what rules it out: a conflict with its state.
-  if (agent.mode !== 'push') throw new ArenaError('conflict', 'retest applies to push agents only; pull agents are never pinged');
+  if (agent.mode !== 'push')
+    throw new ArenaError('conflict', 'retest applies to push agents only; pull agents are never pinged');
   if (agent.deactivated) throw new ArenaError('conflict', DEACTIVATED);
   await spendPing();
   await pingAgent(agent, deps.ping);
@@ -121,7 +133,12 @@ export async function retestAgent(em: EntityManager, deps: AgentLifecycleDeps, a
 }
 
 /** Runs the gym again from the start; `spendRestart` refuses when the owner restarted too often. */
-export async function restartGym(em: EntityManager, workflows: WorkflowDeps, agent: Agent, spendRestart: () => Promise<void>): Promise<void> {
+export async function restartGym(
+  em: EntityManager,
+  workflows: WorkflowDeps,
+  agent: Agent,
+  spendRestart: () => Promise<void>,
+): Promise<void> {
   if (agent.deactivated) throw new ArenaError('conflict', DEACTIVATED);
   await spendRestart();
   await startGymAttempt(em, agent, workflows);

@@ -3,7 +3,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { Agent } from '../infra/db/entities/agent.entity';
 import { Prompt } from '../infra/db/entities/prompt.entity';
-import { addSession, closeUnstartedSessions, findSession, type SessionRow } from '../infra/db/repositories/session.repository';
+import {
+  addSession,
+  closeUnstartedSessions,
+  findSession,
+  type SessionRow,
+} from '../infra/db/repositories/session.repository';
 import { isAgentActive } from '../domain/agent-state';
 import { ArenaError, notFound } from '../domain/errors';
 import { parseSessionPublicId } from '../domain/sessions';
@@ -24,7 +29,12 @@ export function agentsOf(em: EntityManager, ownerId: number): Promise<Agent[]> {
 }
 
 /** A new secret, returned once; the old one stops working for signing and `X-Arena-Secret` at once. */
-export async function regenerateSecret(em: EntityManager, agent: Agent, encryptionKey: Buffer, log: FastifyBaseLogger): Promise<string> {
+export async function regenerateSecret(
+  em: EntityManager,
+  agent: Agent,
+  encryptionKey: Buffer,
+  log: FastifyBaseLogger,
+): Promise<string> {
   const secret = newAgentSecret();
   agent.secretHash = hashToken(secret);
   agent.secretSealed = sealSecret(secret, encryptionKey);
@@ -55,12 +65,23 @@ export async function startSandboxTask(
   log: FastifyBaseLogger,
 ): Promise<SessionRow> {
   if (agent.deactivated) throw new ArenaError('conflict', 'agent is deactivated');
-  if (!isAgentActive(agent)) throw new ArenaError('conflict', `agent is not active: its last ping failed (${agent.pingError}); fix the webhook and retest`);
+  if (!isAgentActive(agent))
+    throw new ArenaError(
+      'conflict',
+      `agent is not active: its last ping failed (${agent.pingError}); fix the webhook and retest`,
+    );
   const prompt = em.create(Prompt, { source: 'sandbox', category, text });
   const session = addSession(em, { agent, kind: 'sandbox', prompt, mode: agent.mode, category, deadlineSeconds });
   await em.flush();
   try {
-    await startDelivery(workflows, { sessionId: session.id, agentId: agent.id, kind: 'sandbox', mode: agent.mode, category, deadlineSeconds });
+    await startDelivery(workflows, {
+      sessionId: session.id,
+      agentId: agent.id,
+      kind: 'sandbox',
+      mode: agent.mode,
+      category,
+      deadlineSeconds,
+    });
   } catch (err) {
     // Nothing will deliver it: close the session so the feed does not show it pending for ever.
     await closeUnstartedSessions(em, [session], 'the delivery could not be started');
@@ -71,7 +92,12 @@ export async function startSandboxTask(
 }
 
 /** Cancels the owner's pending sandbox task (`sandbox-<n>`); one that has ended, or that the delivery refuses to cancel, is a conflict. */
-export async function cancelSandboxTask(em: EntityManager, workflows: WorkflowDeps, agent: Agent, publicId: string): Promise<SessionRow> {
+export async function cancelSandboxTask(
+  em: EntityManager,
+  workflows: WorkflowDeps,
+  agent: Agent,
+  publicId: string,
+): Promise<SessionRow> {
   const parsed = parseSessionPublicId(publicId);
   if (!parsed || parsed.kind !== 'sandbox') throw notFound('sandbox task');
   const before = await findSession(em, agent.id, parsed.id);
@@ -85,7 +111,11 @@ export async function cancelSandboxTask(em: EntityManager, workflows: WorkflowDe
 }
 
 /** One of the owner's sandbox tasks by its public id (`sandbox-<n>`); undefined for anything else. */
-export async function sandboxTaskOf(em: EntityManager, agent: Agent, publicId: string): Promise<SessionRow | undefined> {
+export async function sandboxTaskOf(
+  em: EntityManager,
+  agent: Agent,
+  publicId: string,
+): Promise<SessionRow | undefined> {
   const parsed = parseSessionPublicId(publicId);
   return parsed?.kind === 'sandbox' ? findSession(em, agent.id, parsed.id) : undefined;
 }

@@ -59,8 +59,15 @@ export interface DeliveryListing {
   ui_url: string | null;
 }
 
-export function temporalUiLink(uiUrl: string | undefined, namespace: string, workflowId: string, runId: string): string | null {
-  return uiUrl ? `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}/history` : null;
+export function temporalUiLink(
+  uiUrl: string | undefined,
+  namespace: string,
+  workflowId: string,
+  runId: string,
+): string | null {
+  return uiUrl
+    ? `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}/history`
+    : null;
 }
 
 function listing(info: WorkflowExecutionInfo, namespace: string, uiUrl: string | undefined): DeliveryListing {
@@ -89,7 +96,10 @@ export async function listDeliveries(
   filter: DeliveryFilter,
 ): Promise<DeliveryListing[]> {
   const found: DeliveryListing[] = [];
-  for await (const info of client.workflow.list({ query: deliveryQuery(filter), pageSize: Math.min(filter.limit, 1000) })) {
+  for await (const info of client.workflow.list({
+    query: deliveryQuery(filter),
+    pageSize: Math.min(filter.limit, 1000),
+  })) {
     found.push(listing(info, options.namespace, options.uiUrl));
     if (found.length >= filter.limit) break;
   }

@@ -30,12 +30,17 @@ export const LINKED_ELSEWHERE = 'this identity is already linked to another acco
  */
 export async function accountForIdentity(em: EntityManager, identity: ProviderIdentity, ip?: string): Promise<User> {
   for (let attempt = 0; ; attempt++) {
-    const linked = await em.findOne(UserIdentity, { provider: identity.provider, subject: identity.subject }, { populate: ['user'] });
+    const linked = await em.findOne(
+      UserIdentity,
+      { provider: identity.provider, subject: identity.subject },
+      { populate: ['user'] },
+    );
     if (linked) return linked.user.getEntity();
 
     const email = identity.email ? normaliseEmail(identity.email) : null;
     const verifiedEmail = email && identity.emailVerified && isValidEmail(email) ? email : null;
-    if (verifiedEmail && (await em.count(User, { email: verifiedEmail })) > 0) throw new ArenaError('conflict', EMAIL_IN_USE);
+    if (verifiedEmail && (await em.count(User, { email: verifiedEmail })) > 0)
+      throw new ArenaError('conflict', EMAIL_IN_USE);
     const work = em.fork();
     const user = work.create(User, { username: generatedUsername(), email: verifiedEmail, registrationIp: ip ?? null });
     work.create(UserIdentity, { provider: identity.provider, subject: identity.subject, user });
@@ -59,7 +64,11 @@ export async function linkIdentity(em: EntityManager, user: User, identity: Prov
       throw new ArenaError('conflict', LINKED_ELSEWHERE);
     }
     const work = em.fork();
-    work.create(UserIdentity, { provider: identity.provider, subject: identity.subject, user: work.getReference(User, user.id) });
+    work.create(UserIdentity, {
+      provider: identity.provider,
+      subject: identity.subject,
+      user: work.getReference(User, user.id),
+    });
     try {
       await work.flush();
       return;

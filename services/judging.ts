@@ -5,7 +5,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ArenaSettings } from '../infra/config';
 import { Agent } from '../infra/db/entities/agent.entity';
-import { addBattle, findBattle, leastJudgedPair, openBattleOf, votesToday, type BattleWithAnswers } from '../infra/db/repositories/battle.repository';
+import {
+  addBattle,
+  findBattle,
+  leastJudgedPair,
+  openBattleOf,
+  votesToday,
+  type BattleWithAnswers,
+} from '../infra/db/repositories/battle.repository';
 import { ratingChangesOf } from '../infra/db/repositories/rating.repository';
 import type { Verdict } from '../domain/arena';
 import { ArenaError, notFound } from '../domain/errors';
@@ -88,7 +95,11 @@ export async function voteOnBattle(
   assertVotable(battle);
   const { dailyVotes } = deps.arena;
   if ((await votesToday(em, judgeId)) >= dailyVotes) {
-    throw new ArenaError('rate_limited', `daily vote limit reached (${dailyVotes} a day); try again tomorrow (UTC)`, secondsToUtcMidnight());
+    throw new ArenaError(
+      'rate_limited',
+      `daily vote limit reached (${dailyVotes} a day); try again tomorrow (UTC)`,
+      secondsToUtcMidnight(),
+    );
   }
   const outcome = await castVote(deps.workflows, battle.id, winner);
   if (!outcome) throw new ArenaError('conflict', 'this battle has already been voted');
@@ -110,7 +121,8 @@ export async function revealOf(em: EntityManager, battle: BattleWithAnswers): Pr
 
 function assertVotable(battle: BattleWithAnswers): void {
   if (battle.status === 'voted') throw new ArenaError('conflict', 'this battle has already been voted');
-  if (battle.status === 'running') throw new ArenaError('conflict', 'this battle is still running: both answers are not in yet');
+  if (battle.status === 'running')
+    throw new ArenaError('conflict', 'this battle is still running: both answers are not in yet');
   if (battle.status === 'void') throw new ArenaError('conflict', 'this battle is void: one side did not answer');
 }
 

@@ -4,7 +4,12 @@ import type { ArenaSettings } from '../infra/config';
 import { Prompt } from '../infra/db/entities/prompt.entity';
 import type { Session } from '../infra/db/entities/session.entity';
 import { eligibleAgents, type EligibleAgent } from '../infra/db/repositories/agent.repository';
-import { addBattle, findBattle, voidUnstartedBattle, type BattleWithAnswers } from '../infra/db/repositories/battle.repository';
+import {
+  addBattle,
+  findBattle,
+  voidUnstartedBattle,
+  type BattleWithAnswers,
+} from '../infra/db/repositories/battle.repository';
 import { addSession, closeUnstartedSessions } from '../infra/db/repositories/session.repository';
 import type { DeliveryInput } from '../workflows/contracts';
 import { startLiveBattle, type WorkflowDeps } from './workflow-client';
@@ -27,7 +32,11 @@ export async function startLiveBattleFor(
   const candidates = await eligibleAgents(em, deps.arena.requireGym, judgeId);
   const first = candidates[0];
   const second = candidates.find((c) => first && c.owner_id !== first.owner_id);
-  if (!first || !second) throw new ArenaError('conflict', 'a live battle needs two eligible agents of different owners (not yours); there are not enough yet');
+  if (!first || !second)
+    throw new ArenaError(
+      'conflict',
+      'a live battle needs two eligible agents of different owners (not yours); there are not enough yet',
+    );
   const prompt = em.create(Prompt, { source: 'live', category, text });
   const [sessionA, sessionB] = [first, second].map((agent) =>
     addSession(em, { agent: agent.id, kind: 'main', prompt, mode: agent.mode, category, deadlineSeconds }),
@@ -55,7 +64,10 @@ export async function startLiveBattleFor(
     deadlineSeconds,
   });
   try {
-    await startLiveBattle(deps.workflows, { battleId: battle.id, deliveries: [delivery(sessionA, first), delivery(sessionB, second)] });
+    await startLiveBattle(deps.workflows, {
+      battleId: battle.id,
+      deliveries: [delivery(sessionA, first), delivery(sessionB, second)],
+    });
   } catch (err) {
     // Nothing will deliver it: close it so nothing shows as pending for ever.
     voidUnstartedBattle(battle);

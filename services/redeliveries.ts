@@ -23,12 +23,19 @@ export interface Redelivery {
 /** Sends the prompt of `publicId` (`<kind>-<n>`) again. 404 for an unknown session, 409 while it runs or when its agent cannot take it. */
 export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publicId: string): Promise<Redelivery> {
   const parsed = parseSessionPublicId(publicId);
-  const original = parsed ? await em.findOne(Session, { id: parsed.id, kind: parsed.kind }, { populate: ['agent'] }) : null;
+  const original = parsed
+    ? await em.findOne(Session, { id: parsed.id, kind: parsed.kind }, { populate: ['agent'] })
+    : null;
   if (!original) throw new ArenaError('not_found', `delivery ${publicId} not found`);
-  if (original.status === 'pending') throw new ArenaError('conflict', `delivery ${publicId} is still running; only a delivery that has ended can be sent again`);
+  if (original.status === 'pending')
+    throw new ArenaError(
+      'conflict',
+      `delivery ${publicId} is still running; only a delivery that has ended can be sent again`,
+    );
   const agent: Agent = original.agent.getEntity();
   if (agent.deactivated) throw new ArenaError('conflict', `agent ${agent.id} is deactivated`);
-  if (!isAgentActive(agent)) throw new ArenaError('conflict', `agent ${agent.id} is not active (${agent.pingError}); retest it first`);
+  if (!isAgentActive(agent))
+    throw new ArenaError('conflict', `agent ${agent.id} is not active (${agent.pingError}); retest it first`);
   const rootId = original.redeliveryOf?.id ?? original.id;
   const root = sessionPublicId(original.kind, rootId);
   const session = addSession(em, {
@@ -56,7 +63,11 @@ export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publ
     await closeUnstartedSessions(em, [session], 'the redelivery could not be started');
     throw err;
   }
-  return { session_id: sessionPublicId(session.kind, session.id), redelivery_of: root, workflow_id: `delivery-${session.id}` };
+  return {
+    session_id: sessionPublicId(session.kind, session.id),
+    redelivery_of: root,
+    workflow_id: `delivery-${session.id}`,
+  };
 }
 
 /** Of these deliveries, the ones a bulk redelivery should skip: a later redelivery of the same original exists. */
@@ -81,11 +92,18 @@ export async function redeliverMatching(
   workflows: WorkflowDeps,
   search: { namespace: string; uiUrl?: string },
   filter: DeliveryFilter,
-  onEach: (done: number, total: number, last: Redelivery | { session_id: string; reason: string }) => void = () => undefined,
+  onEach: (done: number, total: number, last: Redelivery | { session_id: string; reason: string }) => void = () =>
+    undefined,
 ): Promise<BulkRedelivery> {
-  if (filter.outcome === 'pending') throw new ArenaError('invalid', 'outcome must not be pending: running deliveries cannot be redelivered');
-  const found = (await listDeliveries(workflows.client, search, { ...filter, outcome: filter.outcome ?? 'failed' })).reverse();
-  const skip = await alreadyRedelivered(em, found.map((d) => d.session_id));
+  if (filter.outcome === 'pending')
+    throw new ArenaError('invalid', 'outcome must not be pending: running deliveries cannot be redelivered');
+  const found = (
+    await listDeliveries(workflows.client, search, { ...filter, outcome: filter.outcome ?? 'failed' })
+  ).reverse();
+  const skip = await alreadyRedelivered(
+    em,
+    found.map((d) => d.session_id),
+  );
   const result: BulkRedelivery = { redelivered: [], skipped: [] };
   for (const [index, delivery] of found.entries()) {
     let last: Redelivery | { session_id: string; reason: string };

@@ -44,8 +44,10 @@ export async function signUp(em: EntityManager, input: SignUpInput): Promise<Use
   if (!isValidEmail(email)) throw new ArenaError('invalid', 'email: must be a valid email address');
   const problem = passwordProblem(input.password);
   if (problem) throw new ArenaError('invalid', problem);
-  const chosen = input.username === undefined || input.username.trim() === '' ? undefined : normaliseUsername(input.username);
-  if (chosen !== undefined && !isValidUsername(chosen)) throw new ArenaError('invalid', `username: must be ${USERNAME_RULE}`);
+  const chosen =
+    input.username === undefined || input.username.trim() === '' ? undefined : normaliseUsername(input.username);
+  if (chosen !== undefined && !isValidUsername(chosen))
+    throw new ArenaError('invalid', `username: must be ${USERNAME_RULE}`);
   if (chosen !== undefined && (await em.count(User, { username: chosen })) > 0) throw usernameTaken(chosen);
 
   // Hashed whether or not the email is known, so the time taken does not tell either.
@@ -55,7 +57,11 @@ export async function signUp(em: EntityManager, input: SignUpInput): Promise<Use
   for (let attempt = 0; ; attempt++) {
     // A fork per attempt: a failed flush leaves nothing half-made in the caller's identity map.
     const work = em.fork();
-    const user = work.create(User, { username: chosen ?? generatedUsername(), email, registrationIp: input.ip ?? null });
+    const user = work.create(User, {
+      username: chosen ?? generatedUsername(),
+      email,
+      registrationIp: input.ip ?? null,
+    });
     work.create(UserPassword, { user, hash });
     try {
       await work.flush();
@@ -114,10 +120,19 @@ export async function setPassword(em: EntityManager, user: User, password: strin
  * provider has no password and gets none here: a session alone (perhaps someone else's, left
  * open) must not be able to add a way in. Ending the other sessions is the caller's part.
  */
-export async function changePassword(em: EntityManager, user: User, change: { current: string; replacement: string }): Promise<void> {
+export async function changePassword(
+  em: EntityManager,
+  user: User,
+  change: { current: string; replacement: string },
+): Promise<void> {
   const stored = await em.findOne(UserPassword, { user });
-  if (!stored) throw new ArenaError('invalid', 'current_password: this account has no password; sign in with your identity provider');
-  if (!(await verifyPassword(stored.hash, change.current))) throw new ArenaError('invalid', 'current_password: is not your password');
+  if (!stored)
+    throw new ArenaError(
+      'invalid',
+      'current_password: this account has no password; sign in with your identity provider',
+    );
+  if (!(await verifyPassword(stored.hash, change.current)))
+    throw new ArenaError('invalid', 'current_password: is not your password');
   const problem = passwordProblem(change.replacement);
   if (problem) throw new ArenaError('invalid', `new_${problem}`);
   await setPassword(em, user, change.replacement);

@@ -40,7 +40,11 @@ export async function startSession(
 /** The live session for a cookie token, with its user loaded; null for an unknown, ended or expired one. */
 export async function findSession(em: EntityManager, token: string, now = new Date()): Promise<WebSession | null> {
   if (!TOKEN_SHAPE.test(token)) return null;
-  const session = await em.findOne(WebSession, { id: hashToken(token), expiresAt: { $gt: now } }, { populate: ['user'] });
+  const session = await em.findOne(
+    WebSession,
+    { id: hashToken(token), expiresAt: { $gt: now } },
+    { populate: ['user'] },
+  );
   if (session && now.getTime() - session.lastSeenAt.getTime() > SEEN_RESOLUTION_MS) {
     session.lastSeenAt = now;
     await em.nativeUpdate(WebSession, { id: session.id }, { lastSeenAt: now });

@@ -58,7 +58,9 @@ function startStack(how: 'npm start' | 'arena start' = 'npm start'): RunningStac
   const cliPath = process.env.TEST_TEMPORAL_CLI_PATH;
   if (!cliPath) throw new Error('TEST_TEMPORAL_CLI_PATH is unset: is test/support/global-setup.ts configured?');
   const [command, args] =
-    how === 'npm start' ? [process.execPath, ['dist/cli/start.js']] : [process.execPath, [path.join(REPO, 'cli', 'bin', 'arena.js'), 'start']];
+    how === 'npm start'
+      ? [process.execPath, ['dist/cli/start.js']]
+      : [process.execPath, [path.join(REPO, 'cli', 'bin', 'arena.js'), 'start']];
   const child = spawn(command, args, {
     cwd: REPO,
     detached: true, // a process group of its own, which the test signals like a terminal would
@@ -79,7 +81,10 @@ async function waitForHealth(stack: RunningStack): Promise<void> {
   void stack.exited.then((code) => (exitCode = code));
   while (Date.now() < deadline) {
     if (exitCode !== undefined) throw new Error(`npm start exited with ${exitCode}:\n${stack.output.join('')}`);
-    const status = await fetch(`http://127.0.0.1:${ports.api}/health`).then((r) => r.status, () => 0);
+    const status = await fetch(`http://127.0.0.1:${ports.api}/health`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     await new Promise((r) => setTimeout(r, 500));
   }
@@ -94,8 +99,16 @@ async function stopStack(stack: RunningStack): Promise<void> {
   expect({ code, output: code === 0 ? '' : stack.output.join('') }).toEqual({ code: 0, output: '' });
   running = undefined;
   // Stopped in order: nothing new comes in, then the worker drains, then what they both used.
-  const stopped = stack.output.join('').split('\n').filter((line) => / stopped$/.test(line));
-  expect(stopped).toEqual(['[arena] API stopped', '[arena] worker stopped', '[arena] Temporal dev server stopped', '[arena] PostgreSQL stopped']);
+  const stopped = stack.output
+    .join('')
+    .split('\n')
+    .filter((line) => / stopped$/.test(line));
+  expect(stopped).toEqual([
+    '[arena] API stopped',
+    '[arena] worker stopped',
+    '[arena] Temporal dev server stopped',
+    '[arena] PostgreSQL stopped',
+  ]);
   expect(groupIsGone(stack.child.pid!)).toBe(true);
   const open = await Promise.all(Object.entries(ports).map(async ([name, port]) => [name, await portIsOpen(port)]));
   expect(Object.fromEntries(open)).toEqual({ api: false, pg: false, temporal: false, ui: false });
@@ -152,11 +165,14 @@ test(
     expect(registered.status).toBe(201);
     const { api_key: apiKey } = (await registered.json()) as { api_key: string };
     expect(typeof apiKey).toBe('string');
-    const account = () => fetch(`http://127.0.0.1:${ports.api}/api/account`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const account = () =>
+      fetch(`http://127.0.0.1:${ports.api}/api/account`, { headers: { authorization: `Bearer ${apiKey}` } });
     expect((await account()).status).toBe(200);
     // One /metrics for the whole process: the API's, the worker's and the Temporal SDK's.
     const metrics = await (await fetch(`http://127.0.0.1:${ports.api}/metrics`)).text();
-    expect(metrics).toMatch(/^arena_http_request_duration_seconds_count\{method="POST",route="\/api\/register",status_code="201"\} 1$/m);
+    expect(metrics).toMatch(
+      /^arena_http_request_duration_seconds_count\{method="POST",route="\/api\/register",status_code="201"\} 1$/m,
+    );
     expect(metrics).toMatch(/^temporal_\w+/m);
     // The operator CLI finds the embedded stack on its own, from the same environment.
     const deliveries = await runArena(['deliveries', '--json']);

@@ -6,7 +6,13 @@ import { serveMetrics } from './metrics-server';
 import { installWorkerRuntime } from './runtime';
 import { ensureSchedules } from './schedules';
 import { createActivities } from '../activities';
-import { ConfigError, loadConfig, requireRuntime, temporalConnectionOptions, type RuntimeConfig } from '../infra/config';
+import {
+  ConfigError,
+  loadConfig,
+  requireRuntime,
+  temporalConnectionOptions,
+  type RuntimeConfig,
+} from '../infra/config';
 import { ormConfig } from '../infra/db/orm.config';
 import { WebhookClient } from '../infra/webhook/client';
 import type { HostResolver } from '../infra/webhook/guarded-lookup';
@@ -38,7 +44,9 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
       connection,
       namespace: config.temporalNamespace,
       taskQueue: config.taskQueue,
-      ...(extras.workflowBundle ? { workflowBundle: extras.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+      ...(extras.workflowBundle
+        ? { workflowBundle: extras.workflowBundle }
+        : { workflowsPath: require.resolve('../workflows') }),
       activities: createActivities({ orm, webhooks, encryptionKey: config.encryptionKey, arena: config.arena }),
       // On a graceful stop, open webhook requests get this long to be answered before they are cut.
       shutdownGraceTime: SHUTDOWN_GRACE,

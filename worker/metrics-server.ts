@@ -10,17 +10,24 @@ export interface MetricsServer {
 export function serveMetrics(port: number, host: string, token?: string): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'only GET /metrics is served here' }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ detail: 'only GET /metrics is served here' }));
       return;
     }
     const refusal = metricsRefusal({ host, token }, req.headers.authorization);
     if (refusal) {
-      res.writeHead(refusal.status, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: refusal.detail }));
+      res
+        .writeHead(refusal.status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ detail: refusal.detail }));
       return;
     }
     metricsText().then(
       (text) => res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE, 'cache-control': 'no-store' }).end(text),
-      () => res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'metrics could not be collected' })),
+      () =>
+        res
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ detail: 'metrics could not be collected' })),
     );
   });
   return new Promise((resolve, reject) => {

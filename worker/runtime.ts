@@ -8,7 +8,15 @@ import { freePort } from '../infra/ports';
 import { createLogger } from '../infra/logging';
 import { setSdkMetricsAddress } from '../infra/metrics';
 
-const SDK_LEVELS: Record<string, LogLevel> = { trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', fatal: 'ERROR', silent: 'ERROR' };
+const SDK_LEVELS: Record<string, LogLevel> = {
+  trace: 'TRACE',
+  debug: 'DEBUG',
+  info: 'INFO',
+  warn: 'WARN',
+  error: 'ERROR',
+  fatal: 'ERROR',
+  silent: 'ERROR',
+};
 
 export interface WorkerRuntimeOptions {
   logLevel: string;
@@ -18,12 +26,25 @@ export interface WorkerRuntimeOptions {
   shutdownSignals?: NodeJS.Signals[];
 }
 
-export async function installWorkerRuntime({ logLevel, metrics, shutdownSignals }: WorkerRuntimeOptions): Promise<void> {
+export async function installWorkerRuntime({
+  logLevel,
+  metrics,
+  shutdownSignals,
+}: WorkerRuntimeOptions): Promise<void> {
   const log = createLogger(logLevel);
   const level = SDK_LEVELS[logLevel] ?? 'INFO';
   const logger = new DefaultLogger(level, (entry) => {
     if (logLevel === 'silent') return;
-    const method = entry.level === 'TRACE' ? 'trace' : entry.level === 'DEBUG' ? 'debug' : entry.level === 'WARN' ? 'warn' : entry.level === 'ERROR' ? 'error' : 'info';
+    const method =
+      entry.level === 'TRACE'
+        ? 'trace'
+        : entry.level === 'DEBUG'
+          ? 'debug'
+          : entry.level === 'WARN'
+            ? 'warn'
+            : entry.level === 'ERROR'
+              ? 'error'
+              : 'info';
     log[method]({ ...entry.meta, sdk: true }, entry.message);
   });
   const bindAddress = metrics ? `127.0.0.1:${await freePort()}` : undefined;
@@ -31,7 +52,10 @@ export async function installWorkerRuntime({ logLevel, metrics, shutdownSignals 
     logger,
     ...(shutdownSignals ? { shutdownSignals } : {}),
     telemetryOptions: {
-      logging: { filter: { core: level === 'TRACE' || level === 'DEBUG' ? level : 'WARN', other: 'WARN' }, forward: {} },
+      logging: {
+        filter: { core: level === 'TRACE' || level === 'DEBUG' ? level : 'WARN', other: 'WARN' },
+        forward: {},
+      },
       ...(bindAddress ? { metrics: { prometheus: { bindAddress } } } : {}),
     },
   });

@@ -19,7 +19,13 @@ export async function ensureSchedules(connection: Connection, config: RuntimeCon
     {
       scheduleId: ids.dispatch,
       spec: { intervals: [{ every: `${config.arena.dispatchIntervalSeconds}s` }] },
-      action: { type: 'startWorkflow', workflowType: dispatchArena, workflowId: `dispatch${ids.dispatch.slice('arena-dispatch'.length)}`, taskQueue: config.taskQueue, args: [] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: dispatchArena,
+        workflowId: `dispatch${ids.dispatch.slice('arena-dispatch'.length)}`,
+        taskQueue: config.taskQueue,
+        args: [],
+      },
       // A step still running when the next is due is not doubled; steps missed during an outage are not replayed.
       policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
       memo: { about: 'Sends pool prompts to due agents' },
@@ -27,7 +33,13 @@ export async function ensureSchedules(connection: Connection, config: RuntimeCon
     {
       scheduleId: ids.leaderboard,
       spec: { intervals: [{ every: `${config.arena.leaderboardIntervalSeconds}s` }] },
-      action: { type: 'startWorkflow', workflowType: refreshLeaderboard, workflowId: `leaderboard${ids.leaderboard.slice('arena-leaderboard'.length)}`, taskQueue: config.taskQueue, args: [] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: refreshLeaderboard,
+        workflowId: `leaderboard${ids.leaderboard.slice('arena-leaderboard'.length)}`,
+        taskQueue: config.taskQueue,
+        args: [],
+      },
       policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
       memo: { about: 'Refits Bradley-Terry ratings and intervals, flags outlier judges' },
     },
@@ -37,7 +49,9 @@ export async function ensureSchedules(connection: Connection, config: RuntimeCon
       await client.schedule.create(options);
     } catch (err) {
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-      await client.schedule.getHandle(options.scheduleId).update((previous) => ({ ...previous, spec: options.spec, action: options.action }));
+      await client.schedule
+        .getHandle(options.scheduleId)
+        .update((previous) => ({ ...previous, spec: options.spec, action: options.action }));
     }
   }
 }

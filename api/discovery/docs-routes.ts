@@ -46,7 +46,9 @@ export const docsRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (a
     },
   };
   app.get('/docs/', index, async (request, reply) => sendDoc(reply, request.headers.accept, indexMarkdown, indexHtml));
-  app.get('/docs/guides/', index, async (request, reply) => sendDoc(reply, request.headers.accept, indexMarkdown, indexHtml));
+  app.get('/docs/guides/', index, async (request, reply) =>
+    sendDoc(reply, request.headers.accept, indexMarkdown, indexHtml),
+  );
   // A convenience for people typing the address; not part of the API.
   app.get('/docs', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/docs/', 301));
 
@@ -67,7 +69,12 @@ export const docsRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (a
       if (!guide) throw new ApiError(404, `no guide named ${raw}; the guides are listed at ${publicUrl}/docs/`);
       if (asMarkdown) return reply.header('Cache-Control', 'public, max-age=300').type(MARKDOWN).send(guide.markdown);
       const markdownUrl = `${publicUrl}/docs/guides/${guide.name}.md`;
-      return sendDoc(reply, request.headers.accept, guide.markdown, docsPage({ title: guide.title, bodyHtml: guide.html, markdownUrl }));
+      return sendDoc(
+        reply,
+        request.headers.accept,
+        guide.markdown,
+        docsPage({ title: guide.title, bodyHtml: guide.html, markdownUrl }),
+      );
     },
   );
 

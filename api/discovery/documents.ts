@@ -33,9 +33,21 @@ export function apiCatalog(publicUrl: string): z.infer<typeof apiCatalogSchema> 
     linkset: [
       {
         anchor: `${publicUrl}/api`,
-        'service-desc': [{ href: `${publicUrl}/openapi.json`, type: 'application/vnd.oai.openapi+json;version=3.1', title: 'OpenAPI 3.1 description' }],
+        'service-desc': [
+          {
+            href: `${publicUrl}/openapi.json`,
+            type: 'application/vnd.oai.openapi+json;version=3.1',
+            title: 'OpenAPI 3.1 description',
+          },
+        ],
         'service-doc': [{ href: `${publicUrl}/docs/`, type: 'text/html', title: 'Guides and interactive reference' }],
-        status: [{ href: `${publicUrl}/health`, type: 'application/json', title: 'Health of the API, its database and its workflow service' }],
+        status: [
+          {
+            href: `${publicUrl}/health`,
+            type: 'application/json',
+            title: 'Health of the API, its database and its workflow service',
+          },
+        ],
       },
     ],
   };

@@ -12,16 +12,56 @@ export interface GuideEntry {
 
 /** In reading order; the docs index, llms.txt and the tests list them from here. */
 export const GUIDES: readonly GuideEntry[] = [
-  { name: 'quick-start', title: 'Quick start', summary: 'Register, create a push agent, verify signatures (TypeScript and Python), answer prompts.' },
-  { name: 'for-agents', title: 'Guide for AI agents', summary: 'Every endpoint with an example, written for an agent that reads this site.' },
-  { name: 'pull-mode', title: 'Pull mode and arena-runner', summary: 'No public URL: long-poll for work, post results, or let arena-runner do it for any command.' },
-  { name: 'gym', title: 'The gym', summary: 'The six smoke-test prompts every new agent answers before it enters the arena.' },
-  { name: 'sandbox', title: 'Sandbox testing', summary: 'Send your own agent a prompt of your own, end to end, never judged.' },
-  { name: 'judging', title: 'Judging and ratings', summary: 'How answers are paired and judged, how Elo moves, the leaderboard and live battles.' },
-  { name: 'website', title: 'The website', summary: 'For people: sign in, judge pairs, start live battles, manage your account and agents.' },
-  { name: 'operations', title: 'Operations', summary: 'For operators: find, redeliver and replay deliveries, reset workflows, metrics, logs, shutdown.' },
-  { name: 'deploy', title: 'Deploying', summary: 'Production: the processes, their environment, Temporal set-up, releases and scaling.' },
-  { name: 'limits', title: 'Timeouts and limits', summary: 'Deadlines, sizes, rate limits and intervals, in one table.' },
+  {
+    name: 'quick-start',
+    title: 'Quick start',
+    summary: 'Register, create a push agent, verify signatures (TypeScript and Python), answer prompts.',
+  },
+  {
+    name: 'for-agents',
+    title: 'Guide for AI agents',
+    summary: 'Every endpoint with an example, written for an agent that reads this site.',
+  },
+  {
+    name: 'pull-mode',
+    title: 'Pull mode and arena-runner',
+    summary: 'No public URL: long-poll for work, post results, or let arena-runner do it for any command.',
+  },
+  {
+    name: 'gym',
+    title: 'The gym',
+    summary: 'The six smoke-test prompts every new agent answers before it enters the arena.',
+  },
+  {
+    name: 'sandbox',
+    title: 'Sandbox testing',
+    summary: 'Send your own agent a prompt of your own, end to end, never judged.',
+  },
+  {
+    name: 'judging',
+    title: 'Judging and ratings',
+    summary: 'How answers are paired and judged, how Elo moves, the leaderboard and live battles.',
+  },
+  {
+    name: 'website',
+    title: 'The website',
+    summary: 'For people: sign in, judge pairs, start live battles, manage your account and agents.',
+  },
+  {
+    name: 'operations',
+    title: 'Operations',
+    summary: 'For operators: find, redeliver and replay deliveries, reset workflows, metrics, logs, shutdown.',
+  },
+  {
+    name: 'deploy',
+    title: 'Deploying',
+    summary: 'Production: the processes, their environment, Temporal set-up, releases and scaling.',
+  },
+  {
+    name: 'limits',
+    title: 'Timeouts and limits',
+    summary: 'Deadlines, sizes, rate limits and intervals, in one table.',
+  },
   { name: 'errors', title: 'Errors', summary: 'The {detail} shape, what each status means and what to do about it.' },
 ];
 

@@ -18,7 +18,11 @@ ${GUIDES.map((g) => link(g.title, `/docs/guides/${g.name}.md`, g.summary)).join(
 ## API
 
 ${[
-  link('OpenAPI 3.1 description', '/openapi.json', 'every route with its request and response schemas and the {detail} error shape'),
+  link(
+    'OpenAPI 3.1 description',
+    '/openapi.json',
+    'every route with its request and response schemas and the {detail} error shape',
+  ),
   link('Protocol summary', '/api/version', 'protocol version and exactly how push and pull work; read it on start-up'),
   link('Leaderboard', '/api/leaderboard', 'public ratings, JSON'),
   link('Health', '/health', 'the API, its database and its workflow service'),
@@ -27,11 +31,23 @@ ${[
 ## Discovery
 
 ${[
-  link('Agent skill: agent-arena', skillPath('agent-arena'), 'register, create an agent and answer prompts by push or pull'),
+  link(
+    'Agent skill: agent-arena',
+    skillPath('agent-arena'),
+    'register, create an agent and answer prompts by push or pull',
+  ),
   link('Agent skills index', SKILLS_INDEX_PATH, 'agent-skills discovery v0.2.0, with SHA-256 digests'),
-  link('API catalog', API_CATALOG_PATH, 'RFC 9727 linkset pointing at the OpenAPI description, the docs and the health check'),
+  link(
+    'API catalog',
+    API_CATALOG_PATH,
+    'RFC 9727 linkset pointing at the OpenAPI description, the docs and the health check',
+  ),
   link('Protected resource metadata', PROTECTED_RESOURCE_PATH, 'RFC 9728: bearer API keys in the Authorization header'),
-  link('Authorization server metadata', AUTHORIZATION_SERVER_PATH, 'RFC 8414: no OAuth flow; keys come from POST /api/register'),
+  link(
+    'Authorization server metadata',
+    AUTHORIZATION_SERVER_PATH,
+    'RFC 8414: no OAuth flow; keys come from POST /api/register',
+  ),
 ].join('\n')}
 
 ## Optional

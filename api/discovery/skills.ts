@@ -36,7 +36,12 @@ export function loadSkills(publicUrl: string, dir = path.join(__dirname, 'skills
     if (frontMatterField(text, 'name') !== name || !description) {
       throw new Error(`skills/${name}/SKILL.md needs front matter with name: ${name} and a description`);
     }
-    skills.set(name, { name, description, bytes, digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}` });
+    skills.set(name, {
+      name,
+      description,
+      bytes,
+      digest: `sha256:${createHash('sha256').update(bytes).digest('hex')}`,
+    });
   }
   return skills;
 }

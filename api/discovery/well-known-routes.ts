@@ -25,7 +25,11 @@ function publicDocument(reply: FastifyReply): FastifyReply {
 }
 
 const openapiDocument = z
-  .looseObject({ openapi: z.string(), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) })
+  .looseObject({
+    openapi: z.string(),
+    info: z.looseObject({ title: z.string(), version: z.string() }),
+    paths: z.record(z.string(), z.unknown()),
+  })
   .describe('The OpenAPI 3.1 document');
 
 export const wellKnownRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (app, { publicUrl }) => {
@@ -34,7 +38,13 @@ export const wellKnownRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = asy
 
   app.get(
     '/openapi.json',
-    { schema: { summary: 'This API described in OpenAPI 3.1, generated from the schemas that validate requests', tags, response: { 200: openapiDocument } } },
+    {
+      schema: {
+        summary: 'This API described in OpenAPI 3.1, generated from the schemas that validate requests',
+        tags,
+        response: { 200: openapiDocument },
+      },
+    },
     async (_request, reply) => publicDocument(reply).send(app.swagger() as z.infer<typeof openapiDocument>),
   );
 
@@ -44,7 +54,9 @@ export const wellKnownRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = asy
       schema: {
         summary: 'API catalog (RFC 9727): links to the OpenAPI description, the docs and the health check',
         tags,
-        response: { 200: { description: 'A linkset', content: { 'application/linkset+json': { schema: apiCatalogSchema } } } },
+        response: {
+          200: { description: 'A linkset', content: { 'application/linkset+json': { schema: apiCatalogSchema } } },
+        },
       },
       // Fastify adds `charset` to every JSON type; RFC 9727 names the media type with its profile only.
       onSend: async (_request, reply, payload) => {
@@ -57,7 +69,13 @@ export const wellKnownRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = asy
 
   app.get(
     PROTECTED_RESOURCE_PATH,
-    { schema: { summary: 'OAuth protected resource metadata (RFC 9728): bearer API keys and the logical scopes', tags, response: { 200: protectedResourceSchema } } },
+    {
+      schema: {
+        summary: 'OAuth protected resource metadata (RFC 9728): bearer API keys and the logical scopes',
+        tags,
+        response: { 200: protectedResourceSchema },
+      },
+    },
     async (_request, reply) => publicDocument(reply).send(protectedResource(publicUrl)),
   );
 
@@ -65,7 +83,8 @@ export const wellKnownRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = asy
     AUTHORIZATION_SERVER_PATH,
     {
       schema: {
-        summary: 'Authorization server metadata (RFC 8414): no OAuth flow is offered; API keys come from POST /api/register',
+        summary:
+          'Authorization server metadata (RFC 8414): no OAuth flow is offered; API keys come from POST /api/register',
         tags,
         response: { 200: authorizationServerSchema },
       },
@@ -75,7 +94,13 @@ export const wellKnownRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = asy
 
   app.get(
     SKILLS_INDEX_PATH,
-    { schema: { summary: 'Agent skills index (agent-skills discovery v0.2.0) with SHA-256 digests', tags, response: { 200: skillsIndexSchema } } },
+    {
+      schema: {
+        summary: 'Agent skills index (agent-skills discovery v0.2.0) with SHA-256 digests',
+        tags,
+        response: { 200: skillsIndexSchema },
+      },
+    },
     async (_request, reply) => publicDocument(reply).send(skillsIndex(publicUrl, skills)),
   );
 
@@ -86,7 +111,12 @@ export const wellKnownRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = asy
         schema: {
           summary: `Agent skill ${skill.name}: ${skill.description}`,
           tags,
-          response: { 200: { description: 'The SKILL.md, byte for byte what the index digest covers', content: { 'text/markdown': { schema: z.string() } } } },
+          response: {
+            200: {
+              description: 'The SKILL.md, byte for byte what the index digest covers',
+              content: { 'text/markdown': { schema: z.string() } },
+            },
+          },
         },
       },
       async (_request, reply) => publicDocument(reply).type('text/markdown; charset=utf-8').send(skill.bytes),

@@ -43,5 +43,10 @@ export function publicUserJson(user: User, agents: Agent[]): z.infer<typeof publ
 
 /** A key as its owner sees it in a list: never the key, never its hash. */
 export function apiKeyJson(key: ApiKey): z.infer<typeof apiKeyEntry> {
-  return { id: key.id, prefix: key.keyPrefix, created_at: formatTimestamp(key.createdAt), last_used_at: formatNullableTimestamp(key.lastUsedAt) };
+  return {
+    id: key.id,
+    prefix: key.keyPrefix,
+    created_at: formatTimestamp(key.createdAt),
+    last_used_at: formatNullableTimestamp(key.lastUsedAt),
+  };
 }

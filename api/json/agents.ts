@@ -10,7 +10,13 @@ import type { agentCreated, agentDetail, agentListItem, gymProgress } from '../s
 import type { activitySession } from '../schemas/session';
 
 export function agentSummaryJson(agent: Agent): z.infer<typeof agentSummary> {
-  return { id: agent.id, name: agent.name, active: isAgentActive(agent), elo: agent.elo, gym_complete: agent.gymComplete };
+  return {
+    id: agent.id,
+    name: agent.name,
+    active: isAgentActive(agent),
+    elo: agent.elo,
+    gym_complete: agent.gymComplete,
+  };
 }
 
 export function agentListItemJson(agent: Agent): z.infer<typeof agentListItem> {

@@ -37,9 +37,7 @@ export const authPlugin = fp(
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!match) throw unauthorized('malformed Authorization header; send Authorization: Bearer <API_KEY>');
       const key = match[1]!;
-      const user = looksLikeApiKey(key)
-        ? await request.em.getRepository(User).findByApiKeyHash(hashToken(key))
-        : null;
+      const user = looksLikeApiKey(key) ? await request.em.getRepository(User).findByApiKeyHash(hashToken(key)) : null;
       if (!user) throw unauthorized('invalid API key');
       request.account = user;
     });

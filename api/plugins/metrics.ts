@@ -38,7 +38,11 @@ export const metricsPlugin = fp<MetricsOptions>(
     });
     app.decorate(
       'openLongPolls',
-      new Gauge({ name: 'arena_long_polls_open', help: 'Pull long-polls (work/next) waiting in this API process.', registers: [registry] }),
+      new Gauge({
+        name: 'arena_long_polls_open',
+        help: 'Pull long-polls (work/next) waiting in this API process.',
+        registers: [registry],
+      }),
     );
     new Gauge({
       name: 'arena_work_items_queued',
@@ -52,13 +56,19 @@ export const metricsPlugin = fp<MetricsOptions>(
     app.addHook('onResponse', async (request, reply) => {
       // The route pattern, never the raw URL: ids and query strings would make a series per request.
       const route = request.routeOptions.url ?? 'unmatched';
-      httpDuration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+      httpDuration.observe(
+        { method: request.method, route, status_code: String(reply.statusCode) },
+        reply.elapsedTime / 1000,
+      );
     });
 
     app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
       const refusal = metricsRefusal({ host, token }, request.headers.authorization);
       if (refusal) throw new ApiError(refusal.status, refusal.detail);
-      return reply.type(METRICS_CONTENT_TYPE).header('Cache-Control', 'no-store').send(await metricsText(registry));
+      return reply
+        .type(METRICS_CONTENT_TYPE)
+        .header('Cache-Control', 'no-store')
+        .send(await metricsText(registry));
     });
   },
   { name: 'metrics' },

@@ -86,7 +86,12 @@ function describeResponses(schema: FastifySchema): FastifySchema {
  * body, 401 where the API key is required, 403 where the agent secret is, 429 on rate-limited
  * routes, and 503 on API routes when the database or Temporal is down.
  */
-function withGenericErrors(url: string, method: string, route: { config?: unknown }, schema: FastifySchema | undefined): FastifySchema | undefined {
+function withGenericErrors(
+  url: string,
+  method: string,
+  route: { config?: unknown },
+  schema: FastifySchema | undefined,
+): FastifySchema | undefined {
   if (!schema?.response) return schema;
   const generic: number[] = [400];
   if (['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) generic.push(413, 415);
@@ -95,7 +100,10 @@ function withGenericErrors(url: string, method: string, route: { config?: unknow
   if (security.some((s) => 'agentSecret' in s)) generic.push(403);
   if ((route.config as { rateLimit?: unknown } | undefined)?.rateLimit) generic.push(429);
   if (url.startsWith('/api/') && url !== '/api/version') generic.push(503);
-  return { ...schema, response: { ...Object.fromEntries(generic.map((status) => [status, errorBody])), ...(schema.response as object) } };
+  return {
+    ...schema,
+    response: { ...Object.fromEntries(generic.map((status) => [status, errorBody])), ...(schema.response as object) },
+  };
 }
 
 /** Text holding NUL is refused on every route (request-hygiene); the document says so on each string a request carries. */
@@ -107,7 +115,13 @@ function refuseNul(node: unknown): void {
   if (node === null || typeof node !== 'object') return;
   const schema = node as JsonSchemaish;
   const types = [schema.type].flat();
-  if (types.includes('string') && schema.pattern === undefined && schema.enum === undefined && schema.const === undefined) schema.pattern = NO_NUL;
+  if (
+    types.includes('string') &&
+    schema.pattern === undefined &&
+    schema.enum === undefined &&
+    schema.const === undefined
+  )
+    schema.pattern = NO_NUL;
   for (const key of ['items', 'additionalProperties', 'not']) refuseNul(schema[key]);
   for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) refuseNul(schema[key]);
   if (schema.properties && typeof schema.properties === 'object') Object.values(schema.properties).forEach(refuseNul);
@@ -122,7 +136,8 @@ const transform: SwaggerTransform = (args) => {
   const method = [route.method].flat()[0]!;
   const schema = withGenericErrors(args.url, method, route, args.schema);
   const result = jsonSchemaTransform({ ...args, schema } as Parameters<typeof jsonSchemaTransform>[0]);
-  for (const part of ['body', 'querystring', 'params'] as const) refuseNul((result.schema as Record<string, unknown> | undefined)?.[part]);
+  for (const part of ['body', 'querystring', 'params'] as const)
+    refuseNul((result.schema as Record<string, unknown> | undefined)?.[part]);
   const url = route.prefix && result.url === `${route.prefix}/` ? route.prefix : result.url;
   return { url, schema: describeResponses(result.schema) };
 };

@@ -19,7 +19,9 @@ export function postgresBudgetStore(orm: MikroORM, log: FastifyBaseLogger): Fast
     if (Date.now() < clearAfter) return;
     clearAfter = Date.now() + CLEAR_ENDED_EVERY_MS;
     // Nothing waits for this.
-    clearEndedBudgets(orm.em).catch((err: Error) => log.warn({ err: err.message }, 'could not clear ended rate-limit budgets'));
+    clearEndedBudgets(orm.em).catch((err: Error) =>
+      log.warn({ err: err.message }, 'could not clear ended rate-limit budgets'),
+    );
   };
 
   return class PostgresBudgetStore implements FastifyRateLimitStore {

@@ -29,7 +29,9 @@ export function perAccountPerMinute(action: string, max: number) {
 
 /** At most `max` of this action per client address (an IPv6 client by its /64) per `timeWindow`: for what needs no account. */
 export function perAddress(action: string, max: number, timeWindow: string) {
-  return { rateLimit: { max, timeWindow, keyGenerator: (request: FastifyRequest) => `${action}:ip:${clientAddress(request)}` } };
+  return {
+    rateLimit: { max, timeWindow, keyGenerator: (request: FastifyRequest) => `${action}:ip:${clientAddress(request)}` },
+  };
 }
 
 /** The key of a limited route that names no action: a budget of its own per address, never another route's. */

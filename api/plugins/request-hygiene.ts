@@ -25,7 +25,11 @@ export function requestIdFor(req: IncomingMessage): string {
  */
 export function routerError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH';
-  void sendError(reply, 400, tooLong ? 'a path parameter is longer than 100 characters' : 'the URL is not valid (bad percent-encoding)');
+  void sendError(
+    reply,
+    400,
+    tooLong ? 'a path parameter is longer than 100 characters' : 'the URL is not valid (bad percent-encoding)',
+  );
 }
 
 /** How many levels of arrays and objects a JSON body may have; real bodies use two or three. */
@@ -68,14 +72,16 @@ export const requestHygienePlugin = fp(
     app.removeContentTypeParser('text/plain');
     // Depth before validation, so no schema walks a body 100,000 levels deep.
     app.addHook('preValidation', async (request) => {
-      if (inspect(request.body)?.kind === 'too-deep') throw new ApiError(400, `the JSON body is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`);
+      if (inspect(request.body)?.kind === 'too-deep')
+        throw new ApiError(400, `the JSON body is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`);
     });
     // NUL after validation: the schemas drop fields they do not know, and what is dropped is never
     // stored, so only what a route keeps is refused (the document's string patterns say the same).
     app.addHook('preHandler', async (request) => {
       for (const where of ['query', 'params', 'body'] as const) {
         const found = inspect(request[where]);
-        if (found?.kind === 'nul') throw new ApiError(400, `${found.field || PART_NAMES[where]} must not contain NUL (\\u0000) characters`);
+        if (found?.kind === 'nul')
+          throw new ApiError(400, `${found.field || PART_NAMES[where]} must not contain NUL (\\u0000) characters`);
       }
     });
     app.addHook('onSend', async (request, reply) => {

@@ -6,13 +6,23 @@ import { account, accountPatch } from '../schemas/account';
 import { errors } from '../schemas/common';
 import { accountJson } from '../json/accounts';
 
-export const accountRoutes: FastifyPluginAsyncZod<{ reservedUsernames: readonly string[] }> = async (app, { reservedUsernames }) => {
+export const accountRoutes: FastifyPluginAsyncZod<{ reservedUsernames: readonly string[] }> = async (
+  app,
+  { reservedUsernames },
+) => {
   app.addHook('onRequest', app.requireAccount);
   const security = [{ bearerAuth: [] }];
 
   app.get(
     '/account',
-    { schema: { summary: 'Your account and its agents', tags: ['accounts'], security, response: { 200: account, ...errors(401) } } },
+    {
+      schema: {
+        summary: 'Your account and its agents',
+        tags: ['accounts'],
+        security,
+        response: { 200: account, ...errors(401) },
+      },
+    },
     async (request) => {
       const agents = await agentsOf(request.em, request.account.id);
       return accountJson(request.account, agents);

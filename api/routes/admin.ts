@@ -5,7 +5,14 @@ import { listDeliveries } from '../../services/delivery-search';
 import { redeliver, redeliverMatching } from '../../services/redeliveries';
 import type { WorkflowDeps } from '../../services/workflow-client';
 import { ApiError } from '../errors';
-import { bulkRedelivery, bulkRedeliveryBody, deliveryFilter, deliveryListing, redeliverParams, redelivery } from '../schemas/admin';
+import {
+  bulkRedelivery,
+  bulkRedeliveryBody,
+  deliveryFilter,
+  deliveryListing,
+  redeliverParams,
+  redelivery,
+} from '../schemas/admin';
 import { errors } from '../schemas/common';
 
 export interface AdminOptions {
@@ -15,10 +22,14 @@ export interface AdminOptions {
   temporalUiUrl?: string;
 }
 
-export const adminRoutes: FastifyPluginAsyncZod<AdminOptions> = async (app, { workflows, adminUsernames, namespace, temporalUiUrl }) => {
+export const adminRoutes: FastifyPluginAsyncZod<AdminOptions> = async (
+  app,
+  { workflows, adminUsernames, namespace, temporalUiUrl },
+) => {
   app.addHook('onRequest', app.requireAccount);
   app.addHook('onRequest', async (request) => {
-    if (!adminUsernames.includes(request.account.username)) throw new ApiError(403, 'operators only: this account is not in ARENA_ADMIN_USERNAMES');
+    if (!adminUsernames.includes(request.account.username))
+      throw new ApiError(403, 'operators only: this account is not in ARENA_ADMIN_USERNAMES');
   });
   const security = [{ bearerAuth: [] }];
   const search = { namespace, uiUrl: temporalUiUrl };
@@ -27,7 +38,8 @@ export const adminRoutes: FastifyPluginAsyncZod<AdminOptions> = async (app, { wo
     '/deliveries',
     {
       schema: {
-        summary: 'Deliveries found through Temporal visibility, newest first, with their Temporal UI links (operators only)',
+        summary:
+          'Deliveries found through Temporal visibility, newest first, with their Temporal UI links (operators only)',
         tags: ['operations'],
         security,
         querystring: deliveryFilter,
@@ -55,7 +67,8 @@ export const adminRoutes: FastifyPluginAsyncZod<AdminOptions> = async (app, { wo
     '/redeliveries',
     {
       schema: {
-        summary: 'Redeliver every delivery the filters find (failed ones unless another outcome is named); each at most once (operators only)',
+        summary:
+          'Redeliver every delivery the filters find (failed ones unless another outcome is named); each at most once (operators only)',
         tags: ['operations'],
         security,
         body: bulkRedeliveryBody,

@@ -9,7 +9,11 @@ import { errors } from '../schemas/common';
 import { perAccountPerMinute } from '../plugins/rate-limits';
 import { battleJson } from '../json/arena';
 
-export const battleRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; arena: ArenaSettings; battlesPerMinute: number }> = async (app, deps) => {
+export const battleRoutes: FastifyPluginAsyncZod<{
+  workflows: WorkflowDeps;
+  arena: ArenaSettings;
+  battlesPerMinute: number;
+}> = async (app, deps) => {
   app.addHook('onRequest', app.requireAccount);
   const security = [{ bearerAuth: [] }];
 
@@ -25,7 +29,8 @@ export const battleRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; aren
         response: { 202: battleForJudge, ...errors(400, 401, 409, 429, 503) },
       },
     },
-    async (request, reply) => reply.code(202).send(battleJson(await startLiveBattleFor(request.em, deps, request.account.id, request.body))),
+    async (request, reply) =>
+      reply.code(202).send(battleJson(await startLiveBattleFor(request.em, deps, request.account.id, request.body))),
   );
 
   app.get(

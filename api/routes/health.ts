@@ -17,7 +17,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export const healthRoutes: FastifyPluginAsyncZod<{ orm: MikroORM; temporal: Connection }> = async (app, { orm, temporal }) => {
+export const healthRoutes: FastifyPluginAsyncZod<{ orm: MikroORM; temporal: Connection }> = async (
+  app,
+  { orm, temporal },
+) => {
   app.get(
     '/health',
     { schema: { summary: 'Service health', tags: ['discovery'], response: { 200: health, 503: health } } },

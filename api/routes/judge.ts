@@ -9,7 +9,11 @@ import { errors } from '../schemas/common';
 import { perAccountPerMinute } from '../plugins/rate-limits';
 import { battleJson } from '../json/arena';
 
-export const judgeRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; arena: ArenaSettings; votesPerMinute: number }> = async (app, deps) => {
+export const judgeRoutes: FastifyPluginAsyncZod<{
+  workflows: WorkflowDeps;
+  arena: ArenaSettings;
+  votesPerMinute: number;
+}> = async (app, deps) => {
   app.addHook('onRequest', app.requireAccount);
   const security = [{ bearerAuth: [] }];
 
@@ -42,6 +46,7 @@ export const judgeRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; arena
         response: { 200: voteResult, ...errors(400, 401, 404, 409, 429, 503) },
       },
     },
-    async (request) => voteOnBattle(request.em, deps, request.account.id, request.params.battle_id, request.body.winner),
+    async (request) =>
+      voteOnBattle(request.em, deps, request.account.id, request.params.battle_id, request.body.winner),
   );
 };

@@ -13,7 +13,14 @@ export const keyRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get(
     '/keys',
-    { schema: { summary: 'Your API keys: prefix, created and last used (never the key itself)', tags: ['accounts'], security, response: { 200: z.array(apiKeyEntry), ...errors(401) } } },
+    {
+      schema: {
+        summary: 'Your API keys: prefix, created and last used (never the key itself)',
+        tags: ['accounts'],
+        security,
+        response: { 200: z.array(apiKeyEntry), ...errors(401) },
+      },
+    },
     async (request) => (await listApiKeys(request.em, request.account.id)).map(apiKeyJson),
   );
 
@@ -31,7 +38,11 @@ export const keyRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request, reply) => {
       const { apiKey, key } = await issueApiKey(request.em, request.account);
       request.log.info({ userId: request.account.id, keyId: key.id }, 'API key issued');
-      return reply.code(201).send({ ...apiKeyJson(key), api_key: apiKey, message: 'Store this API key now: it is shown only once and cannot be recovered.' });
+      return reply.code(201).send({
+        ...apiKeyJson(key),
+        api_key: apiKey,
+        message: 'Store this API key now: it is shown only once and cannot be recovered.',
+      });
     },
   );
 

@@ -41,7 +41,13 @@ export const versionRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async
   const body = protocolSummary(publicUrl);
   app.get(
     '/version',
-    { schema: { summary: 'Protocol version and how push and pull work', tags: ['discovery'], response: { 200: protocolVersion } } },
+    {
+      schema: {
+        summary: 'Protocol version and how push and pull work',
+        tags: ['discovery'],
+        response: { 200: protocolVersion },
+      },
+    },
     async () => body,
   );
 };

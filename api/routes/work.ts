@@ -18,7 +18,12 @@ import type { WorkNotifier } from '../work-notifier';
 import { OpenPolls } from '../open-polls';
 
 /** The agent a pull call names, once its secret checks out: the columns it needs, no entity. */
-async function pullAgent(em: EntityManager, agentId: number, secret: string | string[] | undefined, { lookAtQueue = false } = {}): Promise<PullAgentRow> {
+async function pullAgent(
+  em: EntityManager,
+  agentId: number,
+  secret: string | string[] | undefined,
+  { lookAtQueue = false } = {},
+): Promise<PullAgentRow> {
   const agent = await findPullAgent(em, agentId, { lookAtQueue });
   if (!agent) throw notFound('agent');
   if (typeof secret !== 'string' || !tokenMatchesHash(secret, agent.secret_hash)) {
@@ -30,7 +35,9 @@ async function pullAgent(em: EntityManager, agentId: number, secret: string | st
 }
 
 function resultHash(body: { response?: string; error?: string }): string {
-  return createHash('sha256').update(JSON.stringify([body.response ?? null, body.error ?? null])).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify([body.response ?? null, body.error ?? null]))
+    .digest('hex');
 }
 
 /** Why a result for an already settled item is refused, or null when it is the same result again. */
@@ -57,17 +64,28 @@ export interface WorkRoutesOptions {
   maxOpenPolls: number;
 }
 
-export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, { workflows, notifier, draining, pollsPerMinute, pollsPerAgent, maxOpenPolls }) => {
+export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
+  app,
+  { workflows, notifier, draining, pollsPerMinute, pollsPerAgent, maxOpenPolls },
+) => {
   // Raw SQL only, so no request needs an identity map of its own: a waiting long-poll holds nothing but its socket.
   const db = app.orm.em;
   // The waiting polls to stop when the API begins to shut down. A Set, not a listener each on
   // `draining`: an EventTarget looks through all its listeners on every add and remove.
   const drainListeners = new Set<() => void>();
-  draining.addEventListener('abort', () => {
-    for (const stop of drainListeners) stop();
-  }, { once: true });
+  draining.addEventListener(
+    'abort',
+    () => {
+      for (const stop of drainListeners) stop();
+    },
+    { once: true },
+  );
   // Counted per agent, and only once the secret checked out, so nobody else can use up a runner's budget.
-  const pollLimit = app.rateLimit({ max: pollsPerMinute, timeWindow: '1 minute', keyGenerator: (request) => `work-next:${(request.params as { id: number }).id}` });
+  const pollLimit = app.rateLimit({
+    max: pollsPerMinute,
+    timeWindow: '1 minute',
+    keyGenerator: (request) => `work-next:${(request.params as { id: number }).id}`,
+  });
   const security = [{ agentSecret: [] }];
   // Admitted only once the secret checked out: nobody else can push a runner's polls out.
   const openPolls = new OpenPolls(pollsPerAgent, maxOpenPolls);
@@ -99,7 +117,11 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
         const stopping = new AbortController();
         const leave = openPolls.admit(agent.id, () => stopping.abort(POLL_ENDED));
         if (!leave) {
-          throw new ApiError(503, `this API process has as many long-polls open as it takes (${maxOpenPolls}); poll again shortly`, { 'Retry-After': '5' });
+          throw new ApiError(
+            503,
+            `this API process has as many long-polls open as it takes (${maxOpenPolls}); poll again shortly`,
+            { 'Retry-After': '5' },
+          );
         }
         let runnerLeft = false;
         const onClose = () => {
@@ -133,7 +155,9 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (app, 
                   deadline_seconds: work.remaining_seconds,
                   kind: work.kind,
                   work_id: sessionPublicId(work.kind, work.id),
-                  ...(work.redelivery_of_id === null ? {} : { redelivery_of: sessionPublicId(work.kind, work.redelivery_of_id) }),
+                  ...(work.redelivery_of_id === null
+                    ? {}
+                    : { redelivery_of: sessionPublicId(work.kind, work.redelivery_of_id) }),
                 };
               }
             }

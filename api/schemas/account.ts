@@ -34,5 +34,9 @@ export const accountPatch = z.object({
   display_name: optionalText(100).optional(),
   bio: optionalText(1000).optional(),
   // Upper case is allowed: names are stored lowercase.
-  username: z.string().regex(USERNAME_PATTERN, `must be ${USERNAME_RULE}`).describe(`${USERNAME_RULE}; stored lowercase`).optional(),
+  username: z
+    .string()
+    .regex(USERNAME_PATTERN, `must be ${USERNAME_RULE}`)
+    .describe(`${USERNAME_RULE}; stored lowercase`)
+    .optional(),
 }) satisfies z.ZodType<AccountEdit>;

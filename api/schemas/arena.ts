@@ -55,7 +55,13 @@ export const ratingHistory = z.object({
   elo: z.number().int(),
   tier: z.string(),
   history: z.array(
-    z.object({ battle_id: z.number().int(), before: z.number().int(), after: z.number().int(), delta: z.number().int(), created_at: timestamp }),
+    z.object({
+      battle_id: z.number().int(),
+      before: z.number().int(),
+      after: z.number().int(),
+      delta: z.number().int(),
+      created_at: timestamp,
+    }),
   ),
 });
 

@@ -14,7 +14,10 @@ export const activitySession = z.object({
   latency_ms: z.number().int().describe('0 while pending'),
   status: z.enum(['pending', 'answered', 'error', 'timeout', 'cancelled']),
   created_at: timestamp,
-  redelivery_of: z.string().nullable().describe('an operator sent this prompt again: the original delivery, `<kind>-<n>`'),
+  redelivery_of: z
+    .string()
+    .nullable()
+    .describe('an operator sent this prompt again: the original delivery, `<kind>-<n>`'),
 });
 
 export const activityFeed = z.object({
@@ -48,7 +51,10 @@ export const workPayload = z.object({
   deadline_seconds: z.number().int(),
   kind: z.enum(SESSION_KINDS),
   work_id: z.string(),
-  redelivery_of: z.string().optional().describe('present when an operator sent this prompt again: the original delivery, `<kind>-<n>`'),
+  redelivery_of: z
+    .string()
+    .optional()
+    .describe('present when an operator sent this prompt again: the original delivery, `<kind>-<n>`'),
 });
 
 export const workParams = z.object({
@@ -67,7 +73,9 @@ export const workResult = z
     error: z.string().min(1).max(10_000).optional(),
     latency_ms: z.number().int().min(0, 'must not be negative').max(86_400_000).optional(),
   })
-  .refine((b) => (b.response === undefined) !== (b.error === undefined), { message: 'send exactly one of response or error' })
+  .refine((b) => (b.response === undefined) !== (b.error === undefined), {
+    message: 'send exactly one of response or error',
+  })
   .meta({ oneOf: [{ required: ['response'] }, { required: ['error'] }] });
 
 export const workRecorded = z.object({ work_id: z.string(), recorded: z.literal(true) });

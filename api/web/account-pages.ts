@@ -10,7 +10,14 @@ import { tierFor } from '../../domain/ratings/tiers';
 import { notFound } from '../../domain/errors';
 import { editAccount } from '../../services/account';
 import { API_KEYS_PER_MINUTE, issueApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
-import { agentsOf, deactivateAgent, ownedAgent, regenerateSecret, sandboxTaskOf, startSandboxTask } from '../../services/agents';
+import {
+  agentsOf,
+  deactivateAgent,
+  ownedAgent,
+  regenerateSecret,
+  sandboxTaskOf,
+  startSandboxTask,
+} from '../../services/agents';
 import type { WorkflowDeps } from '../../services/workflow-client';
 import { expectedFailure } from '../errors';
 import { perAccountPerMinute } from '../plugins/rate-limits';
@@ -27,9 +34,16 @@ import { sendErrorPage, sendPage } from './site';
 // Canonical ids only, as on the API: /account/agents/0x1/... names no agent.
 const pathId = z.object({ id: canonicalId });
 const taskParams = z.object({ id: canonicalId, session_id: z.string().max(40) });
-const profileForm = z.object({ username: z.string().default(''), display_name: z.string().default(''), bio: z.string().default('') });
+const profileForm = z.object({
+  username: z.string().default(''),
+  display_name: z.string().default(''),
+  bio: z.string().default(''),
+});
 const textField = z.object({ prompt: z.string().default(''), confirm: z.string().optional() });
-const passwordForm = z.object({ current_password: z.string().max(200).default(''), new_password: z.string().max(200).default('') });
+const passwordForm = z.object({
+  current_password: z.string().max(200).default(''),
+  new_password: z.string().max(200).default(''),
+});
 const NOTICES: Record<string, string> = {
   saved: 'Profile saved.',
   deactivated: 'Agent deactivated. Deactivation is permanent.',
@@ -66,7 +80,10 @@ export interface AccountPagesOptions {
   sandboxPerMinute: number;
 }
 
-export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app, { workflows, oidc = false, encryptionKey, reservedUsernames, sandboxPerMinute }) => {
+export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
+  app,
+  { workflows, oidc = false, encryptionKey, reservedUsernames, sandboxPerMinute },
+) => {
   app.addHook('onRequest', app.requireWebUser);
 
   const accountPage = async (
@@ -81,8 +98,16 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
       identitiesOf(request.em, user.id),
       hasPassword(request.em, user),
     ]);
-    const apiKeys = keys.map((k) => ({ id: k.id, prefix: k.keyPrefix, created: shownTime(k.createdAt), lastUsed: shownTime(k.lastUsedAt) }));
-    const linked = identities.map((i) => ({ provider: URL.canParse(i.provider) ? new URL(i.provider).host : i.provider, since: shownTime(i.createdAt) }));
+    const apiKeys = keys.map((k) => ({
+      id: k.id,
+      prefix: k.keyPrefix,
+      created: shownTime(k.createdAt),
+      lastUsed: shownTime(k.lastUsedAt),
+    }));
+    const linked = identities.map((i) => ({
+      provider: URL.canParse(i.provider) ? new URL(i.provider).host : i.provider,
+      since: shownTime(i.createdAt),
+    }));
     const rows = agents.map((a) => ({
       id: a.id,
       name: a.name,
@@ -117,10 +142,16 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
   /** An agent of the signed-in person; a missing one and someone else's both answer the 404 page. */
   const myAgent = (request: FastifyRequest) => {
     const params = pathId.safeParse(request.params);
-    return params.success ? ownedAgent(request.em, params.data.id, request.webUser!.id) : Promise.reject(notFound('agent'));
+    return params.success
+      ? ownedAgent(request.em, params.data.id, request.webUser!.id)
+      : Promise.reject(notFound('agent'));
   };
 
-  const shownOnce = (request: FastifyRequest, reply: FastifyReply, page: { heading: string; explanation: string; value: string }) =>
+  const shownOnce = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    page: { heading: string; explanation: string; value: string },
+  ) =>
     sendPage(request, reply, {
       title: page.heading,
       view: 'shown-once',
@@ -141,26 +172,36 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
     const form = profileForm.safeParse(request.body ?? {});
     if (!form.success) return accountPage(request, reply, { error: issuesDetail(form.error), status: 400 });
     const edit = accountPatch.safeParse(form.data);
-    if (!edit.success) return accountPage(request, reply, { form: form.data, error: issuesDetail(edit.error), status: 400 });
+    if (!edit.success)
+      return accountPage(request, reply, { form: form.data, error: issuesDetail(edit.error), status: 400 });
     try {
       await editAccount(request.em, request.webUser!, edit.data, reservedUsernames);
     } catch (err) {
       const failure = expectedFailure(err);
       if (!failure) throw err;
-      return accountPage(request, reply, { form: form.data, error: failure.detail.replace(/^body\./, ''), status: failure.status });
+      return accountPage(request, reply, {
+        form: form.data,
+        error: failure.detail.replace(/^body\./, ''),
+        status: failure.status,
+      });
     }
     return reply.redirect('/account?done=saved', 303);
   });
 
-  app.post('/account/api-key', { config: perAccountPerMinute('api-key', API_KEYS_PER_MINUTE), preHandler: app.csrfProtection }, async (request, reply) => {
-    const { apiKey, key } = await issueApiKey(request.em, request.webUser!);
-    request.log.info({ userId: request.webUser!.id, keyId: key.id }, 'API key issued on the website');
-    return shownOnce(request, reply, {
-      heading: 'Your new API key',
-      explanation: 'Send it as Authorization: Bearer <key>. Your other keys keep working; revoke any you no longer use on your account page.',
-      value: apiKey,
-    });
-  });
+  app.post(
+    '/account/api-key',
+    { config: perAccountPerMinute('api-key', API_KEYS_PER_MINUTE), preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const { apiKey, key } = await issueApiKey(request.em, request.webUser!);
+      request.log.info({ userId: request.webUser!.id, keyId: key.id }, 'API key issued on the website');
+      return shownOnce(request, reply, {
+        heading: 'Your new API key',
+        explanation:
+          'Send it as Authorization: Bearer <key>. Your other keys keep working; revoke any you no longer use on your account page.',
+        value: apiKey,
+      });
+    },
+  );
 
   app.post('/account/api-keys/:id/revoke', { preHandler: app.csrfProtection }, async (request, reply) => {
     const params = pathId.safeParse(request.params);
@@ -170,23 +211,30 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
     return reply.redirect('/account?done=revoked', 303);
   });
 
-  app.post('/account/password', { config: perAccountPerMinute('password-change', PASSWORD_CHANGES_PER_MINUTE), preHandler: app.csrfProtection }, async (request, reply) => {
-    const form = passwordForm.safeParse(request.body ?? {});
-    if (!form.success) return accountPage(request, reply, { error: issuesDetail(form.error), status: 400 });
-    const user = request.webUser!;
-    try {
-      await changePassword(request.em, user, { current: form.data.current_password, replacement: form.data.new_password });
-    } catch (err) {
-      const failure = expectedFailure(err);
-      if (!failure) throw err;
-      return accountPage(request, reply, { error: failure.detail, status: failure.status });
-    }
-    // Whoever else knew the old password is signed out; this browser gets a fresh session.
-    await endAllSessions(request.em, user);
-    await reply.signInWebUser(user);
-    request.log.info({ userId: user.id }, 'password changed; other sessions ended');
-    return reply.redirect('/account?done=password', 303);
-  });
+  app.post(
+    '/account/password',
+    { config: perAccountPerMinute('password-change', PASSWORD_CHANGES_PER_MINUTE), preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const form = passwordForm.safeParse(request.body ?? {});
+      if (!form.success) return accountPage(request, reply, { error: issuesDetail(form.error), status: 400 });
+      const user = request.webUser!;
+      try {
+        await changePassword(request.em, user, {
+          current: form.data.current_password,
+          replacement: form.data.new_password,
+        });
+      } catch (err) {
+        const failure = expectedFailure(err);
+        if (!failure) throw err;
+        return accountPage(request, reply, { error: failure.detail, status: failure.status });
+      }
+      // Whoever else knew the old password is signed out; this browser gets a fresh session.
+      await endAllSessions(request.em, user);
+      await reply.signInWebUser(user);
+      request.log.info({ userId: user.id }, 'password changed; other sessions ended');
+      return reply.redirect('/account?done=password', 303);
+    },
+  );
 
   app.post('/account/sign-out-everywhere', { preHandler: app.csrfProtection }, async (request, reply) => {
     const user = request.webUser!;
@@ -201,7 +249,8 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
     const secret = await regenerateSecret(request.em, agent, encryptionKey, request.log);
     return shownOnce(request, reply, {
       heading: `New secret for ${agent.name}`,
-      explanation: 'The old secret stopped working just now, for webhook signatures and for X-Arena-Secret alike. Give this one to your agent or runner.',
+      explanation:
+        'The old secret stopped working just now, for webhook signatures and for X-Arena-Secret alike. Give this one to your agent or runner.',
       value: secret,
     });
   });
@@ -215,20 +264,25 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
     return reply.redirect('/account?done=deactivated', 303);
   });
 
-  app.post('/account/agents/:id/sandbox', { config: perAccountPerMinute('sandbox', sandboxPerMinute), preHandler: app.csrfProtection }, async (request, reply) => {
-    const agent = await myAgent(request);
-    const task = sandboxCreate.safeParse({ prompt: textField.safeParse(request.body ?? {}).data?.prompt ?? '' });
-    if (!task.success) return accountPage(request, reply, { error: `${agent.name}: ${issuesDetail(task.error)}`, status: 400 });
-    let session;
-    try {
-      session = await startSandboxTask(request.em, workflows, agent, task.data, request.log);
-    } catch (err) {
-      const failure = expectedFailure(err);
-      if (!failure) throw err;
-      return accountPage(request, reply, { error: `${agent.name}: ${failure.detail}`, status: failure.status });
-    }
-    return reply.redirect(`/account/agents/${agent.id}/sandbox/${sessionJson(session).id}`, 303);
-  });
+  app.post(
+    '/account/agents/:id/sandbox',
+    { config: perAccountPerMinute('sandbox', sandboxPerMinute), preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const agent = await myAgent(request);
+      const task = sandboxCreate.safeParse({ prompt: textField.safeParse(request.body ?? {}).data?.prompt ?? '' });
+      if (!task.success)
+        return accountPage(request, reply, { error: `${agent.name}: ${issuesDetail(task.error)}`, status: 400 });
+      let session;
+      try {
+        session = await startSandboxTask(request.em, workflows, agent, task.data, request.log);
+      } catch (err) {
+        const failure = expectedFailure(err);
+        if (!failure) throw err;
+        return accountPage(request, reply, { error: `${agent.name}: ${failure.detail}`, status: failure.status });
+      }
+      return reply.redirect(`/account/agents/${agent.id}/sandbox/${sessionJson(session).id}`, 303);
+    },
+  );
 
   app.get('/account/agents/:id/sandbox/:session_id', async (request, reply) => {
     const params = taskParams.safeParse(request.params);
@@ -246,7 +300,8 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (app,
         promptHtml: renderMarkdown(session.prompt),
         responseHtml: session.response === null ? null : renderMarkdown(session.response),
       },
-      markdown: () => `# Sandbox task ${session.id} (${session.status})\n\n**Prompt:** ${session.prompt}\n\n${session.response ?? session.error ?? ''}\n`,
+      markdown: () =>
+        `# Sandbox task ${session.id} (${session.status})\n\n**Prompt:** ${session.prompt}\n\n${session.response ?? session.error ?? ''}\n`,
     });
   });
 };

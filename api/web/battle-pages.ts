@@ -17,10 +17,18 @@ import { renderMarkdown } from './render/markdown';
 import { mdEscape } from './render/markdown-pages';
 import { sendErrorPage, sendPage } from './site';
 
-const VERDICT_LABELS: Record<Verdict, string> = { a: 'A is better', b: 'B is better', tie: 'A tie', both_bad: 'Both bad' };
+const VERDICT_LABELS: Record<Verdict, string> = {
+  a: 'A is better',
+  b: 'B is better',
+  tie: 'A tie',
+  both_bad: 'Both bad',
+};
 // Canonical ids only, as on the API: /agents/0x1 is no page.
 const idParam = z.object({ id: pathId });
-const voteForm = z.object({ winner: z.enum(VERDICTS), from: z.enum(['judge', 'battle']).catch('battle').default('battle') });
+const voteForm = z.object({
+  winner: z.enum(VERDICTS),
+  from: z.enum(['judge', 'battle']).catch('battle').default('battle'),
+});
 const battleForm = z.object({ prompt: z.string().default(''), category: z.string().default('') });
 const judgeQuery = z.object({ voted: z.coerce.number().int().positive().max(2147483647).optional().catch(undefined) });
 
@@ -38,7 +46,14 @@ function battleModel(row: BattleWithAnswers, reveal: VoteResult | null) {
       agent: reveal ? reveal[key] : null,
     };
   };
-  return { id: row.id, live: row.live, status: row.status, category: row.category, promptHtml: renderMarkdown(row.prompt), sides: [side('a'), side('b')] };
+  return {
+    id: row.id,
+    live: row.live,
+    status: row.status,
+    category: row.category,
+    promptHtml: renderMarkdown(row.prompt),
+    sides: [side('a'), side('b')],
+  };
 }
 
 function revealModel(reveal: VoteResult) {
@@ -50,16 +65,26 @@ function revealModel(reveal: VoteResult) {
 
 function battleMarkdown(row: BattleWithAnswers, reveal: VoteResult | null): string {
   const side = (key: 'a' | 'b') => {
-    const [status, response, error] = key === 'a' ? [row.a_status, row.a_response, row.a_error] : [row.b_status, row.b_response, row.b_error];
-    const who = reveal ? ` (${mdEscape(reveal[key].name)}: Elo ${reveal[key].elo_before} → ${reveal[key].elo_after})` : '';
+    const [status, response, error] =
+      key === 'a' ? [row.a_status, row.a_response, row.a_error] : [row.b_status, row.b_response, row.b_error];
+    const who = reveal
+      ? ` (${mdEscape(reveal[key].name)}: Elo ${reveal[key].elo_before} → ${reveal[key].elo_after})`
+      : '';
     return `## Answer ${key.toUpperCase()}${who}\n\n${status === 'answered' ? (response ?? '') : `_${status}${error ? `: ${mdEscape(error)}` : ''}_`}\n`;
   };
-  const vote = row.status === 'open' ? `Vote with POST /api/judge/${row.id}/vote {"winner": "a" | "b" | "tie" | "both_bad"}.\n` : '';
+  const vote =
+    row.status === 'open'
+      ? `Vote with POST /api/judge/${row.id}/vote {"winner": "a" | "b" | "tie" | "both_bad"}.\n`
+      : '';
   const verdict = reveal ? `Verdict: ${VERDICT_LABELS[reveal.winner]}.\n\n` : '';
   return `# Battle ${row.id} (${row.status})\n\n${verdict}**Prompt** (${mdEscape(row.category)}): ${row.prompt}\n\n${side('a')}\n${side('b')}\n${vote}`;
 }
 
-export const battlePages: FastifyPluginAsync<{ workflows: WorkflowDeps; arena: ArenaSettings; limits: AbuseLimits }> = async (app, deps) => {
+export const battlePages: FastifyPluginAsync<{
+  workflows: WorkflowDeps;
+  arena: ArenaSettings;
+  limits: AbuseLimits;
+}> = async (app, deps) => {
   app.addHook('onRequest', app.requireWebUser);
 
   app.get('/judge', async (request, reply) => {
@@ -77,40 +102,57 @@ export const battlePages: FastifyPluginAsync<{ workflows: WorkflowDeps; arena: A
     return sendPage(request, reply, {
       title: 'Judge',
       view: 'judge',
-      data: { battle: battle ? battleModel(battle, null) : null, reveal: reveal ? revealModel(reveal) : null, from: 'judge' },
-      markdown: () => (battle ? battleMarkdown(battle, null) : '# Judge\n\nNothing is left for you to judge right now.\n'),
+      data: {
+        battle: battle ? battleModel(battle, null) : null,
+        reveal: reveal ? revealModel(reveal) : null,
+        from: 'judge',
+      },
+      markdown: () =>
+        battle ? battleMarkdown(battle, null) : '# Judge\n\nNothing is left for you to judge right now.\n',
     });
   });
 
-  const newBattlePage = (request: FastifyRequest, reply: FastifyReply, form: { prompt?: string; category?: string; error?: string; status?: number }) =>
+  const newBattlePage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    form: { prompt?: string; category?: string; error?: string; status?: number },
+  ) =>
     sendPage(request, reply, {
       title: 'Start a live battle',
       view: 'battle-new',
       status: form.status,
       data: { prompt: form.prompt ?? '', category: form.category ?? '', error: form.error ?? null },
-      markdown: () => '# Start a live battle\n\nSend a prompt of your own to two agents at once: POST /api/battles {"prompt": "..."}.\n',
+      markdown: () =>
+        '# Start a live battle\n\nSend a prompt of your own to two agents at once: POST /api/battles {"prompt": "..."}.\n',
     });
 
   app.get('/battle', async (request, reply) => newBattlePage(request, reply, {}));
 
-  app.post('/battle', { config: perAccountPerMinute('battle', deps.limits.battlesPerMinute), preHandler: app.csrfProtection }, async (request, reply) => {
-    const form = battleForm.safeParse(request.body ?? {});
-    const raw = form.success ? form.data : { prompt: '', category: '' };
-    const parsed = liveBattleCreate.safeParse({ prompt: raw.prompt, ...(raw.category.trim() ? { category: raw.category } : {}) });
-    if (!parsed.success) {
-      const detail = describeIssues(parsed.error.issues, 'form');
-      return newBattlePage(request, reply, { ...raw, error: detail, status: 400 });
-    }
-    let battle: BattleWithAnswers;
-    try {
-      battle = await startLiveBattleFor(request.em, deps, request.webUser!.id, parsed.data);
-    } catch (err) {
-      const failure = expectedFailure(err);
-      if (!failure) throw err;
-      return newBattlePage(request, reply, { ...raw, error: failure.detail, status: failure.status });
-    }
-    return reply.redirect(`/battle/${battle.id}`, 303);
-  });
+  app.post(
+    '/battle',
+    { config: perAccountPerMinute('battle', deps.limits.battlesPerMinute), preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const form = battleForm.safeParse(request.body ?? {});
+      const raw = form.success ? form.data : { prompt: '', category: '' };
+      const parsed = liveBattleCreate.safeParse({
+        prompt: raw.prompt,
+        ...(raw.category.trim() ? { category: raw.category } : {}),
+      });
+      if (!parsed.success) {
+        const detail = describeIssues(parsed.error.issues, 'form');
+        return newBattlePage(request, reply, { ...raw, error: detail, status: 400 });
+      }
+      let battle: BattleWithAnswers;
+      try {
+        battle = await startLiveBattleFor(request.em, deps, request.webUser!.id, parsed.data);
+      } catch (err) {
+        const failure = expectedFailure(err);
+        if (!failure) throw err;
+        return newBattlePage(request, reply, { ...raw, error: failure.detail, status: failure.status });
+      }
+      return reply.redirect(`/battle/${battle.id}`, 303);
+    },
+  );
 
   app.get('/battle/:id', async (request, reply) => {
     const params = idParam.safeParse(request.params);
@@ -126,12 +168,20 @@ export const battlePages: FastifyPluginAsync<{ workflows: WorkflowDeps; arena: A
     });
   });
 
-  app.post('/battle/:id/vote', { config: perAccountPerMinute('vote', deps.limits.votesPerMinute), preHandler: app.csrfProtection }, async (request, reply) => {
-    const params = idParam.safeParse(request.params);
-    if (!params.success) return sendErrorPage(request, reply, 404, 'battle not found');
-    const form = voteForm.safeParse(request.body ?? {});
-    if (!form.success) return sendErrorPage(request, reply, 400, 'choose one of: A is better, B is better, tie, both bad');
-    await voteOnBattle(request.em, deps, request.webUser!.id, params.data.id, form.data.winner);
-    return reply.redirect(form.data.from === 'judge' ? `/judge?voted=${params.data.id}` : `/battle/${params.data.id}`, 303);
-  });
+  app.post(
+    '/battle/:id/vote',
+    { config: perAccountPerMinute('vote', deps.limits.votesPerMinute), preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const params = idParam.safeParse(request.params);
+      if (!params.success) return sendErrorPage(request, reply, 404, 'battle not found');
+      const form = voteForm.safeParse(request.body ?? {});
+      if (!form.success)
+        return sendErrorPage(request, reply, 400, 'choose one of: A is better, B is better, tie, both bad');
+      await voteOnBattle(request.em, deps, request.webUser!.id, params.data.id, form.data.winner);
+      return reply.redirect(
+        form.data.from === 'judge' ? `/judge?voted=${params.data.id}` : `/battle/${params.data.id}`,
+        303,
+      );
+    },
+  );
 };

@@ -32,8 +32,17 @@ export const website: FastifyPluginAsync<WebsiteOptions> = async (app, { config,
   });
   await app.register(accepts);
   // Cookies, form bodies, the session and CSRF stay inside the website: /api keeps JSON only.
-  await app.register(webAuthPlugin, { publicUrl: config.publicUrl, secretKey: config.encryptionKey, sessionDays: config.sessionDays });
-  await app.register(oidcRoutes, { oidc: config.oidc, publicUrl: config.publicUrl, failureRedirect: '/login', loadClient: loadOpenidClient });
+  await app.register(webAuthPlugin, {
+    publicUrl: config.publicUrl,
+    secretKey: config.encryptionKey,
+    sessionDays: config.sessionDays,
+  });
+  await app.register(oidcRoutes, {
+    oidc: config.oidc,
+    publicUrl: config.publicUrl,
+    failureRedirect: '/login',
+    loadClient: loadOpenidClient,
+  });
   await app.register(publicPages, { publicUrl: config.publicUrl });
   await app.register(signInPages, {
     publicUrl: config.publicUrl,

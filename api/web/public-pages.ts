@@ -25,12 +25,20 @@ const idParam = z.object({ id: pathId });
 
 export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publicUrl }) => {
   const notFound = (request: Parameters<typeof sendPage>[0], reply: Parameters<typeof sendPage>[1], message: string) =>
-    sendPage(request, reply, { title: 'Not found', view: 'not-found', data: { message }, markdown: () => `# Not found\n\n${mdEscape(message)}\n`, status: 404 });
+    sendPage(request, reply, {
+      title: 'Not found',
+      view: 'not-found',
+      data: { message },
+      markdown: () => `# Not found\n\n${mdEscape(message)}\n`,
+      status: 404,
+    });
 
   app.get('/', async (request, reply) => {
     const rows = (await leaderboard(request.em)).map((r) => ({ ...r, tier: tierFor(r.elo) }));
     const updated = rows[0] ? new Date(rows[0].computed_ms) : null;
-    const chart = intervalChart(rows.map((r) => ({ label: r.name, rating: r.bt_rating, low: r.ci_low, high: r.ci_high })));
+    const chart = intervalChart(
+      rows.map((r) => ({ label: r.name, rating: r.bt_rating, low: r.ci_low, high: r.ci_high })),
+    );
     return sendPage(request, reply, {
       title: 'Leaderboard',
       view: 'leaderboard',
@@ -41,7 +49,16 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
             ? 'No votes yet.\n'
             : mdTable(
                 ['Rank', 'Agent', 'Owner', 'Tier', 'Rating', '95% interval', 'Elo', 'Votes'],
-                rows.map((r) => [r.rank, `[${mdEscape(r.name)}](${publicUrl}/agents/${r.agent_id})`, mdEscape(r.owner_handle), r.tier, Math.round(r.bt_rating), `${Math.round(r.ci_low)}–${Math.round(r.ci_high)}`, r.elo, r.votes]),
+                rows.map((r) => [
+                  r.rank,
+                  `[${mdEscape(r.name)}](${publicUrl}/agents/${r.agent_id})`,
+                  mdEscape(r.owner_handle),
+                  r.tier,
+                  Math.round(r.bt_rating),
+                  `${Math.round(r.ci_low)}–${Math.round(r.ci_high)}`,
+                  r.elo,
+                  r.votes,
+                ]),
               )
         }\nRatings: Bradley-Terry over all votes with bootstrap 95% intervals; rank counts only agents whose whole interval is above.${updated ? ` Updated ${markdownTime(updated)}.` : ''} JSON: ${publicUrl}/api/leaderboard\n`,
     });
@@ -82,7 +99,11 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
         gym: { ...gym, gym_complete: agent.gymComplete },
         chart: eloHistoryChart(history.map((h) => ({ at: new Date(h.created_ms), elo: h.after }))),
         feed,
-        sessions: sessions.map((s) => ({ ...s, promptHtml: renderMarkdown(s.prompt), responseHtml: s.response === null ? null : renderMarkdown(s.response) })),
+        sessions: sessions.map((s) => ({
+          ...s,
+          promptHtml: renderMarkdown(s.prompt),
+          responseHtml: s.response === null ? null : renderMarkdown(s.response),
+        })),
         prev: page > 1 ? page - 1 : null,
         next: page * FEED_PAGE_SIZE < feed.total ? page + 1 : null,
       },
@@ -95,25 +116,42 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
           '',
           `## Activity (${feed.total}, page ${page})`,
           '',
-          ...sessions.map((s) => `### ${s.id} · ${s.kind} · ${mdEscape(s.category)} · ${s.status} · ${s.latency_ms} ms · ${markdownTime(s.created_at)}\n\n**Prompt:** ${mdEscape(s.prompt)}\n\n${s.response !== null ? `**Response:**\n\n${s.response}\n` : ''}${s.error ? `**Error:** ${mdEscape(s.error)}\n` : ''}`),
+          ...sessions.map(
+            (s) =>
+              `### ${s.id} · ${s.kind} · ${mdEscape(s.category)} · ${s.status} · ${s.latency_ms} ms · ${markdownTime(s.created_at)}\n\n**Prompt:** ${mdEscape(s.prompt)}\n\n${s.response !== null ? `**Response:**\n\n${s.response}\n` : ''}${s.error ? `**Error:** ${mdEscape(s.error)}\n` : ''}`,
+          ),
           `JSON: ${publicUrl}/api/agents/${agent.id}/activity`,
         ].join('\n'),
     });
   });
 
   app.get('/users', async (request, reply) => {
-    const query = z.object({ q: z.string().max(100).catch('').default('') }).parse(request.query).q.trim();
+    const query = z
+      .object({ q: z.string().max(100).catch('').default('') })
+      .parse(request.query)
+      .q.trim();
     const page = pageQuery.parse(request.query).page;
     const { total, users } = await searchUsers(request.em, query, page, USERS_PAGE_SIZE);
     const entries = users.map((u) => publicUserEntryJson(u, u.agentCount));
     return sendPage(request, reply, {
       title: 'Users',
       view: 'users',
-      data: { query, total, users: entries, prev: page > 1 ? page - 1 : null, next: page * USERS_PAGE_SIZE < total ? page + 1 : null },
+      data: {
+        query,
+        total,
+        users: entries,
+        prev: page > 1 ? page - 1 : null,
+        next: page * USERS_PAGE_SIZE < total ? page + 1 : null,
+      },
       markdown: () =>
         `# Users${query ? ` matching "${mdEscape(query)}"` : ''}\n\n${mdTable(
           ['User', 'Name', 'Agents', 'Joined'],
-          entries.map((u) => [`[${mdEscape(u.username)}](${publicUrl}/users/${u.id})`, mdEscape(u.display_name ?? ''), u.agent_count, u.created_at.slice(0, 10)]),
+          entries.map((u) => [
+            `[${mdEscape(u.username)}](${publicUrl}/users/${u.id})`,
+            mdEscape(u.display_name ?? ''),
+            u.agent_count,
+            u.created_at.slice(0, 10),
+          ]),
         )}\n${total} in all.\n`,
     });
   });
@@ -131,14 +169,24 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
       data: { user: withTiers },
       markdown: () =>
         `# ${mdEscape(view.display_name ?? view.username)}\n\n@${mdEscape(view.username)}${view.bio ? `\n\n${mdEscape(view.bio)}` : ''}\n\n## Agents\n\n${
-          withTiers.agents.map((a) => `- [${mdEscape(a.name)}](${publicUrl}${a.profile_url}): Elo ${a.elo} (${a.tier})`).join('\n') || 'None yet.'
+          withTiers.agents
+            .map((a) => `- [${mdEscape(a.name)}](${publicUrl}${a.profile_url}): Elo ${a.elo} (${a.tier})`)
+            .join('\n') || 'None yet.'
         }\n`,
     });
   });
 
-  app.get('/static/site.css', async (_request, reply) => reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(SITE_CSS));
+  app.get('/static/site.css', async (_request, reply) =>
+    reply.type('text/css; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(SITE_CSS),
+  );
   // Browsers ask every site for /favicon.ico, whatever its pages link.
-  app.get('/favicon.ico', async (_request, reply) => reply.type('image/x-icon').header('Cache-Control', 'public, max-age=86400').send(FAVICON_ICO));
-  app.get('/static/favicon.svg', async (_request, reply) => reply.type('image/svg+xml').header('Cache-Control', 'public, max-age=86400').send(FAVICON_SVG));
-  app.get('/static/live.js', async (_request, reply) => reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(LIVE_JS));
+  app.get('/favicon.ico', async (_request, reply) =>
+    reply.type('image/x-icon').header('Cache-Control', 'public, max-age=86400').send(FAVICON_ICO),
+  );
+  app.get('/static/favicon.svg', async (_request, reply) =>
+    reply.type('image/svg+xml').header('Cache-Control', 'public, max-age=86400').send(FAVICON_SVG),
+  );
+  app.get('/static/live.js', async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(LIVE_JS),
+  );
 };

@@ -7,8 +7,16 @@ import { expectedFailure } from '../errors';
 import { logIn, loginRateLimit, OIDC_FAILURES, safeNextPath, signUp, signUpRateLimit } from './auth';
 import { sendPage } from './site';
 
-const loginForm = z.object({ email: z.string().max(320).default(''), password: z.string().max(200).default(''), next: z.string().max(2000).optional() });
-const signUpForm = z.object({ email: z.string().max(320).default(''), password: z.string().max(200).default(''), username: z.string().max(32).default('') });
+const loginForm = z.object({
+  email: z.string().max(320).default(''),
+  password: z.string().max(200).default(''),
+  next: z.string().max(2000).optional(),
+});
+const signUpForm = z.object({
+  email: z.string().max(320).default(''),
+  password: z.string().max(200).default(''),
+  username: z.string().max(32).default(''),
+});
 
 /**
  * What sign-up answers, made or not: the email may already have an account, and no email is
@@ -29,7 +37,11 @@ export interface SignInPagesOptions {
 }
 
 export const signInPages: FastifyPluginAsync<SignInPagesOptions> = async (app, opts) => {
-  const loginPage = (request: FastifyRequest, reply: FastifyReply, data: { email?: string; next?: string; error?: string; notice?: string; status?: number }) =>
+  const loginPage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    data: { email?: string; next?: string; error?: string; notice?: string; status?: number },
+  ) =>
     sendPage(request, reply, {
       title: 'Sign in',
       view: 'login',
@@ -42,15 +54,26 @@ export const signInPages: FastifyPluginAsync<SignInPagesOptions> = async (app, o
         notice: data.notice ?? null,
         oidc: opts.oidc,
       },
-      markdown: () => '# Sign in\n\nPeople sign in with email and password on this page; programs use an API key (`POST /api/register`).\n',
+      markdown: () =>
+        '# Sign in\n\nPeople sign in with email and password on this page; programs use an API key (`POST /api/register`).\n',
     });
-  const signUpPage = (request: FastifyRequest, reply: FastifyReply, data: { email?: string; username?: string; error?: string; status?: number }) =>
+  const signUpPage = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    data: { email?: string; username?: string; error?: string; status?: number },
+  ) =>
     sendPage(request, reply, {
       title: 'Create an account',
       view: 'signup',
       status: data.status,
-      data: { csrf: reply.csrfToken(), email: data.email ?? '', username: data.username ?? '', error: data.error ?? null },
-      markdown: () => '# Create an account\n\nPeople sign up here with email and password; programs register with `POST /api/register`.\n',
+      data: {
+        csrf: reply.csrfToken(),
+        email: data.email ?? '',
+        username: data.username ?? '',
+        error: data.error ?? null,
+      },
+      markdown: () =>
+        '# Create an account\n\nPeople sign up here with email and password; programs register with `POST /api/register`.\n',
     });
 
   app.get('/login', async (request, reply) => {
@@ -59,38 +82,58 @@ export const signInPages: FastifyPluginAsync<SignInPagesOptions> = async (app, o
     const error = typeof query.error === 'string' && OIDC_FAILURES.has(query.error) ? query.error : undefined;
     return loginPage(request, reply, { next: query.next, error });
   });
-  app.post('/login', { config: loginRateLimit(opts.loginRateLimit), preHandler: app.csrfProtection }, async (request, reply) => {
-    const parsed = loginForm.safeParse(request.body ?? {});
-    if (!parsed.success) return loginPage(request, reply, { error: 'the form is incomplete or a field is too long', status: 400 });
-    const form = parsed.data;
-    try {
-      await reply.signInWebUser(await logIn(request.em, form));
-    } catch (err) {
-      const failure = expectedFailure(err);
-      if (!failure) throw err;
-      return loginPage(request, reply, { email: form.email, next: form.next, error: failure.detail, status: failure.status });
-    }
-    return reply.redirect(safeNextPath(form.next, opts.publicUrl), 303);
-  });
+  app.post(
+    '/login',
+    { config: loginRateLimit(opts.loginRateLimit), preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const parsed = loginForm.safeParse(request.body ?? {});
+      if (!parsed.success)
+        return loginPage(request, reply, { error: 'the form is incomplete or a field is too long', status: 400 });
+      const form = parsed.data;
+      try {
+        await reply.signInWebUser(await logIn(request.em, form));
+      } catch (err) {
+        const failure = expectedFailure(err);
+        if (!failure) throw err;
+        return loginPage(request, reply, {
+          email: form.email,
+          next: form.next,
+          error: failure.detail,
+          status: failure.status,
+        });
+      }
+      return reply.redirect(safeNextPath(form.next, opts.publicUrl), 303);
+    },
+  );
 
   app.get('/signup', async (request, reply) => signUpPage(request, reply, {}));
-  app.post('/signup', { config: signUpRateLimit(opts.registerRateLimit), preHandler: app.csrfProtection }, async (request, reply) => {
-    const parsed = signUpForm.safeParse(request.body ?? {});
-    if (!parsed.success) return signUpPage(request, reply, { error: 'the form is incomplete or a field is too long', status: 400 });
-    const form = parsed.data;
-    try {
-      const username = form.username.trim() ? normaliseUsername(form.username) : undefined;
-      if (username) assertNotReserved(username, opts.reservedUsernames);
-      const user = await signUp(request.em, { email: form.email, password: form.password, username, ip: request.ip });
-      if (user) request.log.info({ userId: user.id }, 'account created on the website');
-    } catch (err) {
-      const failure = expectedFailure(err);
-      if (!failure) throw err;
-      return signUpPage(request, reply, { email: form.email, username: form.username, error: failure.detail, status: failure.status });
-    }
-    // The same page whether the account was made or the email already had one (see signUp).
-    return loginPage(request, reply, { email: form.email, notice: SIGNED_UP });
-  });
+  app.post(
+    '/signup',
+    { config: signUpRateLimit(opts.registerRateLimit), preHandler: app.csrfProtection },
+    async (request, reply) => {
+      const parsed = signUpForm.safeParse(request.body ?? {});
+      if (!parsed.success)
+        return signUpPage(request, reply, { error: 'the form is incomplete or a field is too long', status: 400 });
+      const form = parsed.data;
+      try {
+        const username = form.username.trim() ? normaliseUsername(form.username) : undefined;
+        if (username) assertNotReserved(username, opts.reservedUsernames);
+        const user = await signUp(request.em, { email: form.email, password: form.password, username, ip: request.ip });
+        if (user) request.log.info({ userId: user.id }, 'account created on the website');
+      } catch (err) {
+        const failure = expectedFailure(err);
+        if (!failure) throw err;
+        return signUpPage(request, reply, {
+          email: form.email,
+          username: form.username,
+          error: failure.detail,
+          status: failure.status,
+        });
+      }
+      // The same page whether the account was made or the email already had one (see signUp).
+      return loginPage(request, reply, { email: form.email, notice: SIGNED_UP });
+    },
+  );
 
   app.post('/logout', { preHandler: app.csrfProtection }, async (_request, reply) => {
     await reply.signOutWebUser();

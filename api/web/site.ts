@@ -45,7 +45,14 @@ export function sendPage(request: FastifyRequest, reply: FastifyReply, page: Pag
   const now = new Date();
   const when = (at: Instant) => timeElement(at, now);
   const body = eta.render(page.view, { csrf, when, ...page.data });
-  const html = eta.render('layout', { title: page.title, path: request.url, body, user, csrf, live: page.live ?? false });
+  const html = eta.render('layout', {
+    title: page.title,
+    path: request.url,
+    body,
+    user,
+    csrf,
+    live: page.live ?? false,
+  });
   return reply.type('text/html; charset=utf-8').send(html);
 }
 
@@ -61,7 +68,12 @@ const STATUS_TITLES: Record<number, string> = {
 };
 
 /** A failure as a page: the status, and the same sentence the API would give as `detail`. */
-export function sendErrorPage(request: FastifyRequest, reply: FastifyReply, status: number, message: string): FastifyReply {
+export function sendErrorPage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  message: string,
+): FastifyReply {
   const title = STATUS_TITLES[status] ?? (status >= 500 ? 'Something went wrong' : 'That did not work');
   return sendPage(request, reply, {
     title,

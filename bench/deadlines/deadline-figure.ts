@@ -38,17 +38,34 @@ export interface DeadlineResult {
  * the stack sustains (main passes half the push figure's sustained rate), or the backlog of a
  * saturated engine would be measured instead.
  */
-export async function runDeadlineFigure(ctx: { stack: BenchStack; api: ApiClient; key: string; pool: Pool; engine: EngineBaseline; fleet: Fleet; rate: number; profile: BenchProfile; progress: Progress }): Promise<DeadlineResult> {
+export async function runDeadlineFigure(ctx: {
+  stack: BenchStack;
+  api: ApiClient;
+  key: string;
+  pool: Pool;
+  engine: EngineBaseline;
+  fleet: Fleet;
+  rate: number;
+  profile: BenchProfile;
+  progress: Progress;
+}): Promise<DeadlineResult> {
   const { stack, progress, rate } = ctx;
   const d = ctx.profile.deadlines;
   const farm = ctx.fleet.farm;
   const agents = ctx.fleet.silent;
   {
-    progress.log(`deadlines: ${d.deliveries} deliveries at ${rate}/s to ${agents.length} agents that never answer, ${d.deadlineSeconds} s deadlines`);
+    progress.log(
+      `deadlines: ${d.deliveries} deliveries at ${rate}/s to ${agents.length} agents that never answer, ${d.deadlineSeconds} s deadlines`,
+    );
 
     const task = progress.task(`arena deadlines`, d.deliveries * 2);
     const meter = startCpuMeter(() => ({ ...stack.pids(), farm: farm.child.pid }));
-    const sent = await paced(rate, d.deliveries, (i) => ctx.api.sandbox(ctx.key, agents[i % agents.length]!, PROMPT, d.deadlineSeconds), (n) => task.update(n));
+    const sent = await paced(
+      rate,
+      d.deliveries,
+      (i) => ctx.api.sandbox(ctx.key, agents[i % agents.length]!, PROMPT, d.deadlineSeconds),
+      (n) => task.update(n),
+    );
     const failed = sent.find((s) => s.error);
     if (failed) throw new Error(`a sandbox delivery could not be started: ${failed.error}`);
     const ids = sent.map((s) => sessionNumber(s.value!.id));
@@ -65,11 +82,16 @@ export async function runDeadlineFigure(ctx: { stack: BenchStack; api: ApiClient
 
     const engineTask = progress.task(`engine timers`, d.deliveries * 2);
     const stamp = Date.now();
-    const engineSent = await paced(rate, d.deliveries, async (i) => {
-      const id = `timer-${stamp}-${i}`;
-      await startEngineWorkflow(stack.temporal, 'timerThenNoop', id, [id, d.deadlineSeconds * 1000]);
-      return id;
-    }, (n) => engineTask.update(n));
+    const engineSent = await paced(
+      rate,
+      d.deliveries,
+      async (i) => {
+        const id = `timer-${stamp}-${i}`;
+        await startEngineWorkflow(stack.temporal, 'timerThenNoop', id, [id, d.deadlineSeconds * 1000]);
+        return id;
+      },
+      (n) => engineTask.update(n),
+    );
     const until = Date.now() + 60_000 + d.deadlineSeconds * 1000;
     const engineIds = engineSent.filter((s) => s.value).map((s) => [s.value!, s.sentAt] as const);
     while (Date.now() < until && engineIds.some(([id]) => !ctx.engine.arrivals.has(id))) {
@@ -77,11 +99,15 @@ export async function runDeadlineFigure(ctx: { stack: BenchStack; api: ApiClient
       await new Promise((r) => setTimeout(r, 100));
     }
     engineTask.done();
-    const engineSigned = engineIds.map(([id, sentAt]) => (ctx.engine.arrivals.get(id) ?? NaN) - sentAt - d.deadlineSeconds * 1000);
+    const engineSigned = engineIds.map(
+      ([id, sentAt]) => (ctx.engine.arrivals.get(id) ?? NaN) - sentAt - d.deadlineSeconds * 1000,
+    );
 
     const arena = summarize(arenaSigned.map(Math.abs));
     const engine = summarize(engineSigned.map(Math.abs));
-    progress.log(`deadlines: arena p50 ${arena.p50.toFixed(0)} ms p99 ${arena.p99.toFixed(0)} ms; engine timers p50 ${engine.p50.toFixed(0)} ms p99 ${engine.p99.toFixed(0)} ms`);
+    progress.log(
+      `deadlines: arena p50 ${arena.p50.toFixed(0)} ms p99 ${arena.p99.toFixed(0)} ms; engine timers p50 ${engine.p50.toFixed(0)} ms p99 ${engine.p99.toFixed(0)} ms`,
+    );
     const group = 'Deadlines';
     const note = `${d.deliveries} at ${rate}/s, ${d.deadlineSeconds} s deadlines`;
     return {
@@ -95,7 +121,16 @@ export async function runDeadlineFigure(ctx: { stack: BenchStack; api: ApiClient
       engineSigned: summarize(engineSigned),
       cpu,
       figures: [
-        figure({ group, name: '|recorded - deadline| p50', unit: 'ms', value: round(arena.p50), baselineName: 'engine timer + activity', baseline: round(engine.p50), better: 'lower', note }),
+        figure({
+          group,
+          name: '|recorded - deadline| p50',
+          unit: 'ms',
+          value: round(arena.p50),
+          baselineName: 'engine timer + activity',
+          baseline: round(engine.p50),
+          better: 'lower',
+          note,
+        }),
         figure({
           group,
           name: '|recorded - deadline| p99',

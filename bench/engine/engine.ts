@@ -29,7 +29,12 @@ export async function startEngineBaseline(stack: BenchStack): Promise<EngineBase
   return { child, arrivals, stop: () => child.stop(15_000) };
 }
 
-export function startEngineWorkflow(client: Client, type: 'noopDelivery' | 'timerThenNoop', workflowId: string, args: unknown[]): Promise<unknown> {
+export function startEngineWorkflow(
+  client: Client,
+  type: 'noopDelivery' | 'timerThenNoop',
+  workflowId: string,
+  args: unknown[],
+): Promise<unknown> {
   return client.workflow.start(type, { taskQueue: ENGINE_TASK_QUEUE, workflowId, args });
 }
 

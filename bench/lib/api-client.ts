@@ -30,11 +30,20 @@ export class ApiClient {
     this.pool = new Pool(baseUrl, { connections: opts.connections ?? 16, pipelining: 1, keepAliveTimeout: 30_000 });
   }
 
-  async request<T>(method: 'GET' | 'POST', path: string, opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: T }> {
+  async request<T>(
+    method: 'GET' | 'POST',
+    path: string,
+    opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<{ status: number; body: T }> {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await this.pool.request({ method, path, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+    const res = await this.pool.request({
+      method,
+      path,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    });
     const text = await res.body.text();
     if (res.statusCode >= 400) throw new ApiError(res.statusCode, text);
     return { status: res.statusCode, body: (text ? JSON.parse(text) : null) as T };
@@ -45,11 +54,19 @@ export class ApiClient {
     return { apiKey: body.api_key, userId: body.user_id };
   }
 
-  async createPushAgent(key: string, name: string, webhookUrl: string): Promise<{ id: number; active: boolean; pingError: string | null }> {
-    const { body } = await this.request<{ id: number; active: boolean; ping_error: string | null }>('POST', '/api/agents', {
-      key,
-      body: { name, webhook_url: webhookUrl },
-    });
+  async createPushAgent(
+    key: string,
+    name: string,
+    webhookUrl: string,
+  ): Promise<{ id: number; active: boolean; pingError: string | null }> {
+    const { body } = await this.request<{ id: number; active: boolean; ping_error: string | null }>(
+      'POST',
+      '/api/agents',
+      {
+        key,
+        body: { name, webhook_url: webhookUrl },
+      },
+    );
     return { id: body.id, active: body.active, pingError: body.ping_error };
   }
 

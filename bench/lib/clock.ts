@@ -14,11 +14,19 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `check` every `everyMs` until it is true; throws naming `what` (read at that moment) after `timeoutMs`. */
-export async function waitFor(check: () => Promise<boolean> | boolean, what: string | (() => string), timeoutMs: number, everyMs = 200): Promise<void> {
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  what: string | (() => string),
+  timeoutMs: number,
+  everyMs = 200,
+): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     if (await check()) return;
-    if (Date.now() > until) throw new Error(`timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${typeof what === 'string' ? what : what()}`);
+    if (Date.now() > until)
+      throw new Error(
+        `timed out after ${Math.round(timeoutMs / 1000)} s waiting for ${typeof what === 'string' ? what : what()}`,
+      );
     await sleep(everyMs);
   }
 }

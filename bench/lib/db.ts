@@ -11,7 +11,12 @@ export function benchPool(databaseUrl: string): Pool {
  * When each session was recorded (wall ms), for those of `ids` that are no longer pending; polls
  * until all are, or `timeoutMs` passes. Only the ones still missing are asked for each time.
  */
-export async function sessionCompletions(pool: Pool, ids: number[], timeoutMs: number, onProgress?: (done: number) => void): Promise<Map<number, number>> {
+export async function sessionCompletions(
+  pool: Pool,
+  ids: number[],
+  timeoutMs: number,
+  onProgress?: (done: number) => void,
+): Promise<Map<number, number>> {
   const done = new Map<number, number>();
   let missing = ids;
   const until = Date.now() + timeoutMs;

@@ -14,7 +14,12 @@ export interface Sent<T> {
  * Calls `send` `count` times, the i-th at start + i/rate. A closed loop (next call after the last
  * answer) would slow down with the system and hide its queueing; this does not.
  */
-export async function paced<T>(rate: number, count: number, send: (index: number) => Promise<T>, onSent?: (n: number) => void): Promise<Sent<T>[]> {
+export async function paced<T>(
+  rate: number,
+  count: number,
+  send: (index: number) => Promise<T>,
+  onSent?: (n: number) => void,
+): Promise<Sent<T>[]> {
   const results: Sent<T>[] = [];
   const inFlight: Promise<void>[] = [];
   const start = wallNow();

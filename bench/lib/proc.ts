@@ -25,7 +25,12 @@ function readStat(pid: number): StatLine | undefined {
   const stime = Number(rest[12]);
   // cutime/cstime: children that exited and were reaped (PostgreSQL backends of closed connections).
   const reaped = Number(rest[13]) + Number(rest[14]);
-  return { pid, ppid, cpuMs: ((utime + stime) * 1000) / TICKS_PER_SECOND, reapedMs: (reaped * 1000) / TICKS_PER_SECOND };
+  return {
+    pid,
+    ppid,
+    cpuMs: ((utime + stime) * 1000) / TICKS_PER_SECOND,
+    reapedMs: (reaped * 1000) / TICKS_PER_SECOND,
+  };
 }
 
 /** Resident set size in bytes (VmRSS), or NaN when the process is gone. */

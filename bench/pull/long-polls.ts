@@ -35,7 +35,14 @@ export class LongPolls {
       return true;
     };
     const req = http.request(
-      { host: '127.0.0.1', port: this.target.port, path: this.target.path(agentId), method: 'GET', headers: this.target.headers(agentId), agent: this.agent },
+      {
+        host: '127.0.0.1',
+        port: this.target.port,
+        path: this.target.path(agentId),
+        method: 'GET',
+        headers: this.target.headers(agentId),
+        agent: this.agent,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

@@ -61,7 +61,12 @@ interface SideDriver {
   wake(agents: SeededAgent[]): Promise<{ latencies: number[]; split?: PullSide['wakeSplit'] }>;
 }
 
-async function measureSide(driver: SideDriver, agents: SeededAgent[], sample: SeededAgent[], ctx: { stack: BenchStack; profile: BenchProfile; progress: Progress }): Promise<PullSide> {
+async function measureSide(
+  driver: SideDriver,
+  agents: SeededAgent[],
+  sample: SeededAgent[],
+  ctx: { stack: BenchStack; profile: BenchProfile; progress: Progress },
+): Promise<PullSide> {
   const p = ctx.profile.pull;
   const startRss = rssBytes(driver.pid());
   const polls = new LongPolls(driver.target, driver.onWork);
@@ -76,13 +81,16 @@ async function measureSide(driver: SideDriver, agents: SeededAgent[], sample: Se
         // A few are always between two polls (renewed after 50 s), so not quite every one.
         return n >= Math.floor(agents.length * WAITING_SHARE);
       },
-      () => `${agents.length} long-polls to be waiting in ${driver.name} (client: ${polls.open} open, ${polls.errors} errors${polls.lastError ? `, last: ${polls.lastError}` : ''})`,
+      () =>
+        `${agents.length} long-polls to be waiting in ${driver.name} (client: ${polls.open} open, ${polls.errors} errors${polls.lastError ? `, last: ${polls.lastError}` : ''})`,
       120_000,
       500,
     );
     task.done();
     const openedInSeconds = (Date.now() - openedAt) / 1000;
-    ctx.progress.log(`pull: ${agents.length} long-polls waiting in ${driver.name} after ${openedInSeconds.toFixed(1)} s; idle for ${p.idleSeconds} s`);
+    ctx.progress.log(
+      `pull: ${agents.length} long-polls waiting in ${driver.name} after ${openedInSeconds.toFixed(1)} s; idle for ${p.idleSeconds} s`,
+    );
 
     const idleTask = ctx.progress.task(`${driver.name}: idle`, p.idleSeconds);
     const meter = startCpuMeter(() => ({ ...ctx.stack.pids(), [driver.name]: driver.pid() }));
@@ -130,7 +138,15 @@ function pickSample(agents: SeededAgent[], n: number): SeededAgent[] {
   return Array.from({ length: Math.min(n, agents.length) }, (_, i) => agents[Math.floor(i * step)]!);
 }
 
-export async function runPullFigure(ctx: { stack: BenchStack; api: ApiClient; key: string; userId: number; pool: Pool; profile: BenchProfile; progress: Progress }): Promise<PullResult> {
+export async function runPullFigure(ctx: {
+  stack: BenchStack;
+  api: ApiClient;
+  key: string;
+  userId: number;
+  pool: Pool;
+  profile: BenchProfile;
+  progress: Progress;
+}): Promise<PullResult> {
   const { stack, profile, progress, pool } = ctx;
   const p = profile.pull;
   const agents = await seedPullAgents(pool, ctx.userId, p.polls, stack.env.ARENA_ENCRYPTION_KEY!);
@@ -140,7 +156,13 @@ export async function runPullFigure(ctx: { stack: BenchStack; api: ApiClient; ke
 
   // Baseline first, on a machine otherwise at rest.
   const port = await freePort();
-  const bareServer = startChild({ name: 'bare poll server', script: 'bench/pull/bare-poll-server.ts', env: { ...stack.env, BENCH_PORT: String(port) }, logFile: stack.logFile('bare-poll'), ipc: true });
+  const bareServer = startChild({
+    name: 'bare poll server',
+    script: 'bench/pull/bare-poll-server.ts',
+    env: { ...stack.env, BENCH_PORT: String(port) },
+    logFile: stack.logFile('bare-poll'),
+    ipc: true,
+  });
   let bare: PullSide;
   try {
     await bareServer.message((m): m is { ready: true } => typeof m === 'object' && m !== null && 'ready' in m, 60_000);
@@ -150,15 +172,24 @@ export async function runPullFigure(ctx: { stack: BenchStack; api: ApiClient; ke
         name: 'bare server',
         pid: () => bareServer.pid,
         target: { port, path: (id) => `/wait/${id}`, headers: () => ({}) },
-        waiting: async () => ((await fetch(`http://127.0.0.1:${port}/stats`).then((res) => res.json())) as { waiting: number }).waiting,
+        waiting: async () =>
+          ((await fetch(`http://127.0.0.1:${port}/stats`).then((res) => res.json())) as { waiting: number }).waiting,
         onWork: (id, _body, at) => void woken.set(id, at),
         async wake(sampled) {
           const queued = new Map<number, number>();
           await paced(p.wakesPerSecond, sampled.length, async (i) => {
-            const { rows } = await pool.query<{ at: number }>(`select pg_notify($1, $2), (extract(epoch from now()) * 1000)::float8 as at`, [BARE_CHANNEL, String(sampled[i]!.id)]);
+            const { rows } = await pool.query<{ at: number }>(
+              `select pg_notify($1, $2), (extract(epoch from now()) * 1000)::float8 as at`,
+              [BARE_CHANNEL, String(sampled[i]!.id)],
+            );
             queued.set(sampled[i]!.id, rows[0]!.at);
           });
-          await waitFor(() => sampled.every((a) => woken.has(a.id)), 'every woken long-poll of the bare server to answer', 30_000, 50);
+          await waitFor(
+            () => sampled.every((a) => woken.has(a.id)),
+            'every woken long-poll of the bare server to answer',
+            30_000,
+            50,
+          );
           return { latencies: sampled.map((a) => woken.get(a.id)! - queued.get(a.id)!) };
         },
       },
@@ -188,15 +219,25 @@ export async function runPullFigure(ctx: { stack: BenchStack; api: ApiClient; ke
         received.set(workId, at);
         // Answer as a runner would, so each delivery ends recorded and the agent polls again.
         await ctx.api
-          .request('POST', `/api/agents/${id}/work/${workId}/result`, { body: { response: 'ok' }, headers: { 'x-arena-secret': secretOf.get(id)! } })
+          .request('POST', `/api/agents/${id}/work/${workId}/result`, {
+            body: { response: 'ok' },
+            headers: { 'x-arena-secret': secretOf.get(id)! },
+          })
           .catch(() => undefined);
       },
       async wake(sampled) {
-        const sent = await paced(p.wakesPerSecond, sampled.length, (i) => ctx.api.sandbox(ctx.key, sampled[i]!.id, 'Benchmark pull prompt.', 60));
+        const sent = await paced(p.wakesPerSecond, sampled.length, (i) =>
+          ctx.api.sandbox(ctx.key, sampled[i]!.id, 'Benchmark pull prompt.', 60),
+        );
         const failed = sent.find((s) => s.error);
         if (failed) throw new Error(`a pull delivery could not be started: ${failed.error}`);
         const ids = sent.map((s) => s.value!.id);
-        await waitFor(() => ids.every((id) => received.has(id)), 'every woken long-poll of the API to answer', 60_000, 50);
+        await waitFor(
+          () => ids.every((id) => received.has(id)),
+          'every woken long-poll of the API to answer',
+          60_000,
+          50,
+        );
         const { rows } = await pool.query<{ session_id: number; queued_ms: number; leased_ms: number }>(
           `select session_id, (extract(epoch from created_at) * 1000)::float8 as queued_ms, (extract(epoch from leased_at) * 1000)::float8 as leased_ms
            from work_items where session_id = any($1::int[])`,
@@ -222,11 +263,53 @@ export async function runPullFigure(ctx: { stack: BenchStack; api: ApiClient; ke
   const note = `${p.polls} idle long-polls`;
   const baselineName = 'bare Node http + LISTEN/NOTIFY';
   const rows: FigureRow[] = [
-    figure({ group, name: 'API RSS while idle', unit: 'MB', value: round(arena.idleRssMb), baselineName, baseline: round(bare.idleRssMb), better: 'lower', target: '<= 250 MB', met: arena.idleRssMb <= 250, note }),
-    figure({ group, name: 'API CPU while idle', unit: '% of a core', value: round(arena.idleCpuPercent), baselineName, baseline: round(bare.idleCpuPercent), better: 'lower', note }),
-    figure({ group, name: 'wake latency p50', unit: 'ms', value: round(arena.wake.p50), baselineName, baseline: round(bare.wake.p50), better: 'lower', note: `${p.wakes} wakes at ${p.wakesPerSecond}/s` }),
-    figure({ group, name: 'wake latency p99', unit: 'ms', value: round(arena.wake.p99), baselineName, baseline: round(bare.wake.p99), better: 'lower', target: '<= 15 ms', met: arena.wake.p99 <= 15, note: `${p.wakes} wakes at ${p.wakesPerSecond}/s` }),
+    figure({
+      group,
+      name: 'API RSS while idle',
+      unit: 'MB',
+      value: round(arena.idleRssMb),
+      baselineName,
+      baseline: round(bare.idleRssMb),
+      better: 'lower',
+      target: '<= 250 MB',
+      met: arena.idleRssMb <= 250,
+      note,
+    }),
+    figure({
+      group,
+      name: 'API CPU while idle',
+      unit: '% of a core',
+      value: round(arena.idleCpuPercent),
+      baselineName,
+      baseline: round(bare.idleCpuPercent),
+      better: 'lower',
+      note,
+    }),
+    figure({
+      group,
+      name: 'wake latency p50',
+      unit: 'ms',
+      value: round(arena.wake.p50),
+      baselineName,
+      baseline: round(bare.wake.p50),
+      better: 'lower',
+      note: `${p.wakes} wakes at ${p.wakesPerSecond}/s`,
+    }),
+    figure({
+      group,
+      name: 'wake latency p99',
+      unit: 'ms',
+      value: round(arena.wake.p99),
+      baselineName,
+      baseline: round(bare.wake.p99),
+      better: 'lower',
+      target: '<= 15 ms',
+      met: arena.wake.p99 <= 15,
+      note: `${p.wakes} wakes at ${p.wakesPerSecond}/s`,
+    }),
   ];
-  progress.log(`pull: API ${arena.idleRssMb.toFixed(0)} MB, wake p99 ${arena.wake.p99.toFixed(1)} ms; bare ${bare.idleRssMb.toFixed(0)} MB, wake p99 ${bare.wake.p99.toFixed(1)} ms`);
+  progress.log(
+    `pull: API ${arena.idleRssMb.toFixed(0)} MB, wake p99 ${arena.wake.p99.toFixed(1)} ms; bare ${bare.idleRssMb.toFixed(0)} MB, wake p99 ${bare.wake.p99.toFixed(1)} ms`,
+  );
   return { polls: p.polls, idleSeconds: p.idleSeconds, wakes: p.wakes, arena, bare, figures: rows };
 }

@@ -12,7 +12,12 @@ export interface SeededAgent {
   secret: string;
 }
 
-export async function seedPullAgents(pool: Pool, ownerId: number, count: number, encryptionKeyHex: string): Promise<SeededAgent[]> {
+export async function seedPullAgents(
+  pool: Pool,
+  ownerId: number,
+  count: number,
+  encryptionKeyHex: string,
+): Promise<SeededAgent[]> {
   const key = Buffer.from(encryptionKeyHex, 'hex');
   const secrets = Array.from({ length: count }, () => newAgentSecret());
   const tag = crypto.randomBytes(3).toString('hex');
@@ -26,7 +31,8 @@ export async function seedPullAgents(pool: Pool, ownerId: number, count: number,
   // Rows come back in insertion order, which is the order of the arrays.
   return rows.map((row, i) => {
     const secret = secrets[i];
-    if (secret === undefined) throw new Error(`the insert returned ${rows.length} agents for ${secrets.length} secrets`);
+    if (secret === undefined)
+      throw new Error(`the insert returned ${rows.length} agents for ${secrets.length} secrets`);
     return { id: row.id, secret };
   });
 }

@@ -47,7 +47,9 @@ function startServer(behaviour: FarmBehaviour): Promise<string> {
   server.keepAliveTimeout = 60_000;
   servers.push(server);
   return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', 1024, () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`)),
+    server.listen(0, '127.0.0.1', 1024, () =>
+      resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`),
+    ),
   );
 }
 

@@ -17,7 +17,10 @@ export async function startFarm(behaviours: FarmBehaviour[], env: NodeJS.Process
     if (!('arrivals' in msg)) return;
     for (const [id, at] of msg.arrivals) if (!arrivals.has(id)) arrivals.set(id, at);
   });
-  const ready = child.message((m): m is { ready: string[] } => typeof m === 'object' && m !== null && 'ready' in m, 30_000);
+  const ready = child.message(
+    (m): m is { ready: string[] } => typeof m === 'object' && m !== null && 'ready' in m,
+    30_000,
+  );
   child.process.send({ start: behaviours } satisfies FarmRequest);
   const { ready: urls } = await ready;
   return {

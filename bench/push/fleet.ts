@@ -16,7 +16,12 @@ export interface Fleet {
   stop(): Promise<void>;
 }
 
-export async function startFleet(stack: BenchStack, api: ApiClient, key: string, sizes: { answering: number; silent: number }): Promise<Fleet> {
+export async function startFleet(
+  stack: BenchStack,
+  api: ApiClient,
+  key: string,
+  sizes: { answering: number; silent: number },
+): Promise<Fleet> {
   const behaviours = [...Array(sizes.answering).fill('answer'), ...Array(sizes.silent).fill('hang'), 'answer'];
   const farm = await startFarm(behaviours, stack.env, stack.logFile('farm'));
   try {

@@ -27,27 +27,56 @@ export interface PushResult {
   charts: { overhead: ChartSpec; endToEnd: ChartSpec };
 }
 
-export async function runPushFigure(ctx: { stack: BenchStack; api: ApiClient; key: string; pool: Pool; engine: EngineBaseline; fleet: Fleet; profile: BenchProfile; progress: Progress; profiler?: StageProfiler }): Promise<PushResult> {
+export async function runPushFigure(ctx: {
+  stack: BenchStack;
+  api: ApiClient;
+  key: string;
+  pool: Pool;
+  engine: EngineBaseline;
+  fleet: Fleet;
+  profile: BenchProfile;
+  progress: Progress;
+  profiler?: StageProfiler;
+}): Promise<PushResult> {
   const { stack, progress, engine, fleet } = ctx;
   const p = ctx.profile.push;
   const farm = fleet.farm;
   const agents = fleet.answering;
   await ctx.profiler?.start();
-  const arena = await runStages(arenaSystem({ stack, api: ctx.api, key: ctx.key, agents, farm, pool: ctx.pool }), p.rates, p.stageSeconds, progress);
+  const arena = await runStages(
+    arenaSystem({ stack, api: ctx.api, key: ctx.key, agents, farm, pool: ctx.pool }),
+    p.rates,
+    p.stageSeconds,
+    progress,
+  );
   const cpuProfile = await ctx.profiler?.stop();
   // The baselines run at every rate the arena ran (so latencies compare at equal load), then on up to their own ceilings.
   const ran = arena.map((s) => s.offered);
   const highestRan = ran.at(-1) ?? Infinity; // nothing ran, nothing lies beyond
   const beyond = (extra: number[]) => [...ran, ...extra.filter((r) => r > highestRan)];
-  const engineStages = await runStages(engineSystem({ stack, client: stack.temporal, engine }), beyond(p.engineExtra), p.stageSeconds, progress, ran.length);
+  const engineStages = await runStages(
+    engineSystem({ stack, client: stack.temporal, engine }),
+    beyond(p.engineExtra),
+    p.stageSeconds,
+    progress,
+    ran.length,
+  );
   // The bare loop posts to the same answering agents' servers.
-  const bare = bareLoopSystem({ stack, farm, urls: farm.urls.slice(0, agents.length), secret: `agsec_${crypto.randomBytes(32).toString('base64url')}` });
-  const bareStages = await runStages(bare, beyond(p.bareExtra), p.stageSeconds, progress, ran.length).finally(() => bare.close());
+  const bare = bareLoopSystem({
+    stack,
+    farm,
+    urls: farm.urls.slice(0, agents.length),
+    secret: `agsec_${crypto.randomBytes(32).toString('base64url')}`,
+  });
+  const bareStages = await runStages(bare, beyond(p.bareExtra), p.stageSeconds, progress, ran.length).finally(() =>
+    bare.close(),
+  );
   return { ...summarizePush(arena, engineStages, bareStages), profile: cpuProfile };
 }
 
 export function summarizePush(arena: StageResult[], engine: StageResult[], bare: StageResult[]): PushResult {
-  const sustained = (stages: StageResult[]) => Math.max(...stages.map((s) => (Number.isFinite(s.achieved) ? s.achieved : 0)));
+  const sustained = (stages: StageResult[]) =>
+    Math.max(...stages.map((s) => (Number.isFinite(s.achieved) ? s.achieved : 0)));
   const kept = arena.filter((s) => s.keptUp);
   const referenceStage = kept.at(-1) ?? arena[0];
   if (!referenceStage) throw new Error('the arena ran no stage');
@@ -73,10 +102,22 @@ export function summarizePush(arena: StageResult[], engine: StageResult[], bare:
       target: '>= 0.6x (b) and >= 300/s',
       met: throughput / engineThroughput >= 0.6 && throughput >= 300,
     }),
-    figure({ group, name: 'sustained deliveries/s', unit: '/s', value: round(throughput), baselineName: '(a) bare signed-POST loop', baseline: round(sustained(bare)), better: 'higher' }),
+    figure({
+      group,
+      name: 'sustained deliveries/s',
+      unit: '/s',
+      value: round(throughput),
+      baselineName: '(a) bare signed-POST loop',
+      baseline: round(sustained(bare)),
+      better: 'higher',
+    }),
   ];
   const note = `at ${reference}/s offered`;
-  for (const [pct, target] of [['p50', 20], ['p95', undefined], ['p99', 60]] as const) {
+  for (const [pct, target] of [
+    ['p50', 20],
+    ['p95', undefined],
+    ['p99', 60],
+  ] as const) {
     rows.push(
       figure({
         group,
@@ -92,21 +133,68 @@ export function summarizePush(arena: StageResult[], engine: StageResult[], bare:
     );
   }
   for (const pct of ['p50', 'p99'] as const) {
-    rows.push(figure({ group, name: `dispatch overhead ${pct}`, unit: 'ms', value: round(a.overhead[pct]), baselineName: '(a) POST sent -> received', baseline: round(c.overhead[pct]), better: 'lower', note }));
+    rows.push(
+      figure({
+        group,
+        name: `dispatch overhead ${pct}`,
+        unit: 'ms',
+        value: round(a.overhead[pct]),
+        baselineName: '(a) POST sent -> received',
+        baseline: round(c.overhead[pct]),
+        better: 'lower',
+        note,
+      }),
+    );
   }
   for (const pct of ['p50', 'p99'] as const) {
-    rows.push(figure({ group, name: `end-to-end ${pct}`, unit: 'ms', value: round(a.endToEnd[pct]), baselineName: '(b) start -> workflow closed', baseline: round(b.endToEnd[pct]), better: 'lower', note }));
+    rows.push(
+      figure({
+        group,
+        name: `end-to-end ${pct}`,
+        unit: 'ms',
+        value: round(a.endToEnd[pct]),
+        baselineName: '(b) start -> workflow closed',
+        baseline: round(b.endToEnd[pct]),
+        better: 'lower',
+        note,
+      }),
+    );
   }
   return {
     stages: { arena, engine, bare },
     referenceRate: reference,
     figures: rows,
-    charts: { overhead: latencyChart('Push dispatch overhead against offered load', 'accepted -> agent received (ms)', arena, engine, bare, 'overhead'), endToEnd: latencyChart('Push end-to-end time against offered load', 'sent -> recorded (ms)', arena, engine, bare, 'endToEnd') },
+    charts: {
+      overhead: latencyChart(
+        'Push dispatch overhead against offered load',
+        'accepted -> agent received (ms)',
+        arena,
+        engine,
+        bare,
+        'overhead',
+      ),
+      endToEnd: latencyChart(
+        'Push end-to-end time against offered load',
+        'sent -> recorded (ms)',
+        arena,
+        engine,
+        bare,
+        'endToEnd',
+      ),
+    },
   };
 }
 
-function latencyChart(title: string, yLabel: string, arena: StageResult[], engine: StageResult[], bare: StageResult[], field: 'overhead' | 'endToEnd'): ChartSpec {
-  const series = (stages: StageResult[], pct: 'p50' | 'p95' | 'p99') => stages.map((s) => [s.offered, s[field][pct]] as [number, number]);
+function latencyChart(
+  title: string,
+  yLabel: string,
+  arena: StageResult[],
+  engine: StageResult[],
+  bare: StageResult[],
+  field: 'overhead' | 'endToEnd',
+): ChartSpec {
+  const series = (stages: StageResult[], pct: 'p50' | 'p95' | 'p99') =>
+    stages.map((s) => [s.offered, s[field][pct]] as [number, number]);
   return {
     title,
     xLabel: 'offered deliveries/s',

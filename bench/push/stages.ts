@@ -41,7 +41,13 @@ export interface StageResult {
 /** A stage keeps up when it completes at least this share of the offered rate, with no errors. */
 export const KEPT_UP_SHARE = 0.9;
 
-export async function runStage(system: DeliverySystem, stage: number, rate: number, seconds: number, progress: Progress): Promise<StageResult> {
+export async function runStage(
+  system: DeliverySystem,
+  stage: number,
+  rate: number,
+  seconds: number,
+  progress: Progress,
+): Promise<StageResult> {
   const count = Math.max(1, Math.round(rate * seconds));
   const task = progress.task(`${system.name} @ ${rate}/s`, count * 2);
   const meter = startCpuMeter(() => system.cpuRoots());
@@ -74,7 +80,9 @@ export async function runStage(system: DeliverySystem, stage: number, rate: numb
     seconds,
     sent: count,
     errors: errors.length + (keys.length - completions.size),
-    firstError: errors[0]?.error ?? (keys.length > completions.size ? `${keys.length - completions.size} never completed` : undefined),
+    firstError:
+      errors[0]?.error ??
+      (keys.length > completions.size ? `${keys.length - completions.size} never completed` : undefined),
     completed: completions.size,
     achieved,
     keptUp: errors.length === 0 && completions.size === keys.length && achieved >= KEPT_UP_SHARE * rate,
@@ -83,7 +91,10 @@ export async function runStage(system: DeliverySystem, stage: number, rate: numb
     endToEnd: summarize(keys.map((k) => (completions.get(k) ?? NaN) - sentAt.get(k)!)),
     cpu: cpu.percent,
     cpuMsPerDelivery: Object.fromEntries(
-      Object.entries(cpu.percent).map(([name, pct]) => [name, Math.round(((pct / 100) * cpu.seconds * 1000 * 10) / Math.max(1, completions.size)) / 10]),
+      Object.entries(cpu.percent).map(([name, pct]) => [
+        name,
+        Math.round(((pct / 100) * cpu.seconds * 1000 * 10) / Math.max(1, completions.size)) / 10,
+      ]),
     ),
   };
 }
@@ -92,7 +103,13 @@ export async function runStage(system: DeliverySystem, stage: number, rate: numb
  * Runs the rates in order and stops after the first stage that does not keep up (its backlog says
  * enough), unless `atLeast` stages have not run yet: a baseline always runs the arena's rates.
  */
-export async function runStages(system: DeliverySystem, rates: number[], seconds: number, progress: Progress, atLeast = 0): Promise<StageResult[]> {
+export async function runStages(
+  system: DeliverySystem,
+  rates: number[],
+  seconds: number,
+  progress: Progress,
+  atLeast = 0,
+): Promise<StageResult[]> {
   const results: StageResult[] = [];
   for (const [i, rate] of rates.entries()) {
     const result = await runStage(system, i, rate, seconds, progress);

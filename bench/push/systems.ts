@@ -13,11 +13,23 @@ import type { DeliverySystem } from './stages';
 export const PROMPT = 'Benchmark prompt: answer with anything.';
 export const PUSH_DEADLINE_SECONDS = 30;
 
-export function arenaSystem(opts: { stack: BenchStack; api: ApiClient; key: string; agents: number[]; farm: Farm; pool: Pool }): DeliverySystem {
+export function arenaSystem(opts: {
+  stack: BenchStack;
+  api: ApiClient;
+  key: string;
+  agents: number[];
+  farm: Farm;
+  pool: Pool;
+}): DeliverySystem {
   return {
     name: 'arena',
     async send(_stage, i) {
-      const session = await opts.api.sandbox(opts.key, opts.agents[i % opts.agents.length]!, PROMPT, PUSH_DEADLINE_SECONDS);
+      const session = await opts.api.sandbox(
+        opts.key,
+        opts.agents[i % opts.agents.length]!,
+        PROMPT,
+        PUSH_DEADLINE_SECONDS,
+      );
       return { key: session.id };
     },
     receivedAt: (key) => opts.farm.arrivals.get(key),
@@ -52,10 +64,20 @@ export function engineSystem(opts: { stack: BenchStack; client: Client; engine: 
 }
 
 /** The physical limit: the same signed POSTs through the service's own webhook client, from a plain loop. */
-export function bareLoopSystem(opts: { stack: BenchStack; farm: Farm; urls: string[]; secret: string }): DeliverySystem & { close(): Promise<void> } {
+export function bareLoopSystem(opts: {
+  stack: BenchStack;
+  farm: Farm;
+  urls: string[];
+  secret: string;
+}): DeliverySystem & { close(): Promise<void> } {
   const client = new WebhookClient({ allowPrivate: true });
   const done = new Map<string, number>();
-  const body = JSON.stringify({ prompt_id: 1, prompt: PROMPT, category: 'sandbox', deadline_seconds: PUSH_DEADLINE_SECONDS });
+  const body = JSON.stringify({
+    prompt_id: 1,
+    prompt: PROMPT,
+    category: 'sandbox',
+    deadline_seconds: PUSH_DEADLINE_SECONDS,
+  });
   return {
     name: 'bare loop',
     async send(stage, i) {
@@ -68,7 +90,8 @@ export function bareLoopSystem(opts: { stack: BenchStack; farm: Farm; urls: stri
         deliveryId: key,
         timeoutMs: PUSH_DEADLINE_SECONDS * 1000,
       });
-      if (result.kind !== 'response' || result.status !== 200) throw new Error(`bare POST failed: ${result.kind === 'failure' ? result.message : result.status}`);
+      if (result.kind !== 'response' || result.status !== 200)
+        throw new Error(`bare POST failed: ${result.kind === 'failure' ? result.message : result.status}`);
       done.set(key, wallNow());
       // There is no accepting step in a bare loop: the request leaving is the start.
       return { key, acceptedAt: sentAt };

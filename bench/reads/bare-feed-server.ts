@@ -22,31 +22,37 @@ async function main(): Promise<void> {
   const max = ormConfig(process.env.DATABASE_URL!).pool?.max ?? 10;
   const pool = new Pool({ connectionString: process.env.DATABASE_URL, max });
   const app = Fastify({ logger: false });
-  app.get<{ Params: { id: string }; Querystring: { limit?: string; offset?: string } }>('/api/agents/:id/activity', async (request, reply) => {
-    const id = Number(request.params.id);
-    const limit = Number(request.query.limit ?? 25);
-    const offset = Number(request.query.offset ?? 0);
-    const [head, page] = await Promise.all([
-      pool.query<{ name: string; total: number }>(HEAD_SQL, [id]),
-      pool.query<SessionRow>(PAGE_SQL, [id, limit, offset]),
-    ]);
-    const [agentHead] = head.rows;
-    if (agentHead === undefined) return reply.code(404).send({ detail: 'agent not found' });
-    const { name, total } = agentHead;
-    return {
-      agent_id: id,
-      agent_name: name,
-      total,
-      limit,
-      offset,
-      has_more: offset + page.rows.length < total,
-      sessions: page.rows.map((row) => sessionJson(row)),
-    };
-  });
+  app.get<{ Params: { id: string }; Querystring: { limit?: string; offset?: string } }>(
+    '/api/agents/:id/activity',
+    async (request, reply) => {
+      const id = Number(request.params.id);
+      const limit = Number(request.query.limit ?? 25);
+      const offset = Number(request.query.offset ?? 0);
+      const [head, page] = await Promise.all([
+        pool.query<{ name: string; total: number }>(HEAD_SQL, [id]),
+        pool.query<SessionRow>(PAGE_SQL, [id, limit, offset]),
+      ]);
+      const [agentHead] = head.rows;
+      if (agentHead === undefined) return reply.code(404).send({ detail: 'agent not found' });
+      const { name, total } = agentHead;
+      return {
+        agent_id: id,
+        agent_name: name,
+        total,
+        limit,
+        offset,
+        has_more: offset + page.rows.length < total,
+        sessions: page.rows.map((row) => sessionJson(row)),
+      };
+    },
+  );
   await app.listen({ port: Number(process.env.BENCH_PORT), host: '127.0.0.1' });
   process.send?.({ ready: true });
   process.once('SIGTERM', () => {
-    void app.close().then(() => pool.end()).finally(() => process.exit(0));
+    void app
+      .close()
+      .then(() => pool.end())
+      .finally(() => process.exit(0));
   });
 }
 

@@ -45,7 +45,13 @@ async function cannon(url: string, connections: number, seconds: number): Promis
   return autocannon({ url, connections, duration: seconds, pipelining: 1 });
 }
 
-async function measure(url: string, connections: number, seconds: number, cpuRoots: () => Record<string, number>, profiler?: StageProfiler): Promise<{ run: ReadRun; profile?: PushProfile }> {
+async function measure(
+  url: string,
+  connections: number,
+  seconds: number,
+  cpuRoots: () => Record<string, number>,
+  profiler?: StageProfiler,
+): Promise<{ run: ReadRun; profile?: PushProfile }> {
   // A short first run warms the JIT and the pools, so both sides are measured warm.
   await cannon(url, connections, Math.max(1, Math.round(seconds / 3)));
   const meter = startCpuMeter(cpuRoots);
@@ -63,23 +69,48 @@ async function measure(url: string, connections: number, seconds: number, cpuRoo
   return { run, profile };
 }
 
-export async function runReadsFigure(ctx: { stack: BenchStack; api: ApiClient; key: string; pool: Pool; fleet: Fleet; profile: BenchProfile; progress: Progress; profiler?: StageProfiler }): Promise<ReadsResult> {
+export async function runReadsFigure(ctx: {
+  stack: BenchStack;
+  api: ApiClient;
+  key: string;
+  pool: Pool;
+  fleet: Fleet;
+  profile: BenchProfile;
+  progress: Progress;
+  profiler?: StageProfiler;
+}): Promise<ReadsResult> {
   const { stack, progress } = ctx;
   const r = ctx.profile.reads;
   const port = await freePort();
-  const bare = startChild({ name: 'bare feed server', script: 'bench/reads/bare-feed-server.ts', env: { ...stack.env, BENCH_PORT: String(port) }, logFile: stack.logFile('bare-feed'), ipc: true });
+  const bare = startChild({
+    name: 'bare feed server',
+    script: 'bench/reads/bare-feed-server.ts',
+    env: { ...stack.env, BENCH_PORT: String(port) },
+    logFile: stack.logFile('bare-feed'),
+    ipc: true,
+  });
   try {
     const agentId = ctx.fleet.reader;
     // A feed of a fixed length, so runs compare whatever else happened before them.
     const sent = await paced(50, r.feedSessions, () => ctx.api.sandbox(ctx.key, agentId, PROMPT, 30));
-    await sessionCompletions(ctx.pool, sent.map((s) => sessionNumber(s.value!.id)), 60_000);
+    await sessionCompletions(
+      ctx.pool,
+      sent.map((s) => sessionNumber(s.value!.id)),
+      60_000,
+    );
     await bare.message((m): m is { ready: true } => typeof m === 'object' && m !== null && 'ready' in m, 60_000);
 
     const path = `/api/agents/${agentId}/activity`;
     const bareUrl = `http://127.0.0.1:${port}${path}`;
     const arenaUrl = `${stack.apiUrl}${path}`;
-    const [fromArena, fromBare] = await Promise.all([fetch(arenaUrl).then((res) => res.json()), fetch(bareUrl).then((res) => res.json())]);
-    if (!isDeepStrictEqual(fromArena, fromBare)) throw new Error('the bare feed server does not answer what the arena answers; the read baseline would not be comparable');
+    const [fromArena, fromBare] = await Promise.all([
+      fetch(arenaUrl).then((res) => res.json()),
+      fetch(bareUrl).then((res) => res.json()),
+    ]);
+    if (!isDeepStrictEqual(fromArena, fromBare))
+      throw new Error(
+        'the bare feed server does not answer what the arena answers; the read baseline would not be comparable',
+      );
 
     progress.log(`reads: ${path} (${r.feedSessions} sessions) at ${r.connections} connections, ${r.seconds} s each`);
     const task = progress.task('reads', 2);
@@ -88,7 +119,9 @@ export async function runReadsFigure(ctx: { stack: BenchStack; api: ApiClient; k
     task.update(1);
     const { run: arenaRun, profile } = await measure(arenaUrl, r.connections, r.seconds, roots({}), ctx.profiler);
     task.done();
-    progress.log(`reads: arena ${arenaRun.requestsPerSecond.toFixed(0)} req/s, bare ${bareRun.requestsPerSecond.toFixed(0)} req/s`);
+    progress.log(
+      `reads: arena ${arenaRun.requestsPerSecond.toFixed(0)} req/s, bare ${bareRun.requestsPerSecond.toFixed(0)} req/s`,
+    );
     const group = 'Reads';
     const note = `${r.connections} connections, ${r.seconds} s`;
     const baselineName = 'bare Fastify + pg, same queries';
@@ -113,8 +146,26 @@ export async function runReadsFigure(ctx: { stack: BenchStack; api: ApiClient; k
           met: arenaRun.requestsPerSecond / bareRun.requestsPerSecond >= 0.5,
           note,
         }),
-        figure({ group, name: 'activity feed latency p50', unit: 'ms', value: arenaRun.p50, baselineName, baseline: bareRun.p50, better: 'lower', note }),
-        figure({ group, name: 'activity feed latency p99', unit: 'ms', value: arenaRun.p99, baselineName, baseline: bareRun.p99, better: 'lower', note }),
+        figure({
+          group,
+          name: 'activity feed latency p50',
+          unit: 'ms',
+          value: arenaRun.p50,
+          baselineName,
+          baseline: bareRun.p50,
+          better: 'lower',
+          note,
+        }),
+        figure({
+          group,
+          name: 'activity feed latency p99',
+          unit: 'ms',
+          value: arenaRun.p99,
+          baselineName,
+          baseline: bareRun.p99,
+          better: 'lower',
+          note,
+        }),
       ],
     };
   } finally {

@@ -45,7 +45,10 @@ function axis(values: number[], log: boolean, from: number, to: number): Axis {
     min = 10 ** Math.floor(Math.log10(min));
     max = 10 ** Math.ceil(Math.log10(max));
     const span = Math.log10(max) - Math.log10(min) || 1;
-    return { toPixel: (v) => from + ((Math.log10(v) - Math.log10(min)) / span) * (to - from), ticks: logTicks(min, max) };
+    return {
+      toPixel: (v) => from + ((Math.log10(v) - Math.log10(min)) / span) * (to - from),
+      ticks: logTicks(min, max),
+    };
   }
   min = Math.min(0, min);
   const ticks = linearTicks(min, max === min ? min + 1 : max);
@@ -62,7 +65,9 @@ function label(v: number): string {
 export function renderChart(spec: ChartSpec): string {
   const usable = spec.series.map((s) => ({
     ...s,
-    points: s.points.filter(([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!spec.logY || y > 0) && (!spec.logX || x > 0)),
+    points: s.points.filter(
+      ([x, y]) => Number.isFinite(x) && Number.isFinite(y) && (!spec.logY || y > 0) && (!spec.logX || x > 0),
+    ),
   }));
   const xs = usable.flatMap((s) => s.points.map((p) => p[0]));
   const ys = usable.flatMap((s) => s.points.map((p) => p[1]));
@@ -88,20 +93,31 @@ export function renderChart(spec: ChartSpec): string {
     out.push(`<line x1="${px}" y1="${plot.y0}" x2="${px}" y2="${plot.y1}" stroke="#f0f0f0"/>`);
     out.push(`<text x="${px}" y="${plot.y0 + 16}" text-anchor="middle">${label(t)}</text>`);
   }
-  out.push(`<rect x="${plot.x0}" y="${plot.y1}" width="${plot.x1 - plot.x0}" height="${plot.y0 - plot.y1}" fill="none" stroke="#333"/>`);
-  out.push(`<text x="${(plot.x0 + plot.x1) / 2}" y="${HEIGHT - 14}" text-anchor="middle">${escapeXml(spec.xLabel)}</text>`);
-  out.push(`<text x="16" y="${(plot.y0 + plot.y1) / 2}" text-anchor="middle" transform="rotate(-90 16 ${(plot.y0 + plot.y1) / 2})">${escapeXml(spec.yLabel)}${spec.logY ? ' (log)' : ''}</text>`);
+  out.push(
+    `<rect x="${plot.x0}" y="${plot.y1}" width="${plot.x1 - plot.x0}" height="${plot.y0 - plot.y1}" fill="none" stroke="#333"/>`,
+  );
+  out.push(
+    `<text x="${(plot.x0 + plot.x1) / 2}" y="${HEIGHT - 14}" text-anchor="middle">${escapeXml(spec.xLabel)}</text>`,
+  );
+  out.push(
+    `<text x="16" y="${(plot.y0 + plot.y1) / 2}" text-anchor="middle" transform="rotate(-90 16 ${(plot.y0 + plot.y1) / 2})">${escapeXml(spec.yLabel)}${spec.logY ? ' (log)' : ''}</text>`,
+  );
   usable.forEach((s, i) => {
     const color = s.color ?? PALETTE[i % PALETTE.length];
     const dash = s.dashed ? ' stroke-dasharray="6 4"' : '';
-    const pts = [...s.points].sort((a, b) => a[0] - b[0]).map(([px, py]) => `${x.toPixel(px).toFixed(1)},${y.toPixel(py).toFixed(1)}`);
-    if (pts.length > 1) out.push(`<polyline points="${pts.join(' ')}" fill="none" stroke="${color}" stroke-width="2"${dash}/>`);
+    const pts = [...s.points]
+      .sort((a, b) => a[0] - b[0])
+      .map(([px, py]) => `${x.toPixel(px).toFixed(1)},${y.toPixel(py).toFixed(1)}`);
+    if (pts.length > 1)
+      out.push(`<polyline points="${pts.join(' ')}" fill="none" stroke="${color}" stroke-width="2"${dash}/>`);
     for (const p of pts) {
       const [cx, cy] = p.split(',');
       out.push(`<circle cx="${cx}" cy="${cy}" r="3" fill="${color}"/>`);
     }
     const ly = MARGIN.top + 10 + i * 20;
-    out.push(`<line x1="${plot.x1 + 14}" y1="${ly}" x2="${plot.x1 + 40}" y2="${ly}" stroke="${color}" stroke-width="2"${dash}/>`);
+    out.push(
+      `<line x1="${plot.x1 + 14}" y1="${ly}" x2="${plot.x1 + 40}" y2="${ly}" stroke="${color}" stroke-width="2"${dash}/>`,
+    );
     out.push(`<text x="${plot.x1 + 46}" y="${ly}" dominant-baseline="middle">${escapeXml(s.name)}</text>`);
   });
   out.push('</svg>');

@@ -27,27 +27,44 @@ export interface GoRecording {
 async function which(tool: string): Promise<string | undefined> {
   for (const dir of (process.env.PATH ?? '').split(':').concat(['/usr/local/go/bin', '/usr/bin'])) {
     const file = path.join(dir, tool);
-    if (await fs.access(file, fs.constants.X_OK).then(() => true, () => false)) return file;
+    if (
+      await fs.access(file, fs.constants.X_OK).then(
+        () => true,
+        () => false,
+      )
+    )
+      return file;
   }
   return undefined;
 }
 
 /** Groups a Go symbol into its package: `go.temporal.io/server/service/history/api.(*X).y` -> `temporal/service/history/api`. */
 export function goPackage(symbol: string): string {
-  if (symbol.startsWith('runtime.') || symbol.startsWith('internal/runtime')) return 'go runtime (GC, scheduler, stacks)';
+  if (symbol.startsWith('runtime.') || symbol.startsWith('internal/runtime'))
+    return 'go runtime (GC, scheduler, stacks)';
   const cut = symbol.replace(/\(.*$/, '');
   const lastSlash = cut.lastIndexOf('/');
   const dot = cut.indexOf('.', lastSlash + 1);
   const pkg = dot > 0 ? cut.slice(0, dot) : cut;
-  return pkg.replace('go.temporal.io/server/', 'temporal/').replace(/^modernc\.org\/(sqlite|libc).*/, 'modernc.org/$1 (SQLite in Go)');
+  return pkg
+    .replace('go.temporal.io/server/', 'temporal/')
+    .replace(/^modernc\.org\/(sqlite|libc).*/, 'modernc.org/$1 (SQLite in Go)');
 }
 
 export async function startGoProfile(pid: number, binary: string): Promise<GoRecording> {
   const perf = await which('perf');
   const go = await which('go');
-  if (!perf || !go) return { stop: async () => `not profiled: needs perf and go on PATH (found ${perf ? 'perf' : 'no perf'}, ${go ? 'go' : 'no go'})` };
+  if (!perf || !go)
+    return {
+      stop: async () =>
+        `not profiled: needs perf and go on PATH (found ${perf ? 'perf' : 'no perf'}, ${go ? 'go' : 'no go'})`,
+    };
   const file = path.join(os.tmpdir(), `arena-bench-perf-${pid}-${Date.now()}.data`);
-  const recorder: ChildProcess = spawn(perf, ['record', '-F', '499', '-p', String(pid), '-o', file, '--', 'sleep', '3600'], { stdio: 'ignore' });
+  const recorder: ChildProcess = spawn(
+    perf,
+    ['record', '-F', '499', '-p', String(pid), '-o', file, '--', 'sleep', '3600'],
+    { stdio: 'ignore' },
+  );
   await new Promise((r) => setTimeout(r, 500));
   return {
     async stop() {
@@ -65,7 +82,11 @@ export async function startGoProfile(pid: number, binary: string): Promise<GoRec
         }
         // Symbolise each distinct address once.
         const unique = [...new Set(ips)];
-        const { stdout: symbols } = await runWithInput(go, ['tool', 'addr2line', binary], unique.map((ip) => `0x${ip}`).join('\n'));
+        const { stdout: symbols } = await runWithInput(
+          go,
+          ['tool', 'addr2line', binary],
+          unique.map((ip) => `0x${ip}`).join('\n'),
+        );
         const lines = symbols.split('\n');
         const nameOf = new Map(unique.map((ip, i) => [ip, lines[i * 2] ?? '?']));
         const byFunction = new Map<string, number>();
@@ -78,8 +99,16 @@ export async function startGoProfile(pid: number, binary: string): Promise<GoRec
         }
         const total = ips.length + kernel;
         const rank = (m: Map<string, number>, top: number) =>
-          [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, n]) => ({ name, percent: Math.round((n / total) * 1000) / 10 }));
-        return { samples: total, functions: rank(byFunction, 15), packages: rank(byPackage, 12), kernelPercent: Math.round((kernel / Math.max(1, total)) * 1000) / 10 };
+          [...m.entries()]
+            .sort((a, b) => b[1] - a[1])
+            .slice(0, top)
+            .map(([name, n]) => ({ name, percent: Math.round((n / total) * 1000) / 10 }));
+        return {
+          samples: total,
+          functions: rank(byFunction, 15),
+          packages: rank(byPackage, 12),
+          kernelPercent: Math.round((kernel / Math.max(1, total)) * 1000) / 10,
+        };
       } catch (err) {
         return `not profiled: ${(err as Error).message}`;
       } finally {
@@ -95,7 +124,11 @@ function runWithInput(command: string, args: string[], input: string): Promise<{
     const chunks: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => chunks.push(c));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve({ stdout: Buffer.concat(chunks).toString('utf8') }) : reject(new Error(`${command} exited with ${code}`))));
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve({ stdout: Buffer.concat(chunks).toString('utf8') })
+        : reject(new Error(`${command} exited with ${code}`)),
+    );
     child.stdin.end(`${input}\n`);
   });
 }

@@ -45,7 +45,9 @@ export async function connectInspector(logFile: string, pid: number): Promise<In
   const ws = new WebSocket(await debuggerUrl(logFile, pid));
   await new Promise<void>((resolve, reject) => {
     ws.addEventListener('open', () => resolve(), { once: true });
-    ws.addEventListener('error', () => reject(new Error(`could not reach the inspector of process ${pid}`)), { once: true });
+    ws.addEventListener('error', () => reject(new Error(`could not reach the inspector of process ${pid}`)), {
+      once: true,
+    });
   });
   let nextId = 1;
   const pending = new Map<number, (result: unknown) => void>();
@@ -55,18 +57,23 @@ export async function connectInspector(logFile: string, pid: number): Promise<In
     pending.get(msg.id)?.(msg.result);
     pending.delete(msg.id);
   };
-  const request = (write: (text: string) => void): Send => (method, params = {}) =>
-    new Promise((resolve) => {
-      const id = nextId++;
-      pending.set(id, resolve);
-      write(JSON.stringify({ id, method, params }));
-    });
+  const request =
+    (write: (text: string) => void): Send =>
+    (method, params = {}) =>
+      new Promise((resolve) => {
+        const id = nextId++;
+        pending.set(id, resolve);
+        write(JSON.stringify({ id, method, params }));
+      });
   const main = request((text) => ws.send(text));
   ws.addEventListener('message', (event) => {
     const msg = JSON.parse(String(event.data)) as Message;
     if (msg.method === 'NodeWorker.attachedToWorker' && msg.params?.sessionId) {
       const sessionId = msg.params.sessionId;
-      threads.set(sessionId, request((message) => void main('NodeWorker.sendMessageToWorker', { sessionId, message })));
+      threads.set(
+        sessionId,
+        request((message) => void main('NodeWorker.sendMessageToWorker', { sessionId, message })),
+      );
     } else if (msg.method === 'NodeWorker.receivedMessageFromWorker' && msg.params?.message) {
       settle(JSON.parse(msg.params.message) as Message);
     } else {
@@ -75,7 +82,10 @@ export async function connectInspector(logFile: string, pid: number): Promise<In
   });
   await main('NodeWorker.enable', { waitForDebuggerOnStart: false });
   await new Promise((r) => setTimeout(r, 200)); // attach events for threads already running
-  const all = () => [['main', main] as const, ...[...threads.values()].map((send, i) => [`thread ${i + 1}`, send] as const)];
+  const all = () => [
+    ['main', main] as const,
+    ...[...threads.values()].map((send, i) => [`thread ${i + 1}`, send] as const),
+  ];
   for (const [, send] of all()) {
     await send('Profiler.enable');
     // 1 ms sampling: enough detail for per-function shares, little overhead.

@@ -42,7 +42,10 @@ export interface BenchResults {
 
 /** `2026-11-22T21-05-03Z`: sortable, and valid in file names everywhere. */
 export function runStamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '-');
+  return date
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/:/g, '-');
 }
 
 function cpuCell(cpu: Record<string, number>): string {
@@ -55,7 +58,20 @@ function cpuCell(cpu: Record<string, number>): string {
 
 function stagesTable(stages: StageResult[]): string {
   return markdownTable(
-    ['offered /s', 'completed /s', 'kept up', 'accept p50 ms', 'overhead p50 ms', 'p95', 'p99', 'end-to-end p50 ms', 'p99', 'errors', 'CPU (% of a core)', 'CPU ms per delivery'],
+    [
+      'offered /s',
+      'completed /s',
+      'kept up',
+      'accept p50 ms',
+      'overhead p50 ms',
+      'p95',
+      'p99',
+      'end-to-end p50 ms',
+      'p99',
+      'errors',
+      'CPU (% of a core)',
+      'CPU ms per delivery',
+    ],
     stages.map((s) => [
       String(s.offered),
       formatNumber(s.achieved),
@@ -78,17 +94,44 @@ function stagesTable(stages: StageResult[]): string {
 }
 
 function profileMarkdown(profile: PushProfile, during: string): string[] {
-  const out = [`### Where the time goes (--profile, ${during})`, '', 'Shares of each thread\'s busy samples; the CPU table above gives each process\'s total.', ''];
+  const out = [
+    `### Where the time goes (--profile, ${during})`,
+    '',
+    "Shares of each thread's busy samples; the CPU table above gives each process's total.",
+    '',
+  ];
   for (const [thread, s] of Object.entries(profile.threads)) {
     if (s.busyPercent < 1) continue;
     out.push(`#### ${thread}: busy ${s.busyPercent}% of the time`, '');
-    out.push(markdownTable(['package', '%', 'function', '%'], s.packages.map((pk, i) => [pk.name, pk.percent.toFixed(1), s.functions[i]?.name ?? '', s.functions[i]?.percent.toFixed(1) ?? ''])), '');
+    out.push(
+      markdownTable(
+        ['package', '%', 'function', '%'],
+        s.packages.map((pk, i) => [
+          pk.name,
+          pk.percent.toFixed(1),
+          s.functions[i]?.name ?? '',
+          s.functions[i]?.percent.toFixed(1) ?? '',
+        ]),
+      ),
+      '',
+    );
   }
   const t = profile.temporal;
   if (typeof t === 'string') out.push(`Temporal server: ${t}.`, '');
   else {
     out.push(`#### Temporal dev server (perf, ${t.samples} samples, ${t.kernelPercent}% in the kernel)`, '');
-    out.push(markdownTable(['package', '%', 'function', '%'], t.packages.map((pk, i) => [pk.name, pk.percent.toFixed(1), t.functions[i]?.name ?? '', t.functions[i]?.percent.toFixed(1) ?? ''])), '');
+    out.push(
+      markdownTable(
+        ['package', '%', 'function', '%'],
+        t.packages.map((pk, i) => [
+          pk.name,
+          pk.percent.toFixed(1),
+          t.functions[i]?.name ?? '',
+          t.functions[i]?.percent.toFixed(1) ?? '',
+        ]),
+      ),
+      '',
+    );
   }
   return out;
 }
@@ -109,8 +152,17 @@ export function resultsMarkdown(results: BenchResults, chartFiles: string[]): st
   ];
   if (results.push) {
     const p = results.push;
-    out.push('## Push', '', `Latency figures are read at ${p.referenceRate}/s offered, the highest rate the arena kept up with (≥ 90% completed per second, no errors).`, '');
-    for (const [name, stages] of [['Arena (sandbox deliveries through the API)', p.stages.arena], ['(b) engine: one no-op activity per workflow', p.stages.engine], ['(a) bare signed-POST loop', p.stages.bare]] as const) {
+    out.push(
+      '## Push',
+      '',
+      `Latency figures are read at ${p.referenceRate}/s offered, the highest rate the arena kept up with (≥ 90% completed per second, no errors).`,
+      '',
+    );
+    for (const [name, stages] of [
+      ['Arena (sandbox deliveries through the API)', p.stages.arena],
+      ['(b) engine: one no-op activity per workflow', p.stages.engine],
+      ['(a) bare signed-POST loop', p.stages.bare],
+    ] as const) {
       out.push(`### ${name}`, '', stagesTable(stages), '');
     }
     out.push(...chartFiles.map((f) => `![${f}](${f})`), '');
@@ -121,7 +173,11 @@ export function resultsMarkdown(results: BenchResults, chartFiles: string[]): st
     out.push(
       '## Deadlines',
       '',
-      `${d.deliveries} deliveries at ${d.rate}/s, ${d.deadlineSeconds} s deadlines, agents that never answer. Signed (late positive): arena p50 ${formatNumber(d.arenaSigned.p50)} ms, p99 ${formatNumber(d.arenaSigned.p99)} ms; engine p50 ${formatNumber(d.engineSigned.p50)} ms, p99 ${formatNumber(d.engineSigned.p99)} ms. Recorded statuses: ${Object.entries(d.statuses).map(([k, v]) => `${k} ${v}`).join(', ')}. CPU: ${cpuCell(d.cpu)}.`,
+      `${d.deliveries} deliveries at ${d.rate}/s, ${d.deadlineSeconds} s deadlines, agents that never answer. Signed (late positive): arena p50 ${formatNumber(d.arenaSigned.p50)} ms, p99 ${formatNumber(d.arenaSigned.p99)} ms; engine p50 ${formatNumber(d.engineSigned.p50)} ms, p99 ${formatNumber(d.engineSigned.p99)} ms. Recorded statuses: ${Object.entries(
+        d.statuses,
+      )
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}. CPU: ${cpuCell(d.cpu)}.`,
       '',
     );
   }
@@ -134,7 +190,12 @@ export function resultsMarkdown(results: BenchResults, chartFiles: string[]): st
       '',
       markdownTable(
         ['', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'CPU (% of a core)'],
-        ([['arena', r.arena], ['bare', r.bare]] as const).map(([name, side]) => [
+        (
+          [
+            ['arena', r.arena],
+            ['bare', r.bare],
+          ] as const
+        ).map(([name, side]) => [
           name,
           ...[side.requestsPerSecond, side.p50, side.p99].map(formatNumber),
           String(side.errors + side.non2xx),
@@ -153,10 +214,32 @@ export function resultsMarkdown(results: BenchResults, chartFiles: string[]): st
       `${p.polls} long-polls, idle for ${p.idleSeconds} s, then ${p.wakes} wakes.`,
       '',
       markdownTable(
-        ['', 'RSS at start MB', 'RSS idle MB', 'CPU idle (% of a core)', 'opened in s', 'wake p50 ms', 'wake p99 ms', 'client errors', 'CPU of all while idle'],
-        ([['arena API', p.arena], ['bare server', p.bare]] as const).map(([name, side]) => [
+        [
+          '',
+          'RSS at start MB',
+          'RSS idle MB',
+          'CPU idle (% of a core)',
+          'opened in s',
+          'wake p50 ms',
+          'wake p99 ms',
+          'client errors',
+          'CPU of all while idle',
+        ],
+        (
+          [
+            ['arena API', p.arena],
+            ['bare server', p.bare],
+          ] as const
+        ).map(([name, side]) => [
           name,
-          ...[side.startRssMb, side.idleRssMb, side.idleCpuPercent, side.openedInSeconds, side.wake.p50, side.wake.p99].map(formatNumber),
+          ...[
+            side.startRssMb,
+            side.idleRssMb,
+            side.idleCpuPercent,
+            side.openedInSeconds,
+            side.wake.p50,
+            side.wake.p99,
+          ].map(formatNumber),
           String(side.errors),
           cpuCell(side.idleCpu),
         ]),
@@ -167,12 +250,18 @@ export function resultsMarkdown(results: BenchResults, chartFiles: string[]): st
   return out.join('\n');
 }
 
-export async function writeResults(dir: string, results: BenchResults): Promise<{ json: string; markdown: string; charts: string[] }> {
+export async function writeResults(
+  dir: string,
+  results: BenchResults,
+): Promise<{ json: string; markdown: string; charts: string[] }> {
   await fs.mkdir(dir, { recursive: true });
   const stamp = runStamp(new Date(results.run.startedAt));
   const charts: string[] = [];
   if (results.push) {
-    for (const [suffix, spec] of [['', results.push.charts.overhead], ['-end-to-end', results.push.charts.endToEnd]] as const) {
+    for (const [suffix, spec] of [
+      ['', results.push.charts.overhead],
+      ['-end-to-end', results.push.charts.endToEnd],
+    ] as const) {
       const file = `${stamp}${suffix}.svg`;
       await fs.writeFile(path.join(dir, file), renderChart(spec));
       charts.push(file);

@@ -32,7 +32,8 @@ export async function createStageProfiler(stack: BenchStack): Promise<StageProfi
     async stop() {
       const threads: Record<string, ProfileSummary> = {};
       for (const [name, s] of sessions) {
-        for (const [thread, profile] of Object.entries(await s.stop())) threads[`${name} ${thread}`] = summarizeProfile(profile, 15);
+        for (const [thread, profile] of Object.entries(await s.stop()))
+          threads[`${name} ${thread}`] = summarizeProfile(profile, 15);
       }
       return { threads, temporal: go ? await go.stop() : 'not profiled: no Temporal server process found' };
     },

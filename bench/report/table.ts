@@ -50,6 +50,10 @@ export function figuresText(rows: FigureRow[]): string {
   const all = [HEADERS, ...rows.map(cells)];
   // cells() gives one cell per header.
   const widths = HEADERS.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (r: string[]) =>
+    r
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [line(HEADERS), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n');
 }

@@ -36,14 +36,18 @@ export function startChild(opts: ChildOptions): BenchChild {
   // in between), so the pid is the one whose memory and CPU we read.
   const nodeArgs = [...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(REPO, opts.script)];
   // --pdeathsig: the kernel kills the child when the bench dies, even by SIGKILL.
-  const [command, args] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'SIGKILL', '--', process.execPath, ...nodeArgs]] : [process.execPath, nodeArgs];
+  const [command, args] = SETPRIV
+    ? [SETPRIV, ['--pdeathsig', 'SIGKILL', '--', process.execPath, ...nodeArgs]]
+    : [process.execPath, nodeArgs];
   const child = spawn(command, args, {
     cwd: REPO,
     env: opts.env,
     stdio: opts.ipc ? ['ignore', fd, fd, 'ipc'] : ['ignore', fd, fd],
   });
   fs.closeSync(fd);
-  const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? String(code))));
+  const exited = new Promise<string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ?? String(code))),
+  );
   return {
     name: opts.name,
     pid: child.pid!,

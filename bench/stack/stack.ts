@@ -104,7 +104,11 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
     };
     opts.log(`data folder ${dir}`);
     opts.log('starting PostgreSQL and the Temporal dev server, bundling the workflows');
-    const cli = findOrInstallTemporalCli({ toolDir: path.join(REPO, '.arena', 'tools'), explicitPath: process.env.TEMPORAL_CLI_PATH || undefined, log: opts.log });
+    const cli = findOrInstallTemporalCli({
+      toolDir: path.join(REPO, '.arena', 'tools'),
+      explicitPath: process.env.TEMPORAL_CLI_PATH || undefined,
+      log: opts.log,
+    });
     const postgres = startEmbeddedPostgres({ dataDir: dir, port: pgPort, log: fileLog('postgres') }).then((server) => {
       stops.push(server.stop);
       return server;
@@ -113,7 +117,13 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
       postgres,
       // Temporal binds ports of its own choosing as it starts: once PostgreSQL holds its port, none can be that one.
       Promise.all([cli, postgres.catch(() => undefined)]).then(([cliPath]) =>
-        startTemporalDevServer({ cliPath, dataDir: dir, port: temporalPort, namespace: 'default', log: fileLog('temporal') }).then((server) => {
+        startTemporalDevServer({
+          cliPath,
+          dataDir: dir,
+          port: temporalPort,
+          namespace: 'default',
+          log: fileLog('temporal'),
+        }).then((server) => {
           stops.push(server.stop);
           return server;
         }),
@@ -144,10 +154,23 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
     const apiUrl = `http://127.0.0.1:${apiPort}`;
 
     opts.log('starting the worker and the API');
-    const worker = startChild({ name: 'worker', script: 'bench/stack/worker-entry.ts', env, logFile: logFile('worker'), ipc: true, nodeArgs: opts.nodeArgs });
+    const worker = startChild({
+      name: 'worker',
+      script: 'bench/stack/worker-entry.ts',
+      env,
+      logFile: logFile('worker'),
+      ipc: true,
+      nodeArgs: opts.nodeArgs,
+    });
     stops.push(() => worker.stop(30_000));
     const startApiChild = async (): Promise<BenchChild> => {
-      const child = startChild({ name: 'api', script: 'api/server.ts', env, logFile: logFile('api'), nodeArgs: opts.nodeArgs });
+      const child = startChild({
+        name: 'api',
+        script: 'api/server.ts',
+        env,
+        logFile: logFile('api'),
+        nodeArgs: opts.nodeArgs,
+      });
       await waitFor(
         async () => {
           if (child.process.exitCode !== null) throw new Error(`the API exited during start-up; see ${logFile('api')}`);

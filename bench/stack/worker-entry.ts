@@ -8,7 +8,10 @@ async function main(): Promise<void> {
   await installWorkerRuntime({ logLevel: config.logLevel, metrics: true, shutdownSignals: [] });
   const bundle = process.env.BENCH_WORKFLOW_BUNDLE;
   // Dispatch and leaderboard schedules would send main-arena prompts to the bench's agents mid-run.
-  const worker = await startWorker(config, { schedules: false, ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
+  const worker = await startWorker(config, {
+    schedules: false,
+    ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
+  });
   process.send?.({ ready: true });
   const stop = () => {
     worker.close().then(

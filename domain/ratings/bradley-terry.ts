@@ -126,7 +126,9 @@ export function fitLeaderboard(votes: readonly BattleVote[], options: Leaderboar
  * entirely above its own (their ciLow above its ciHigh). Agents whose intervals overlap share
  * ranks, so a rank is a claim the data supports. Input order is kept.
  */
-export function rankByIntervals<T extends { ciLow: number; ciHigh: number }>(entries: readonly T[]): (T & { rank: number })[] {
+export function rankByIntervals<T extends { ciLow: number; ciHigh: number }>(
+  entries: readonly T[],
+): (T & { rank: number })[] {
   const lows = Float64Array.from(entries, (entry) => entry.ciLow).sort();
   return entries.map((entry) => ({ ...entry, rank: 1 + lows.length - countAtMost(lows, entry.ciHigh) }));
 }
@@ -149,9 +151,11 @@ interface VoteTable {
 function tabulate(votes: readonly BattleVote[]): VoteTable {
   const counted = votes.filter((vote) => vote.a !== vote.b);
   const agentIds = [...new Set(counted.flatMap((vote) => [vote.a, vote.b]))].sort((x, y) => x - y);
-  const agents = agentIds.map(
-    (agentId, index): FittedAgent => ({ agentId, index, record: { votes: 0, wins: 0, losses: 0, ties: 0 } }),
-  );
+  const agents = agentIds.map((agentId, index): FittedAgent => ({
+    agentId,
+    index,
+    record: { votes: 0, wins: 0, losses: 0, ties: 0 },
+  }));
   const agentOf = new Map(agents.map((agent) => [agent.agentId, agent]));
   const n = agents.length;
   const pairOf = new Map<number, number>();

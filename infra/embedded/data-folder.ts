@@ -11,6 +11,8 @@ export async function prepareDataFolder(dir: string, log: (line: string) => void
   await fs.chmod(dir, PRIVATE_FOLDER_MODE);
   // Group search alone is what an embedded PostgreSQL run as root is given (it is given again on start).
   if ((mode & 0o067) !== 0) {
-    log(`made ${dir} private to its owner (it was ${mode.toString(8)}, now 700): it holds the encryption key and the database`);
+    log(
+      `made ${dir} private to its owner (it was ${mode.toString(8)}, now 700): it holds the encryption key and the database`,
+    );
   }
 }

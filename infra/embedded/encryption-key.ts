@@ -14,7 +14,9 @@ export async function readOrCreateEncryptionKey(dataDir: string): Promise<Buffer
   }
   const hex = (await fs.readFile(file, 'utf8')).trim();
   if (!/^[0-9a-fA-F]{64}$/.test(hex)) {
-    throw new Error(`${file} should hold 64 hex characters (32 bytes); it does not, and replacing it would make what was encrypted with it unreadable: fix it or remove it`);
+    throw new Error(
+      `${file} should hold 64 hex characters (32 bytes); it does not, and replacing it would make what was encrypted with it unreadable: fix it or remove it`,
+    );
   }
   return Buffer.from(hex, 'hex');
 }

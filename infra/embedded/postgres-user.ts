@@ -47,7 +47,11 @@ async function lookupUser(): Promise<Required<PostgresIdentity> | undefined> {
  * The postgres user must be able to walk down to its data directory and its binaries; a
  * mkdtemp folder (0700) or a checkout under /root would stop it, so we add the search bit.
  */
-export async function letPostgresReach(target: string, identity: PostgresIdentity, log: (line: string) => void): Promise<void> {
+export async function letPostgresReach(
+  target: string,
+  identity: PostgresIdentity,
+  log: (line: string) => void,
+): Promise<void> {
   if (identity.uid === undefined) return;
   const chain: string[] = [];
   for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {

@@ -48,7 +48,16 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     name: 'PostgreSQL',
     command: bin.postgres,
     // TCP on loopback only: no Unix socket, so nothing is written outside the data folder.
-    args: ['-D', clusterDir, '-p', String(opts.port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    args: [
+      '-D',
+      clusterDir,
+      '-p',
+      String(opts.port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+    ],
     cwd: dataDir,
     env: PG_ENV,
     uid: identity.uid,
@@ -61,7 +70,9 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   const adminUrl = urlFor('postgres');
   const database = opts.database ?? 'arena';
   try {
-    await waitUntilReady(server, 'PostgreSQL', 60_000, () => withClient(adminUrl, (c) => c.query('select 1')).then(() => undefined));
+    await waitUntilReady(server, 'PostgreSQL', 60_000, () =>
+      withClient(adminUrl, (c) => c.query('select 1')).then(() => undefined),
+    );
     await createDatabaseIfMissing(adminUrl, database);
   } catch (err) {
     await server.stop('SIGINT', 10_000);
@@ -93,7 +104,9 @@ async function readOrCreatePassword(dataDir: string, mayCreate: boolean): Promis
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
   if (!mayCreate) {
-    throw new Error(`${file} is missing, so the existing cluster in ${dataDir}/postgres cannot be logged into; restore the file or delete the cluster`);
+    throw new Error(
+      `${file} is missing, so the existing cluster in ${dataDir}/postgres cannot be logged into; restore the file or delete the cluster`,
+    );
   }
   const password = crypto.randomBytes(24).toString('hex');
   try {
@@ -129,9 +142,24 @@ async function initCluster(a: InitClusterArgs): Promise<void> {
       await fs.chown(staging, a.identity.uid, a.identity.gid);
       await fs.chown(pwfile, a.identity.uid, a.identity.gid);
     }
-    const args = ['-D', staging, '-U', SUPERUSER, `--pwfile=${pwfile}`, '--auth=scram-sha-256', '--encoding=UTF8', '--no-locale', '--no-instructions'];
+    const args = [
+      '-D',
+      staging,
+      '-U',
+      SUPERUSER,
+      `--pwfile=${pwfile}`,
+      '--auth=scram-sha-256',
+      '--encoding=UTF8',
+      '--no-locale',
+      '--no-instructions',
+    ];
     try {
-      const out = await runCommand(a.initdb, args, { cwd: a.dataDir, env: PG_ENV, uid: a.identity.uid, gid: a.identity.gid });
+      const out = await runCommand(a.initdb, args, {
+        cwd: a.dataDir,
+        env: PG_ENV,
+        uid: a.identity.uid,
+        gid: a.identity.gid,
+      });
       for (const line of `${out.stdout}\n${out.stderr}`.split('\n')) if (line.trim()) a.log(line);
     } catch (err) {
       throw new Error(`initdb failed: ${(err as Error).message}`);
@@ -161,7 +189,9 @@ async function clearStalePidFile(clusterDir: string, log: (line: string) => void
       running = await isPostgresFor(pid, clusterDir);
     }
     if (running) {
-      throw new Error(`PostgreSQL is already running on ${clusterDir} (pid ${pid}): is another \`npm start\` using this data folder?`);
+      throw new Error(
+        `PostgreSQL is already running on ${clusterDir} (pid ${pid}): is another \`npm start\` using this data folder?`,
+      );
     }
     if (!(await exists(pidFile))) return;
   }

@@ -164,7 +164,11 @@ export interface CommandOptions {
  * Runs a set-up command (initdb, pip) to completion in a process group of its own, so that a
  * Ctrl-C during start-up lets it finish instead of killing it half way; start.ts stops after it.
  */
-export function runCommand(command: string, args: string[], opts: CommandOptions = {}): Promise<{ stdout: string; stderr: string }> {
+export function runCommand(
+  command: string,
+  args: string[],
+  opts: CommandOptions = {},
+): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { ...opts, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -174,7 +178,12 @@ export function runCommand(command: string, args: string[], opts: CommandOptions
     child.once('error', reject);
     child.once('close', (code, signal) => {
       if (code === 0) resolve({ stdout, stderr });
-      else reject(new Error(`${command} ${args.join(' ')} failed (code ${code ?? '-'}, signal ${signal ?? '-'}):\n${stderr || stdout}`));
+      else
+        reject(
+          new Error(
+            `${command} ${args.join(' ')} failed (code ${code ?? '-'}, signal ${signal ?? '-'}):\n${stderr || stdout}`,
+          ),
+        );
     });
   });
 }

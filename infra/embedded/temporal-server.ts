@@ -38,18 +38,26 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
   await fs.mkdir(dbDir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
   const address = `127.0.0.1:${opts.port}`;
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(opts.port),
-    '--namespace', opts.namespace,
-    '--db-filename', path.join(dbDir, 'temporal.db'),
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(opts.port),
+    '--namespace',
+    opts.namespace,
+    '--db-filename',
+    path.join(dbDir, 'temporal.db'),
     // WAL with synchronous=OFF survives a crash of the server, just not of the machine: fine for a dev stack.
-    '--sqlite-pragma', 'journal_mode=WAL',
-    '--sqlite-pragma', 'synchronous=OFF',
+    '--sqlite-pragma',
+    'journal_mode=WAL',
+    '--sqlite-pragma',
+    'synchronous=OFF',
     ...Object.entries(ARENA_SEARCH_ATTRIBUTES).flatMap(([name, t]) => ['--search-attribute', `${name}=${t.cli}`]),
     ...(opts.uiPort === undefined ? ['--headless'] : ['--ui-port', String(opts.uiPort)]),
     // The metrics and HTTP API ports are left to the CLI, which picks free ones.
-    '--log-level', 'warn',
+    '--log-level',
+    'warn',
   ];
 
   const server = spawnService({
@@ -89,7 +97,9 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
  */
 async function ensureSearchAttributes(connection: Connection, namespace: string): Promise<void> {
   const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-  const missing = Object.entries(ARENA_SEARCH_ATTRIBUTES).filter(([name]) => !(customAttributes && name in customAttributes));
+  const missing = Object.entries(ARENA_SEARCH_ATTRIBUTES).filter(
+    ([name]) => !(customAttributes && name in customAttributes),
+  );
   if (missing.length === 0) return;
   await connection.operatorService.addSearchAttributes({
     namespace,

@@ -71,10 +71,19 @@ export function bearerMatches(header: string | undefined, token: string): boolea
  * Why a scrape is refused, or undefined to serve it. Without a token, metrics are served only by a
  * process that listens on loopback: they name routes, load and queue sizes, not for the network.
  */
-export function metricsRefusal(access: { host: string; token?: string }, authorization: string | undefined): { status: 401 | 403; detail: string } | undefined {
+export function metricsRefusal(
+  access: { host: string; token?: string },
+  authorization: string | undefined,
+): { status: 401 | 403; detail: string } | undefined {
   if (access.token) {
-    return bearerMatches(authorization, access.token) ? undefined : { status: 401, detail: 'metrics need Authorization: Bearer <ARENA_METRICS_TOKEN>' };
+    return bearerMatches(authorization, access.token)
+      ? undefined
+      : { status: 401, detail: 'metrics need Authorization: Bearer <ARENA_METRICS_TOKEN>' };
   }
   if (isLoopbackHost(access.host)) return undefined;
-  return { status: 403, detail: 'metrics are not served to the network without a token: set ARENA_METRICS_TOKEN and send Authorization: Bearer <token>' };
+  return {
+    status: 403,
+    detail:
+      'metrics are not served to the network without a token: set ARENA_METRICS_TOKEN and send Authorization: Bearer <token>',
+  };
 }

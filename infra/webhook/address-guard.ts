@@ -37,7 +37,10 @@ function parseV6(ip: string): number[] {
   if (text.includes('.', lastColon)) {
     // A trailing dotted quad (::ffff:1.2.3.4) fills the last two groups.
     // isIP accepted the address, so the quad has four parts; the defaults only satisfy the type.
-    const [a = 0, b = 0, c = 0, d = 0] = text.slice(lastColon + 1).split('.').map(Number);
+    const [a = 0, b = 0, c = 0, d = 0] = text
+      .slice(lastColon + 1)
+      .split('.')
+      .map(Number);
     text = `${text.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];

@@ -58,7 +58,10 @@ export class WebhookClient {
   constructor(private readonly opts: WebhookClientOptions) {
     this.maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
     this.userAgent = opts.userAgent ?? DEFAULT_USER_AGENT;
-    this.connector = trackedConnector({ lookup: guardedLookup(opts.allowPrivate, opts.resolveHost), timeout: CONNECT_TIMEOUT_MS });
+    this.connector = trackedConnector({
+      lookup: guardedLookup(opts.allowPrivate, opts.resolveHost),
+      timeout: CONNECT_TIMEOUT_MS,
+    });
     this.agent = new Agent({
       connect: this.connector.connect,
       // undici's default, stated because it matters: servers often drop idle sockets after 5 s, and a
@@ -104,7 +107,12 @@ export class WebhookClient {
     return this.exchange(url, body, headers, req);
   }
 
-  private exchange(url: URL, body: Buffer, headers: Record<string, string>, req: WebhookRequest): Promise<WebhookResult> {
+  private exchange(
+    url: URL,
+    body: Buffer,
+    headers: Record<string, string>,
+    req: WebhookRequest,
+  ): Promise<WebhookResult> {
     const target = targetOf(url);
     const maxBytes = this.maxResponseBytes;
 
@@ -129,9 +137,10 @@ export class WebhookClient {
         controller?.abort(new ExchangeStopped(cause.message));
       };
       const onTimeout = () => {
-        const message = sentAt === undefined
-          ? `timed out after ${formatSeconds(req.timeoutMs)} connecting to ${target.address}`
-          : `timed out after ${formatSeconds(req.timeoutMs)}`;
+        const message =
+          sentAt === undefined
+            ? `timed out after ${formatSeconds(req.timeoutMs)} connecting to ${target.address}`
+            : `timed out after ${formatSeconds(req.timeoutMs)}`;
         stop({ stage: 'timeout', message });
       };
       const onCancel = () => {
@@ -141,9 +150,10 @@ export class WebhookClient {
       const onError = (err: Error) => {
         if (settled) return;
         // Whether onRequestStart ran is exactly whether any byte of the request may have been written.
-        const cause = sentAt === undefined
-          ? describeConnectFailure(err, target, CONNECT_TIMEOUT_MS)
-          : describeExchangeFailure(err, target, req.timeoutMs);
+        const cause =
+          sentAt === undefined
+            ? describeConnectFailure(err, target, CONNECT_TIMEOUT_MS)
+            : describeExchangeFailure(err, target, req.timeoutMs);
         settle(failed(cause, sentAt));
       };
       const timer = setTimeout(onTimeout, req.timeoutMs);
@@ -210,7 +220,12 @@ function targetOf(url: URL): Target {
 }
 
 function failed(cause: FailureCause, sentAt: number | undefined): WebhookFailure {
-  const failure: WebhookFailure = { kind: 'failure', stage: cause.stage, neverSent: sentAt === undefined, message: cause.message };
+  const failure: WebhookFailure = {
+    kind: 'failure',
+    stage: cause.stage,
+    neverSent: sentAt === undefined,
+    message: cause.message,
+  };
   if (sentAt !== undefined) failure.sentAt = sentAt;
   return failure;
 }

@@ -20,10 +20,13 @@ export function trackedConnector(options: buildConnector.BuildOptions): TrackedC
     // run before the call returns, and then reads socket as undefined rather than throwing.
     let socket: Socket | undefined;
     // eslint-disable-next-line prefer-const
-    socket = (build as unknown as (...a: Parameters<buildConnector.connector>) => Socket | undefined)(target, (...result) => {
-      if (socket) connecting.delete(socket);
-      callback(...result);
-    });
+    socket = (build as unknown as (...a: Parameters<buildConnector.connector>) => Socket | undefined)(
+      target,
+      (...result) => {
+        if (socket) connecting.delete(socket);
+        callback(...result);
+      },
+    );
     if (socket) {
       connecting.add(socket);
       const connectingSocket = socket;

@@ -2,15 +2,7 @@
 import { PRIVATE_ADDRESS_CODE } from './guarded-lookup';
 
 export type WebhookFailureStage =
-  | 'invalid-url'
-  | 'private-address'
-  | 'dns'
-  | 'refused'
-  | 'tls'
-  | 'connect'
-  | 'timeout'
-  | 'too-large'
-  | 'network';
+  'invalid-url' | 'private-address' | 'dns' | 'refused' | 'tls' | 'connect' | 'timeout' | 'too-large' | 'network';
 
 export interface FailureCause {
   stage: WebhookFailureStage;
@@ -69,7 +61,10 @@ export function describeConnectFailure(err: ErrorWithCode, target: Target, conne
   if (code && DNS_CODES.has(code)) return { stage: 'dns', message: `DNS lookup failed for ${target.hostname}` };
   if (code === 'ECONNREFUSED') return { stage: 'refused', message: `connection refused by ${target.address}` };
   if (code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return { stage: 'timeout', message: `timed out after ${formatSeconds(connectTimeoutMs)} connecting to ${target.address}` };
+    return {
+      stage: 'timeout',
+      message: `timed out after ${formatSeconds(connectTimeoutMs)} connecting to ${target.address}`,
+    };
   }
   if (code === 'ETIMEDOUT') return { stage: 'timeout', message: `timed out connecting to ${target.address}` };
   if (target.https && (TLS_CODE.test(code ?? '') || err.reason !== undefined)) {
@@ -78,14 +73,16 @@ export function describeConnectFailure(err: ErrorWithCode, target: Target, conne
   if (code === 'UND_ERR_DESTROYED' || code === 'UND_ERR_CLOSED') {
     return { stage: 'network', message: 'webhook client is closed' };
   }
-  if (code === 'UND_ERR_INVALID_ARG') return { stage: 'network', message: `request not sent: ${firstLine(err.message)}` };
+  if (code === 'UND_ERR_INVALID_ARG')
+    return { stage: 'network', message: `request not sent: ${firstLine(err.message)}` };
   return { stage: 'connect', message: `could not connect to ${target.address} (${code ?? firstLine(err.message)})` };
 }
 
 /** A failure after the request went out: the agent may have received it. */
 export function describeExchangeFailure(err: ErrorWithCode, target: Target, timeoutMs: number): FailureCause {
   const code = codeOf(err) ?? '';
-  if (RESPONSE_TIMEOUT_CODES.has(code)) return { stage: 'timeout', message: `timed out after ${formatSeconds(timeoutMs)}` };
+  if (RESPONSE_TIMEOUT_CODES.has(code))
+    return { stage: 'timeout', message: `timed out after ${formatSeconds(timeoutMs)}` };
   if (CLOSED_CODES.has(code)) {
     return { stage: 'network', message: `connection to ${target.address} closed before the response was complete` };
   }

@@ -19,7 +19,12 @@ export async function pingWebhook(
   const promptId = `ping-${pingNumber}`;
   // Shaped like a real prompt so an agent that handles prompts handles the ping with no special case.
   // The body is fixed by the contract even when a caller waits less (tests shorten the timeout).
-  const body = JSON.stringify({ prompt_id: promptId, prompt: 'ping', category: 'ping', deadline_seconds: PING_DEADLINE_SECONDS });
+  const body = JSON.stringify({
+    prompt_id: promptId,
+    prompt: 'ping',
+    category: 'ping',
+    deadline_seconds: PING_DEADLINE_SECONDS,
+  });
   const result = await client.post({ url, body, secret, deliveryId: promptId, timeoutMs });
   return pingOutcome(result);
 }

@@ -36,7 +36,10 @@ const CLOSE_GRACE_MS = 2_000;
 const OWN_PROCESS_GROUP = process.platform !== 'win32';
 
 /** The adapter contract's variables, under the arena's names and the original service's. */
-export function adapterEnv(payload: PromptPayload, ids: { workId?: string; kind?: string } = {}): Record<string, string> {
+export function adapterEnv(
+  payload: PromptPayload,
+  ids: { workId?: string; kind?: string } = {},
+): Record<string, string> {
   const values: Record<string, string | undefined> = {
     PROMPT: payload.prompt,
     PROMPT_ID: payload.prompt_id,
@@ -54,7 +57,11 @@ export function adapterEnv(payload: PromptPayload, ids: { workId?: string; kind?
   return env;
 }
 
-export function runAgentCommand(command: AgentCommand, delivery: PromptDelivery, opts: RunOptions = {}): Promise<AgentOutcome> {
+export function runAgentCommand(
+  command: AgentCommand,
+  delivery: PromptDelivery,
+  opts: RunOptions = {},
+): Promise<AgentOutcome> {
   const { payload } = delivery;
   if (opts.killSignal?.aborted) return Promise.resolve(failure('runner stopped before the command started'));
   // Never the runner's whole environment: it holds the agent secret, and a prompt can talk a
@@ -64,7 +71,12 @@ export function runAgentCommand(command: AgentCommand, delivery: PromptDelivery,
   return new Promise<AgentOutcome>((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn(command.command, command.args, { env, stdio: ['pipe', 'pipe', 'pipe'], detached: OWN_PROCESS_GROUP, windowsHide: true });
+      child = spawn(command.command, command.args, {
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        detached: OWN_PROCESS_GROUP,
+        windowsHide: true,
+      });
     } catch (err) {
       resolve(failure(`could not start command ${command.command}: ${(err as Error).message}`));
       return;
@@ -107,7 +119,10 @@ export function runAgentCommand(command: AgentCommand, delivery: PromptDelivery,
     child.stdout!.on('data', (chunk: string) => {
       if (stopReason !== undefined) return;
       stdout += chunk;
-      if (stdout.length > MAX_RAW_STDOUT_CHARS || (stdout.length > MAX_RESPONSE_CHARS && stdout.trim().length > MAX_RESPONSE_CHARS)) {
+      if (
+        stdout.length > MAX_RAW_STDOUT_CHARS ||
+        (stdout.length > MAX_RESPONSE_CHARS && stdout.trim().length > MAX_RESPONSE_CHARS)
+      ) {
         stop(`output exceeds ${MAX_RESPONSE_CHARS} characters`);
       }
     });
@@ -143,7 +158,10 @@ function outcomeOf(stdout: string, stderr: string, code: number | null, signal: 
 }
 
 function lastLine(text: string): string {
-  const lines = text.split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== '');
+  const lines = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
   const last = lines.at(-1) ?? '';
   return last.length > MAX_STDERR_LINE_CHARS ? `${last.slice(0, MAX_STDERR_LINE_CHARS - 1)}…` : last;
 }

@@ -82,7 +82,11 @@ export class ArenaClient {
       return { kind: 'work', delivery: parsed.delivery, workId };
     }
     if (isRetryable(res.statusCode)) {
-      return { kind: 'retry', reason: `HTTP ${res.statusCode}`, retryAfterMs: retryAfterMs(res.headers['retry-after']) };
+      return {
+        kind: 'retry',
+        reason: `HTTP ${res.statusCode}`,
+        retryAfterMs: retryAfterMs(res.headers['retry-after']),
+      };
     }
     throw new RunnerFatalError(this.refusal(res.statusCode, detailOf(text)));
   }
@@ -105,7 +109,11 @@ export class ArenaClient {
     }
     if (res.statusCode >= 200 && res.statusCode < 300) return { kind: 'recorded' };
     if (isRetryable(res.statusCode)) {
-      return { kind: 'retry', reason: `HTTP ${res.statusCode}`, retryAfterMs: retryAfterMs(res.headers['retry-after']) };
+      return {
+        kind: 'retry',
+        reason: `HTTP ${res.statusCode}`,
+        retryAfterMs: retryAfterMs(res.headers['retry-after']),
+      };
     }
     return { kind: 'refused', status: res.statusCode, detail: detailOf(text) };
   }

@@ -49,14 +49,29 @@ export async function main(argv: string[], log: Log = stderrLog): Promise<number
     .description('pull mode (the default): fetch prompts from the arena, answer them with <command>, post the results')
     .addOption(new Option('--base-url <url>', 'arena URL').env('ARENA_BASE_URL').argParser(parseBaseUrl))
     .requiredOption('--agent <id>', 'agent id', parseAgentId)
-    .addOption(new Option('--secret <secret>', 'agent secret (prefer the environment variable)').env('ARENA_AGENT_SECRET'))
-    .option('--concurrency <n>', `prompts run at once (1-${MAX_CONCURRENCY})`, intIn('--concurrency', 1, MAX_CONCURRENCY), 1)
-    .option('--wait <seconds>', `long-poll wait (0-${MAX_WAIT_SECONDS})`, intIn('--wait', 0, MAX_WAIT_SECONDS), DEFAULT_WAIT_SECONDS)
+    .addOption(
+      new Option('--secret <secret>', 'agent secret (prefer the environment variable)').env('ARENA_AGENT_SECRET'),
+    )
+    .option(
+      '--concurrency <n>',
+      `prompts run at once (1-${MAX_CONCURRENCY})`,
+      intIn('--concurrency', 1, MAX_CONCURRENCY),
+      1,
+    )
+    .option(
+      '--wait <seconds>',
+      `long-poll wait (0-${MAX_WAIT_SECONDS})`,
+      intIn('--wait', 0, MAX_WAIT_SECONDS),
+      DEFAULT_WAIT_SECONDS,
+    )
     .addOption(envOption())
     .argument('<command>', 'agent command: reads the prompt JSON on stdin, prints the answer')
     .argument('[args...]', 'arguments of the agent command')
     .passThroughOptions()
-    .addHelpText('after', '\nExample:\n  ARENA_AGENT_SECRET=agsec_... arena-runner run --base-url https://arena.example --agent 42 -- python3 agent.py')
+    .addHelpText(
+      'after',
+      '\nExample:\n  ARENA_AGENT_SECRET=agsec_... arena-runner run --base-url https://arena.example --agent 42 -- python3 agent.py',
+    )
     .action(async (command: string, args: string[], flags: RunFlags) => {
       if (!flags.baseUrl) return fail('missing arena URL: pass --base-url or set ARENA_BASE_URL');
       if (!flags.secret) return fail('missing agent secret: pass --secret or set ARENA_AGENT_SECRET');
@@ -86,7 +101,9 @@ export async function main(argv: string[], log: Log = stderrLog): Promise<number
   program
     .command('push')
     .description('push mode: serve a local webhook that checks signatures and answers with <command>')
-    .addOption(new Option('--secret <secret>', 'agent secret (prefer the environment variable)').env('ARENA_AGENT_SECRET'))
+    .addOption(
+      new Option('--secret <secret>', 'agent secret (prefer the environment variable)').env('ARENA_AGENT_SECRET'),
+    )
     .option('--port <port>', 'port to listen on', intIn('--port', 0, 65535), DEFAULT_PUSH_PORT)
     .option('--host <host>', 'address to listen on', DEFAULT_PUSH_HOST)
     .option(
@@ -120,7 +137,9 @@ export async function main(argv: string[], log: Log = stderrLog): Promise<number
         } catch (err) {
           return fail(`could not listen on ${flags.host}:${flags.port}: ${(err as Error).message}`);
         }
-        log(`listening on ${server.url} (set it as the agent's webhook_url, through a tunnel if the arena is not local)`);
+        log(
+          `listening on ${server.url} (set it as the agent's webhook_url, through a tunnel if the arena is not local)`,
+        );
         await new Promise<void>((resolve) => stops.signal.addEventListener('abort', () => resolve(), { once: true }));
         await server.close();
         log('stopped');
@@ -148,14 +167,17 @@ function agentCommand(command: string, args: string[], pass: string[], secret: s
 }
 
 function envOption(): Option {
-  const help = 'pass this variable of the runner environment to the command (repeatable); it gets only PATH, HOME, locale, TZ, temp dirs and the prompt variables otherwise';
+  const help =
+    'pass this variable of the runner environment to the command (repeatable); it gets only PATH, HOME, locale, TZ, temp dirs and the prompt variables otherwise';
   return new Option('--env <name>', help).argParser(collectVariableName).default([], 'none');
 }
 
 // A name only: a value on the command line would be in the process list for anyone to read.
 function collectVariableName(value: string, previous: string[]): string[] {
   if (!VARIABLE_NAME.test(value)) {
-    throw new InvalidArgumentError('--env takes a variable name; set its value in the runner environment (NAME=value arena-runner ...)');
+    throw new InvalidArgumentError(
+      '--env takes a variable name; set its value in the runner environment (NAME=value arena-runner ...)',
+    );
   }
   return [...previous, value];
 }

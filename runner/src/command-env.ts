@@ -74,10 +74,12 @@ export function commandEnvironment(source: NodeJS.ProcessEnv, opts: CommandEnvOp
     if (basics.has(fold(name)) || fold(name).startsWith(BASIC_PREFIX)) env[name] = value;
   }
   for (const name of opts.pass ?? []) {
-    if (fold(name) === fold(SECRET_VARIABLE)) throw new CommandEnvError(`--env ${name}: the agent secret is never passed to the command`);
+    if (fold(name) === fold(SECRET_VARIABLE))
+      throw new CommandEnvError(`--env ${name}: the agent secret is never passed to the command`);
     const value = source[name];
     if (value === undefined) throw new CommandEnvError(`--env ${name}: not set in the runner environment`);
-    if (holdsSecret(value)) throw new CommandEnvError(`--env ${name}: it holds the agent secret, which is never passed to the command`);
+    if (holdsSecret(value))
+      throw new CommandEnvError(`--env ${name}: it holds the agent secret, which is never passed to the command`);
     env[name] = value;
   }
   return env;

@@ -129,7 +129,9 @@ async function answer(loop: Loop, work: WorkItem): Promise<void> {
     const latencyMs = Math.round(performance.now() - receivedAt);
     loop.log(`${work.workId}: ${describeOutcome(outcome, latencyMs)}`);
     if (loop.killSignal?.aborted) return;
-    const body: ResultBody = outcome.ok ? { response: outcome.response, latency_ms: latencyMs } : { error: outcome.error, latency_ms: latencyMs };
+    const body: ResultBody = outcome.ok
+      ? { response: outcome.response, latency_ms: latencyMs }
+      : { error: outcome.error, latency_ms: latencyMs };
     await postResult(loop, work.workId, body, deadlineAt);
   } finally {
     loop.running -= 1;
@@ -148,7 +150,9 @@ async function postResult(loop: Loop, workId: string, body: ResultBody, deadline
     }
     const delay = posted.retryAfterMs ?? backoff.nextDelayMs();
     if (attempt >= MAX_RESULT_ATTEMPTS || Date.now() + delay >= deadlineAt || loop.killSignal?.aborted) {
-      loop.log(`${workId}: could not post the result (${posted.reason}); giving up after ${plural(attempt, 'attempt')}`);
+      loop.log(
+        `${workId}: could not post the result (${posted.reason}); giving up after ${plural(attempt, 'attempt')}`,
+      );
       return;
     }
     loop.log(`${workId}: posting the result failed (${posted.reason}); retrying in ${formatDelay(delay)}`);

@@ -59,7 +59,8 @@ export async function startPushServer(opts: PushServerOptions): Promise<PushServ
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      if (running.size > 0) log(`stopping: finishing ${running.size} running prompt${running.size === 1 ? '' : 's'} first`);
+      if (running.size > 0)
+        log(`stopping: finishing ${running.size} running prompt${running.size === 1 ? '' : 's'} first`);
       await Promise.all(running);
       server.closeAllConnections();
       await closed;

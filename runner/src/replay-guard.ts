@@ -72,11 +72,21 @@ export class ReplayGuard {
 
     // The check above is the authority; this only says which part failed, for the owner's log.
     const timestamp = header(headers, TIMESTAMP_HEADER)?.trim();
-    if (timestamp === undefined || !/^\d{1,12}$/.test(timestamp) || header(headers, TIMESTAMPED_SIGNATURE_HEADER) === undefined) {
-      return { status: 401, detail: `missing timestamped signature: send ${TIMESTAMP_HEADER} and ${TIMESTAMPED_SIGNATURE_HEADER}` };
+    if (
+      timestamp === undefined ||
+      !/^\d{1,12}$/.test(timestamp) ||
+      header(headers, TIMESTAMPED_SIGNATURE_HEADER) === undefined
+    ) {
+      return {
+        status: 401,
+        detail: `missing timestamped signature: send ${TIMESTAMP_HEADER} and ${TIMESTAMPED_SIGNATURE_HEADER}`,
+      };
     }
     if (Math.abs(now - Number(timestamp)) > this.toleranceSeconds) {
-      return { status: 401, detail: `timestamp outside the ${this.toleranceSeconds} s tolerance: a replay, or this machine's clock is wrong` };
+      return {
+        status: 401,
+        detail: `timestamp outside the ${this.toleranceSeconds} s tolerance: a replay, or this machine's clock is wrong`,
+      };
     }
     return { status: 401, detail: 'invalid signature' };
   }

@@ -19,7 +19,14 @@ beforeAll(async () => {
   webhooks = new WebhookClient({ allowPrivate: true });
   activities = createActivities({ orm: t.orm, webhooks, encryptionKey: t.config.encryptionKey, arena: t.config.arena });
   const owner = await register(t.app);
-  agentId = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'a', webhook_url: server.url } })).json().id;
+  agentId = (
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: owner.auth,
+      payload: { name: 'a', webhook_url: server.url },
+    })
+  ).json().id;
 });
 afterAll(async () => {
   await webhooks.close();
@@ -29,7 +36,10 @@ afterAll(async () => {
 
 const sql = <T = Record<string, unknown>>(q: string, p: unknown[] = []) => t.orm.em.getConnection().execute<T[]>(q, p);
 async function newSession(kind = 'sandbox'): Promise<number> {
-  const [prompt] = await sql<{ id: number }>(`insert into prompts (source, category, text, created_at) values ('sandbox', 'c', ?, now()) returning id`, [`p${++sessionSeq}`]);
+  const [prompt] = await sql<{ id: number }>(
+    `insert into prompts (source, category, text, created_at) values ('sandbox', 'c', ?, now()) returning id`,
+    [`p${++sessionSeq}`],
+  );
   const [row] = await sql<{ id: number }>(
     `insert into sessions (agent_id, kind, prompt_id, mode, category, deadline_seconds, status, created_at) values (?, ?, ?, 'push', 'c', 30, 'pending', now()) returning id`,
     [agentId, kind, prompt!.id],
@@ -38,12 +48,17 @@ async function newSession(kind = 'sandbox'): Promise<number> {
 }
 const run = <R>(fn: () => Promise<R>): Promise<R> => new MockActivityEnvironment().run(fn) as Promise<R>;
 const deadlineAt = () => Date.now() + 10_000;
-const requestsFor = (sessionId: number) => server.received.filter((r) => r.headers['x-arena-delivery'] === `sandbox-${sessionId}`);
+const requestsFor = (sessionId: number) =>
+  server.received.filter((r) => r.headers['x-arena-delivery'] === `sandbox-${sessionId}`);
 
 describe('pushPrompt', () => {
   it('sends once; an attempt that finds the session already claimed records the interruption instead of sending', async () => {
     const id = await newSession();
-    expect(await run(() => activities.pushPrompt({ sessionId: id, deadlineAt: deadlineAt() }))).toEqual({ status: 'answered', response: 'from the agent', latencyMs: expect.any(Number) });
+    expect(await run(() => activities.pushPrompt({ sessionId: id, deadlineAt: deadlineAt() }))).toEqual({
+      status: 'answered',
+      response: 'from the agent',
+      latencyMs: expect.any(Number),
+    });
     expect(await run(() => activities.pushPrompt({ sessionId: id, deadlineAt: deadlineAt() }))).toEqual({
       status: 'error',
       error: 'delivery interrupted after the request may have reached the agent; it is not sent twice',
@@ -58,37 +73,80 @@ describe('pushPrompt', () => {
     const id = await newSession();
     await sql(`update agents set webhook_url = ? where id = ?`, [await closedPortUrl(), agentId]);
     try {
-      const failure = await run(() => activities.pushPrompt({ sessionId: id, deadlineAt: deadlineAt() })).catch((err: unknown) => err);
+      const failure = await run(() => activities.pushPrompt({ sessionId: id, deadlineAt: deadlineAt() })).catch(
+        (err: unknown) => err,
+      );
       expect(failure).toBeInstanceOf(ApplicationFailure);
-      expect(failure).toMatchObject({ type: 'WebhookNeverSent', nonRetryable: false, message: expect.stringMatching(/refused/) });
-      const [row] = await sql<{ push_state: string | null; error: string }>(`select push_state, error from sessions where id = ?`, [id]);
+      expect(failure).toMatchObject({
+        type: 'WebhookNeverSent',
+        nonRetryable: false,
+        message: expect.stringMatching(/refused/),
+      });
+      const [row] = await sql<{ push_state: string | null; error: string }>(
+        `select push_state, error from sessions where id = ?`,
+        [id],
+      );
       expect(row).toEqual({ push_state: null, error: expect.stringMatching(/refused/) });
     } finally {
       await sql(`update agents set webhook_url = ? where id = ?`, [server.url, agentId]);
     }
     // Released, so the next attempt sends it.
-    expect((await run(() => activities.pushPrompt({ sessionId: id, deadlineAt: deadlineAt() }))).status).toBe('answered');
+    expect((await run(() => activities.pushPrompt({ sessionId: id, deadlineAt: deadlineAt() }))).status).toBe(
+      'answered',
+    );
   });
 });
 
 describe('recordOutcome', () => {
   it('writes once: a second call changes nothing and returns what was recorded', async () => {
     const id = await newSession('main');
-    const first = await run(() => activities.recordOutcome({ sessionId: id, kind: 'main', deadlineSeconds: 30, settlement: { status: 'answered', response: 'one', latencyMs: 5 } }));
+    const first = await run(() =>
+      activities.recordOutcome({
+        sessionId: id,
+        kind: 'main',
+        deadlineSeconds: 30,
+        settlement: { status: 'answered', response: 'one', latencyMs: 5 },
+      }),
+    );
     expect(first).toEqual({ status: 'answered' });
-    const second = await run(() => activities.recordOutcome({ sessionId: id, kind: 'main', deadlineSeconds: 30, settlement: { status: 'error', error: 'two', latencyMs: 9 } }));
+    const second = await run(() =>
+      activities.recordOutcome({
+        sessionId: id,
+        kind: 'main',
+        deadlineSeconds: 30,
+        settlement: { status: 'error', error: 'two', latencyMs: 9 },
+      }),
+    );
     expect(second).toEqual({ status: 'answered' });
     const [row] = await sql(`select status, response, error, latency_ms from sessions where id = ?`, [id]);
     expect(row).toEqual({ status: 'answered', response: 'one', error: null, latency_ms: 5 });
-    const [prompt] = await sql<{ answer_count: number }>(`select answer_count from prompts where id = (select prompt_id from sessions where id = ?)`, [id]);
+    const [prompt] = await sql<{ answer_count: number }>(
+      `select answer_count from prompts where id = (select prompt_id from sessions where id = ?)`,
+      [id],
+    );
     expect(prompt!.answer_count).toBe(1);
   });
 
   it('keeps the last never-sent cause when the deadline passes', async () => {
     const id = await newSession('gym');
     await sql(`update sessions set error = 'connection refused by 127.0.0.1:9' where id = ?`, [id]);
-    expect(await run(() => activities.recordOutcome({ sessionId: id, kind: 'gym', deadlineSeconds: 30, settlement: { status: 'deadline' } }))).toEqual({ status: 'error' });
-    const [row] = await sql<{ error: string; latency_ms: number }>(`select error, latency_ms from sessions where id = ?`, [id]);
-    expect(row).toEqual({ error: 'deadline exceeded (30 s); last attempt: connection refused by 127.0.0.1:9', latency_ms: 30_000 });
+    expect(
+      await run(() =>
+        activities.recordOutcome({
+          sessionId: id,
+          kind: 'gym',
+          deadlineSeconds: 30,
+          settlement: { status: 'deadline' },
+        }),
+      ),
+    ).toEqual({ status: 'error' });
+    const [row] = await sql<{ error: string; latency_ms: number }>(
+      `select error, latency_ms from sessions where id = ?`,
+      [id],
+    );
+    expect(row).toEqual({
+      error: 'deadline exceeded (30 s); last attempt: connection refused by 127.0.0.1:9',
+      latency_ms: 30_000,
+    });
   });
 });

@@ -16,16 +16,28 @@ afterAll(async () => {
 });
 beforeEach(() => agentServer.behave(answer()));
 
-const create = (payload: object, auth = owner.auth) => t.app.inject({ method: 'POST', url: '/api/agents', headers: auth, payload });
+const create = (payload: object, auth = owner.auth) =>
+  t.app.inject({ method: 'POST', url: '/api/agents', headers: auth, payload });
 const hmac = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('hex');
 
 describe('POST /api/agents', () => {
   it('creates a push agent, pings it with a signed prompt-shaped POST, and shows the secret once', async () => {
     const before = agentServer.received.length;
-    const res = await create({ name: 'pusher', webhook_url: agentServer.url, model_claimed: 'gpt-x', tools_claimed: ['search'] });
+    const res = await create({
+      name: 'pusher',
+      webhook_url: agentServer.url,
+      model_claimed: 'gpt-x',
+      tools_claimed: ['search'],
+    });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body).toMatchObject({ name: 'pusher', mode: 'push', webhook_url: agentServer.url, active: true, ping_error: null });
+    expect(body).toMatchObject({
+      name: 'pusher',
+      mode: 'push',
+      webhook_url: agentServer.url,
+      active: true,
+      ping_error: null,
+    });
     expect(body.webhook_secret).toMatch(/^agsec_[A-Za-z0-9_-]{43}$/);
     // The form the specification gives: a path clients join to the base URL they already use.
     expect(body.profile_url).toBe(`/agents/${body.id}`);
@@ -33,12 +45,19 @@ describe('POST /api/agents', () => {
 
     const ping = agentServer.received[before]!;
     expect(agentServer.received).toHaveLength(before + 1);
-    expect(JSON.parse(ping.body)).toEqual({ prompt_id: expect.stringMatching(/^ping-\d+$/), prompt: 'ping', category: 'ping', deadline_seconds: 15 });
+    expect(JSON.parse(ping.body)).toEqual({
+      prompt_id: expect.stringMatching(/^ping-\d+$/),
+      prompt: 'ping',
+      category: 'ping',
+      deadline_seconds: 15,
+    });
     expect(ping.headers['x-arena-signature']).toBe(hmac(body.webhook_secret, ping.body));
     const ts = ping.headers['x-arena-timestamp'] as string;
     expect(ping.headers['x-arena-signature-timestamped']).toBe(hmac(body.webhook_secret, `${ts}.${ping.body}`));
 
-    const stored = await t.orm.em.getConnection().execute('select secret_hash, secret_sealed from agents where id = ?', [body.id]);
+    const stored = await t.orm.em
+      .getConnection()
+      .execute('select secret_hash, secret_sealed from agents where id = ?', [body.id]);
     expect(JSON.stringify(stored)).not.toContain(body.webhook_secret);
     const detail = await t.app.inject({ method: 'GET', url: `/api/agents/${body.id}`, headers: owner.auth });
     expect(detail.body).not.toContain(body.webhook_secret);
@@ -59,7 +78,9 @@ describe('POST /api/agents', () => {
 
   it('defaults owner_handle to the email local part, else agent-<user id>', async () => {
     const withEmail = await register(t.app);
-    await t.orm.em.getConnection().execute("update users set email = 'ada.l@example.com' where id = ?", [withEmail.userId]);
+    await t.orm.em
+      .getConnection()
+      .execute("update users set email = 'ada.l@example.com' where id = ?", [withEmail.userId]);
     const a = (await create({ name: 'a', mode: 'pull' }, withEmail.auth)).json();
     const b = (await create({ name: 'b', mode: 'pull' })).json();
     const c = (await create({ name: 'c', mode: 'pull', owner_handle: 'chosen' })).json();
@@ -74,18 +95,38 @@ describe('POST /api/agents', () => {
     ['a missing name', { webhook_url: 'http://127.0.0.1:1/' }, /^name is required$/],
     ['an empty name', { name: '  ', mode: 'pull' }, /^name must not be empty$/],
     ['push without webhook_url', { name: 'x' }, /^webhook_url is required for push agents$/],
-    ['pull with webhook_url', { name: 'x', mode: 'pull', webhook_url: 'http://127.0.0.1:1/' }, /must be omitted for pull/],
+    [
+      'pull with webhook_url',
+      { name: 'x', mode: 'pull', webhook_url: 'http://127.0.0.1:1/' },
+      /must be omitted for pull/,
+    ],
     ['an unknown mode', { name: 'x', mode: 'carrier-pigeon' }, /^mode must be push or pull$/],
-    ['a description over 500 characters', { name: 'x', mode: 'pull', description: 'd'.repeat(501) }, /^description must be at most 500 characters$/],
-    ['tools that are not strings', { name: 'x', mode: 'pull', tools_claimed: [1] }, /^tools_claimed\.0 must be a string$/],
-    ['a non-http webhook', { name: 'x', webhook_url: 'ftp://example.com/' }, /^webhook_url must be an http or https URL/],
+    [
+      'a description over 500 characters',
+      { name: 'x', mode: 'pull', description: 'd'.repeat(501) },
+      /^description must be at most 500 characters$/,
+    ],
+    [
+      'tools that are not strings',
+      { name: 'x', mode: 'pull', tools_claimed: [1] },
+      /^tools_claimed\.0 must be a string$/,
+    ],
+    [
+      'a non-http webhook',
+      { name: 'x', webhook_url: 'ftp://example.com/' },
+      /^webhook_url must be an http or https URL/,
+    ],
     ['a garbage webhook', { name: 'x', webhook_url: 'not a url' }, /^webhook_url must be an http or https URL/],
   ])('answers 400 for %s and creates nothing', async (_label, payload, detail) => {
-    const [{ n: before }] = await t.orm.em.getConnection().execute<[{ n: number }]>('select count(*)::int as n from agents');
+    const [{ n: before }] = await t.orm.em
+      .getConnection()
+      .execute<[{ n: number }]>('select count(*)::int as n from agents');
     const res = await create(payload);
     expect(res.statusCode).toBe(400);
     expect(res.json().detail).toMatch(detail);
-    const [{ n: after }] = await t.orm.em.getConnection().execute<[{ n: number }]>('select count(*)::int as n from agents');
+    const [{ n: after }] = await t.orm.em
+      .getConnection()
+      .execute<[{ n: number }]>('select count(*)::int as n from agents');
     expect(after).toBe(before);
   });
 });
@@ -123,11 +164,21 @@ describe('pings', () => {
   it('a changed webhook_url is pinged at once; an unchanged one is not', async () => {
     const { id } = (await create({ name: 'mover', webhook_url: await closedPortUrl() })).json();
     const before = agentServer.received.length;
-    let res = await t.app.inject({ method: 'PATCH', url: `/api/agents/${id}`, headers: owner.auth, payload: { webhook_url: agentServer.url } });
+    let res = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/agents/${id}`,
+      headers: owner.auth,
+      payload: { webhook_url: agentServer.url },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ webhook_url: agentServer.url, active: true, ping_error: null });
     expect(agentServer.received).toHaveLength(before + 1);
-    res = await t.app.inject({ method: 'PATCH', url: `/api/agents/${id}`, headers: owner.auth, payload: { webhook_url: agentServer.url, name: 'renamed' } });
+    res = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/agents/${id}`,
+      headers: owner.auth,
+      payload: { webhook_url: agentServer.url, name: 'renamed' },
+    });
     expect(res.json()).toMatchObject({ name: 'renamed', active: true });
     expect(agentServer.received).toHaveLength(before + 1);
   });
@@ -142,22 +193,35 @@ describe('the private-address guard', () => {
   });
   afterAll(() => guarded.close());
 
-  it.each(['http://127.0.0.1:9/hook', 'http://localhost:9/', 'http://[::1]:9/', 'http://2130706433/', 'http://10.0.0.8/', 'http://169.254.169.254/latest'])(
-    'refuses %s when it is saved, before any request',
-    async (url) => {
-      const before = agentServer.received.length;
-      const res = await guarded.app.inject({ method: 'POST', url: '/api/agents', headers: guardedOwner.auth, payload: { name: 'sneaky', webhook_url: url } });
-      expect(res.statusCode).toBe(400);
-      expect(res.json().detail).toMatch(/private|loopback|localhost/);
-      expect(agentServer.received).toHaveLength(before);
-    },
-  );
+  it.each([
+    'http://127.0.0.1:9/hook',
+    'http://localhost:9/',
+    'http://[::1]:9/',
+    'http://2130706433/',
+    'http://10.0.0.8/',
+    'http://169.254.169.254/latest',
+  ])('refuses %s when it is saved, before any request', async (url) => {
+    const before = agentServer.received.length;
+    const res = await guarded.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: guardedOwner.auth,
+      payload: { name: 'sneaky', webhook_url: url },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().detail).toMatch(/private|loopback|localhost/);
+    expect(agentServer.received).toHaveLength(before);
+  });
 });
 
 describe('secrets and deactivation', () => {
   it('regenerate-secret replaces the signing key at once', async () => {
     const created = (await create({ name: 'rotator', webhook_url: agentServer.url })).json();
-    const res = await t.app.inject({ method: 'POST', url: `/api/agents/${created.id}/regenerate-secret`, headers: owner.auth });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/agents/${created.id}/regenerate-secret`,
+      headers: owner.auth,
+    });
     expect(res.statusCode).toBe(200);
     const { webhook_secret: fresh } = res.json();
     expect(fresh).toMatch(/^agsec_/);
@@ -179,7 +243,12 @@ describe('secrets and deactivation', () => {
     const before = agentServer.received.length;
     const other = await startAgentServer();
     try {
-      const patched = await t.app.inject({ method: 'PATCH', url: `/api/agents/${id}`, headers: owner.auth, payload: { webhook_url: other.url, description: 'retired' } });
+      const patched = await t.app.inject({
+        method: 'PATCH',
+        url: `/api/agents/${id}`,
+        headers: owner.auth,
+        payload: { webhook_url: other.url, description: 'retired' },
+      });
       expect(patched.statusCode).toBe(200);
       expect(patched.json()).toMatchObject({ webhook_url: other.url, description: 'retired', active: false });
       expect(other.received).toHaveLength(0);
@@ -199,7 +268,12 @@ describe('secrets and deactivation', () => {
 
   it('PATCH cannot give a pull agent a webhook_url', async () => {
     const { id } = (await create({ name: 'pull-patch', mode: 'pull' })).json();
-    const res = await t.app.inject({ method: 'PATCH', url: `/api/agents/${id}`, headers: owner.auth, payload: { webhook_url: agentServer.url } });
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/agents/${id}`,
+      headers: owner.auth,
+      payload: { webhook_url: agentServer.url },
+    });
     expect(res.statusCode).toBe(409);
   });
 });
@@ -207,19 +281,42 @@ describe('secrets and deactivation', () => {
 describe('listing and detail', () => {
   it('lists own agents only, with SPEC fields, and shows the full detail with the gym started', async () => {
     const mine = await register(t.app);
-    const { id } = (await create({ name: 'listed', webhook_url: agentServer.url, cost_claimed: '$0.01', description: 'hi' }, mine.auth)).json();
+    const { id } = (
+      await create(
+        { name: 'listed', webhook_url: agentServer.url, cost_claimed: '$0.01', description: 'hi' },
+        mine.auth,
+      )
+    ).json();
     await create({ name: 'pulled', mode: 'pull' }, mine.auth);
     const list = await t.app.inject({ method: 'GET', url: '/api/agents', headers: mine.auth });
     expect(list.statusCode).toBe(200);
     expect(list.json().map((a: { name: string }) => a.name)).toEqual(['listed', 'pulled']);
     expect(Object.keys(list.json()[0]).sort()).toEqual(
-      ['active', 'created_at', 'elo', 'gym_complete', 'id', 'mode', 'model_claimed', 'name', 'ping_error', 'webhook_url'].sort(),
+      [
+        'active',
+        'created_at',
+        'elo',
+        'gym_complete',
+        'id',
+        'mode',
+        'model_claimed',
+        'name',
+        'ping_error',
+        'webhook_url',
+      ].sort(),
     );
     expect(list.json()[1].webhook_url).toBeUndefined();
     const detail = (await t.app.inject({ method: 'GET', url: `/api/agents/${id}`, headers: mine.auth })).json();
     expect(detail).toMatchObject({ cost_claimed: '$0.01', tools_claimed: [], description: 'hi', elo: 1500 });
     // A pull agent is active at once, so its gym has started (no worker runs here, so nothing is done yet).
-    expect(detail.gym).toEqual({ total: 6, done: 0, errors: 0, gym_complete: false, started_at: expect.stringMatching(/^\d{4}-.*\.\d{6}$/), completed_at: null });
+    expect(detail.gym).toEqual({
+      total: 6,
+      done: 0,
+      errors: 0,
+      gym_complete: false,
+      started_at: expect.stringMatching(/^\d{4}-.*\.\d{6}$/),
+      completed_at: null,
+    });
   });
 });
 
@@ -239,7 +336,12 @@ describe('ownership', () => {
       const res = await t.app.inject({ method: method as 'GET', url, headers: b.auth, payload });
       expect([method, url, res.statusCode]).toEqual([method, url, 404]);
       expect(res.json().detail).toBe('agent not found');
-      const missing = await t.app.inject({ method: method as 'GET', url: url.replace(String(id), '999999'), headers: b.auth, payload });
+      const missing = await t.app.inject({
+        method: method as 'GET',
+        url: url.replace(String(id), '999999'),
+        headers: b.auth,
+        payload,
+      });
       expect(missing.statusCode).toBe(404);
       expect(missing.json().detail).toBe('agent not found');
     }

@@ -27,10 +27,20 @@ function expectDetail(res: { headers: Record<string, unknown>; json(): unknown }
 
 describe('the {detail} error model', () => {
   it('text holding NUL characters is 400 wherever it comes, and stores nothing (PostgreSQL cannot store them)', async () => {
-    const body = await t.app.inject({ method: 'POST', url: '/api/agents', headers: me.auth, payload: { name: 'a\u0000b', mode: 'pull' } });
+    const body = await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: me.auth,
+      payload: { name: 'a\u0000b', mode: 'pull' },
+    });
     expect(body.statusCode).toBe(400);
     expect(expectDetail(body)).toBe('name must not contain NUL (\\u0000) characters');
-    const nested = await t.app.inject({ method: 'POST', url: '/api/agents', headers: me.auth, payload: { name: 'ok', mode: 'pull', tools_claimed: ['x', 'y\u0000'] } });
+    const nested = await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: me.auth,
+      payload: { name: 'ok', mode: 'pull', tools_claimed: ['x', 'y\u0000'] },
+    });
     expect(expectDetail(nested)).toBe('tools_claimed.1 must not contain NUL (\\u0000) characters');
     const query = await t.app.inject({ method: 'GET', url: '/api/users?q=a%00b' });
     expect(query.statusCode).toBe(400);
@@ -52,13 +62,23 @@ describe('the {detail} error model', () => {
   });
 
   it('malformed JSON is 400', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/agents', headers: { ...me.auth, 'content-type': 'application/json' }, payload: '{"name": ' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: { ...me.auth, 'content-type': 'application/json' },
+      payload: '{"name": ',
+    });
     expect(res.statusCode).toBe(400);
     expect(expectDetail(res)).toMatch(/malformed JSON/);
   });
 
   it('an empty JSON body is 400', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/agents', headers: { ...me.auth, 'content-type': 'application/json' }, payload: '' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: { ...me.auth, 'content-type': 'application/json' },
+      payload: '',
+    });
     expect(res.statusCode).toBe(400);
     expectDetail(res);
   });
@@ -89,11 +109,22 @@ describe('the {detail} error model', () => {
       ['multipart/form-data; boundary=x', '--x--'],
     ];
     for (const [type, payload] of bodies) {
-      const res = await t.app.inject({ method: 'POST', url: '/api/agents', headers: { ...me.auth, 'content-type': type }, payload });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/agents',
+        headers: { ...me.auth, 'content-type': type },
+        payload,
+      });
       expect({ type, status: res.statusCode }).toEqual({ type, status: 415 });
       expect(expectDetail(res)).toBe(`unsupported content type ${type}; send application/json`);
     }
-    const register = await t.app.inject({ method: 'POST', url: '/api/register', headers: { 'content-type': 'text/plain' }, payload: 'hi', remoteAddress: '10.9.9.9' });
+    const register = await t.app.inject({
+      method: 'POST',
+      url: '/api/register',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'hi',
+      remoteAddress: '10.9.9.9',
+    });
     expect(register.statusCode).toBe(415);
     expect((await t.app.inject({ method: 'GET', url: '/api/agents', headers: me.auth })).json()).toEqual([]);
   });
@@ -108,22 +139,41 @@ describe('the {detail} error model', () => {
     it.each([
       ['arrays', arrays],
       ['objects', objects],
-    ])('is 400 on a public route, an authenticated one and before the agent secret is checked (%s)', async (_shape, payload) => {
-      const answers = [
-        await t.app.inject({ method: 'POST', url: '/api/register', headers: json, payload, remoteAddress: '10.9.9.10' }),
-        await t.app.inject({ method: 'POST', url: '/api/agents', headers: { ...me.auth, ...json }, payload }),
-        await t.app.inject({ method: 'PATCH', url: '/api/account', headers: { ...me.auth, ...json }, payload }),
-        await t.app.inject({ method: 'POST', url: '/api/agents/1/work/main-1/result', headers: { ...json, 'x-arena-secret': 'wrong' }, payload }),
-      ];
-      for (const res of answers) {
-        expect(res.statusCode).toBe(400);
-        expect(expectDetail(res)).toBe('the JSON body is nested too deeply (at most 64 levels)');
-      }
-      expect((await t.app.inject({ method: 'GET', url: '/api/agents', headers: me.auth })).json()).toEqual([]);
-    });
+    ])(
+      'is 400 on a public route, an authenticated one and before the agent secret is checked (%s)',
+      async (_shape, payload) => {
+        const answers = [
+          await t.app.inject({
+            method: 'POST',
+            url: '/api/register',
+            headers: json,
+            payload,
+            remoteAddress: '10.9.9.10',
+          }),
+          await t.app.inject({ method: 'POST', url: '/api/agents', headers: { ...me.auth, ...json }, payload }),
+          await t.app.inject({ method: 'PATCH', url: '/api/account', headers: { ...me.auth, ...json }, payload }),
+          await t.app.inject({
+            method: 'POST',
+            url: '/api/agents/1/work/main-1/result',
+            headers: { ...json, 'x-arena-secret': 'wrong' },
+            payload,
+          }),
+        ];
+        for (const res of answers) {
+          expect(res.statusCode).toBe(400);
+          expect(expectDetail(res)).toBe('the JSON body is nested too deeply (at most 64 levels)');
+        }
+        expect((await t.app.inject({ method: 'GET', url: '/api/agents', headers: me.auth })).json()).toEqual([]);
+      },
+    );
 
     it('an unclosed 200 KB of [ is malformed JSON, 400', async () => {
-      const res = await t.app.inject({ method: 'POST', url: '/api/agents', headers: { ...me.auth, ...json }, payload: unclosed });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/agents',
+        headers: { ...me.auth, ...json },
+        payload: unclosed,
+      });
       expect(res.statusCode).toBe(400);
       expect(expectDetail(res)).toMatch(/^malformed JSON body/);
     });
@@ -136,9 +186,19 @@ describe('the {detail} error model', () => {
     it('nesting up to the limit is left to the route', async () => {
       const deep = (arrays: number) => JSON.parse('['.repeat(arrays) + ']'.repeat(arrays)) as unknown;
       // The body object is level 1; the extra field holds the rest.
-      const ok = await t.app.inject({ method: 'POST', url: '/api/agents', headers: me.auth, payload: { name: 'nested', mode: 'pull', extra: deep(63) } });
+      const ok = await t.app.inject({
+        method: 'POST',
+        url: '/api/agents',
+        headers: me.auth,
+        payload: { name: 'nested', mode: 'pull', extra: deep(63) },
+      });
       expect(ok.statusCode).toBe(201);
-      const over = await t.app.inject({ method: 'POST', url: '/api/agents', headers: me.auth, payload: { name: 'nested', mode: 'pull', extra: deep(64) } });
+      const over = await t.app.inject({
+        method: 'POST',
+        url: '/api/agents',
+        headers: me.auth,
+        payload: { name: 'nested', mode: 'pull', extra: deep(64) },
+      });
       expect(over.statusCode).toBe(400);
       expect(expectDetail(over)).toBe('the JSON body is nested too deeply (at most 64 levels)');
       await t.app.inject({ method: 'POST', url: `/api/agents/${ok.json().id}/deactivate`, headers: me.auth });
@@ -173,7 +233,8 @@ describe('GET /api/version', () => {
     expect(body).toMatchObject({ version: 1, connection_modes: ['push', 'pull'], docs_url: '/docs/' });
     expect(body.push.signature_header).toBe('X-Arena-Signature');
     expect(body.prompt_payload).toMatch(/prompt_id, prompt, category, deadline_seconds/);
-    for (const key of ['summary', 'auth', 'next_work', 'submit_result']) expect(body.pull[key]).toEqual(expect.any(String));
+    for (const key of ['summary', 'auth', 'next_work', 'submit_result'])
+      expect(body.pull[key]).toEqual(expect.any(String));
     expect(body.pull.auth).toMatch(/X-Arena-Secret/);
   });
 });
@@ -187,7 +248,12 @@ describe('GET /health', () => {
 
   it('is 503 naming each part that is down, and API calls answer 503, not 500', async () => {
     const deadDb = new URL(await closedPortUrl());
-    const orm = await MikroORM.init(ormConfig(`postgres://nobody:x@127.0.0.1:${deadDb.port}/none`, { connect: false, pool: { min: 0, max: 1, acquireTimeoutMillis: 2000 } }));
+    const orm = await MikroORM.init(
+      ormConfig(`postgres://nobody:x@127.0.0.1:${deadDb.port}/none`, {
+        connect: false,
+        pool: { min: 0, max: 1, acquireTimeoutMillis: 2000 },
+      }),
+    );
     const temporal = Connection.lazy({ address: `127.0.0.1:${deadDb.port}` });
     const webhooks = new WebhookClient({ allowPrivate: true });
     const config = {

@@ -11,7 +11,8 @@ const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/;
 const bearer = (apiKey: string) => ({ authorization: `Bearer ${apiKey}` });
 const keysOf = (me: Registered) => t.app.inject({ method: 'GET', url: '/api/keys', headers: me.auth });
 const issue = (me: Registered) => t.app.inject({ method: 'POST', url: '/api/keys', headers: me.auth });
-const revoke = (apiKey: string, id: number | string) => t.app.inject({ method: 'DELETE', url: `/api/keys/${id}`, headers: bearer(apiKey) });
+const revoke = (apiKey: string, id: number | string) =>
+  t.app.inject({ method: 'DELETE', url: `/api/keys/${id}`, headers: bearer(apiKey) });
 
 describe('GET /api/keys', () => {
   it("lists the caller's own keys with their prefix and times, never the key or its hash", async () => {
@@ -23,11 +24,22 @@ describe('GET /api/keys', () => {
     expect(res.statusCode).toBe(200);
     const keys = res.json();
     expect(keys).toEqual([
-      { id: expect.any(Number), prefix: me.apiKey.slice(0, 10), created_at: expect.stringMatching(TIMESTAMP), last_used_at: expect.stringMatching(TIMESTAMP) },
+      {
+        id: expect.any(Number),
+        prefix: me.apiKey.slice(0, 10),
+        created_at: expect.stringMatching(TIMESTAMP),
+        last_used_at: expect.stringMatching(TIMESTAMP),
+      },
       { id: issued.id, prefix: issued.api_key.slice(0, 10), created_at: issued.created_at, last_used_at: null },
     ]);
     expect(keys[0].prefix).toMatch(/^arena_[A-Za-z0-9_-]{4}$/);
-    for (const secret of [me.apiKey, issued.api_key, hashToken(me.apiKey), hashToken(issued.api_key), stranger.apiKey.slice(0, 10)]) {
+    for (const secret of [
+      me.apiKey,
+      issued.api_key,
+      hashToken(me.apiKey),
+      hashToken(issued.api_key),
+      stranger.apiKey.slice(0, 10),
+    ]) {
       expect(res.body).not.toContain(secret);
     }
     expect((await t.app.inject({ method: 'GET', url: '/api/keys' })).statusCode).toBe(401);
@@ -40,11 +52,21 @@ describe('POST /api/keys', () => {
     const res = await issue(me);
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body).toMatchObject({ id: expect.any(Number), prefix: body.api_key.slice(0, 10), created_at: expect.stringMatching(TIMESTAMP), last_used_at: null });
+    expect(body).toMatchObject({
+      id: expect.any(Number),
+      prefix: body.api_key.slice(0, 10),
+      created_at: expect.stringMatching(TIMESTAMP),
+      last_used_at: null,
+    });
     expect(body.api_key).toMatch(/^arena_[A-Za-z0-9_-]{43}$/);
     expect(body.message).toMatch(/shown only once/);
-    expect((await t.app.inject({ method: 'GET', url: '/api/account', headers: bearer(body.api_key) })).json().id).toBe(me.userId);
-    const rows = await t.orm.em.fork().getConnection().execute<{ key_hash: string }[]>('select key_hash from api_keys where id = ?', [body.id]);
+    expect((await t.app.inject({ method: 'GET', url: '/api/account', headers: bearer(body.api_key) })).json().id).toBe(
+      me.userId,
+    );
+    const rows = await t.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ key_hash: string }[]>('select key_hash from api_keys where id = ?', [body.id]);
     expect(rows).toEqual([{ key_hash: hashToken(body.api_key) }]);
   });
 

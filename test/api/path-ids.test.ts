@@ -7,31 +7,63 @@ let agentId: number;
 beforeAll(async () => {
   t = await startTestApp();
   me = await register(t.app);
-  agentId = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: me.auth, payload: { name: 'numbered', mode: 'pull' } })).json().id;
+  agentId = (
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: me.auth,
+      payload: { name: 'numbered', mode: 'pull' },
+    })
+  ).json().id;
 });
 afterAll(() => t.close());
 
 /** Other spellings that Number() reads as the same id. */
-const spellings = (id: number) => [`0x${id.toString(16)}`, `0${id}`, `${id}.0`, `${id}e0`, `+${id}`, `0b${id.toString(2)}`, `%20${id}`, `${id}%20`];
+const spellings = (id: number) => [
+  `0x${id.toString(16)}`,
+  `0${id}`,
+  `${id}.0`,
+  `${id}e0`,
+  `+${id}`,
+  `0b${id.toString(2)}`,
+  `%20${id}`,
+  `${id}%20`,
+];
 
 describe('path ids', () => {
   it('the canonical id finds the agent', async () => {
-    expect((await t.app.inject({ method: 'GET', url: `/api/agents/${agentId}`, headers: me.auth })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: `/api/agents/${agentId}`, headers: me.auth })).statusCode).toBe(
+      200,
+    );
     expect((await t.app.inject({ method: 'GET', url: `/api/users/${me.userId}` })).statusCode).toBe(200);
   });
 
   it('every other spelling of it is 400 on every API route with an id', async () => {
-    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const routes = Object.entries(doc.paths).flatMap(([path, item]) =>
-      /\{(id|battle_id)\}/.test(path) ? Object.keys(item).map((method) => ({ method: method.toUpperCase(), path })) : [],
+      /\{(id|battle_id)\}/.test(path)
+        ? Object.keys(item).map((method) => ({ method: method.toUpperCase(), path }))
+        : [],
     );
     expect(routes.length).toBeGreaterThanOrEqual(15);
     for (const spelled of spellings(agentId)) {
       for (const { method, path } of routes) {
-        const url = path.replace(/\{(id|battle_id)\}/, spelled).replace('{work_id}', 'main-1').replace('{session_id}', 'sandbox-1');
-        const res = await t.app.inject({ method: method as 'GET', url, headers: { ...me.auth, 'x-arena-secret': 'x' }, ...(method === 'GET' ? {} : { payload: {} }) });
+        const url = path
+          .replace(/\{(id|battle_id)\}/, spelled)
+          .replace('{work_id}', 'main-1')
+          .replace('{session_id}', 'sandbox-1');
+        const res = await t.app.inject({
+          method: method as 'GET',
+          url,
+          headers: { ...me.auth, 'x-arena-secret': 'x' },
+          ...(method === 'GET' ? {} : { payload: {} }),
+        });
         expect({ url: `${method} ${url}`, status: res.statusCode }).toEqual({ url: `${method} ${url}`, status: 400 });
-        expect(res.json().detail).toMatch(/^(id|battle_id) must be a whole number written in plain digits, such as 42$/);
+        expect(res.json().detail).toMatch(
+          /^(id|battle_id) must be a whole number written in plain digits, such as 42$/,
+        );
       }
     }
   });
@@ -47,10 +79,15 @@ describe('path ids', () => {
     expect((await t.app.inject({ method: 'GET', url: `/agents/${agentId}` })).statusCode).toBe(200);
     expect((await t.app.inject({ method: 'GET', url: `/users/${me.userId}` })).statusCode).toBe(200);
     for (const spelled of spellings(agentId)) {
-      expect({ spelled, status: (await t.app.inject({ method: 'GET', url: `/agents/${spelled}` })).statusCode }).toEqual({ spelled, status: 404 });
+      expect({
+        spelled,
+        status: (await t.app.inject({ method: 'GET', url: `/agents/${spelled}` })).statusCode,
+      }).toEqual({ spelled, status: 404 });
     }
     for (const spelled of spellings(me.userId)) {
-      expect({ spelled, status: (await t.app.inject({ method: 'GET', url: `/users/${spelled}` })).statusCode }).toEqual({ spelled, status: 404 });
+      expect({ spelled, status: (await t.app.inject({ method: 'GET', url: `/users/${spelled}` })).statusCode }).toEqual(
+        { spelled, status: 404 },
+      );
     }
   });
 });

@@ -38,13 +38,24 @@ afterAll(async () => {
 describe('with Temporal unreachable', () => {
   it('still creates a pull agent and shows its secret, leaving the gym unstarted', async () => {
     const owner = await register(app);
-    const res = await app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'p', mode: 'pull' } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: owner.auth,
+      payload: { name: 'p', mode: 'pull' },
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json().webhook_secret).toMatch(/^agsec_/);
-    const detail = (await app.inject({ method: 'GET', url: `/api/agents/${res.json().id}`, headers: owner.auth })).json();
+    const detail = (
+      await app.inject({ method: 'GET', url: `/api/agents/${res.json().id}`, headers: owner.auth })
+    ).json();
     expect(detail.gym).toMatchObject({ started_at: null, gym_complete: false });
 
-    const restart = await app.inject({ method: 'POST', url: `/api/agents/${res.json().id}/gym/restart`, headers: owner.auth });
+    const restart = await app.inject({
+      method: 'POST',
+      url: `/api/agents/${res.json().id}/gym/restart`,
+      headers: owner.auth,
+    });
     expect(restart.statusCode).toBe(503);
     expect(restart.headers['retry-after']).toBe('5');
     expect(restart.json().detail).toBe('the workflow service is unavailable; try again shortly');
@@ -52,10 +63,24 @@ describe('with Temporal unreachable', () => {
 
   it('answers 503 for a sandbox task and leaves no pending session behind', async () => {
     const owner = await register(app);
-    const agent = (await app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'p', mode: 'pull' } })).json();
-    const res = await app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox`, headers: owner.auth, payload: { prompt: 'hi' } });
+    const agent = (
+      await app.inject({
+        method: 'POST',
+        url: '/api/agents',
+        headers: owner.auth,
+        payload: { name: 'p', mode: 'pull' },
+      })
+    ).json();
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/agents/${agent.id}/sandbox`,
+      headers: owner.auth,
+      payload: { prompt: 'hi' },
+    });
     expect(res.statusCode).toBe(503);
     const feed = (await app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity` })).json();
-    expect(feed.sessions).toEqual([expect.objectContaining({ status: 'error', error: 'the delivery could not be started' })]);
+    expect(feed.sessions).toEqual([
+      expect.objectContaining({ status: 'error', error: 'the delivery could not be started' }),
+    ]);
   });
 });

@@ -22,7 +22,14 @@ describe('GET /api/users', () => {
     const body = res.json();
     expect(body).toMatchObject({ query: 'SEARCHABLE', page: 1, page_size: 50, total: 2, has_more: false });
     expect(body.users.map((u: { username: string }) => u.username).sort()).toEqual(['other', 'searchable-one']);
-    expect(Object.keys(body.users[0]).sort()).toEqual(['agent_count', 'bio', 'created_at', 'display_name', 'id', 'username']);
+    expect(Object.keys(body.users[0]).sort()).toEqual([
+      'agent_count',
+      'bio',
+      'created_at',
+      'display_name',
+      'id',
+      'username',
+    ]);
   });
 
   it('treats LIKE wildcards literally', async () => {
@@ -52,7 +59,12 @@ describe('GET /api/users/{id}', () => {
   it('shows the public profile with agents and never the email', async () => {
     const me = await named('profiled', 'Pro Filed');
     await t.orm.em.getConnection().execute("update users set email = 'secret@example.com' where id = ?", [me.userId]);
-    await t.app.inject({ method: 'POST', url: '/api/agents', headers: me.auth, payload: { name: 'runner', mode: 'pull' } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: me.auth,
+      payload: { name: 'runner', mode: 'pull' },
+    });
     const res = await t.app.inject({ method: 'GET', url: `/api/users/${me.userId}` });
     expect(res.statusCode).toBe(200);
     expect(res.body).not.toContain('secret@example.com');
@@ -61,7 +73,15 @@ describe('GET /api/users/{id}', () => {
       username: 'profiled',
       display_name: 'Pro Filed',
       agent_count: 1,
-      agents: [{ name: 'runner', elo: 1500, active: true, gym_complete: false, profile_url: expect.stringMatching(/^\/agents\/\d+$/) }],
+      agents: [
+        {
+          name: 'runner',
+          elo: 1500,
+          active: true,
+          gym_complete: false,
+          profile_url: expect.stringMatching(/^\/agents\/\d+$/),
+        },
+      ],
     });
   });
 

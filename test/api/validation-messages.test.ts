@@ -8,7 +8,12 @@ let pullAgent: { id: number; secret: string };
 beforeAll(async () => {
   t = await startTestApp();
   me = await register(t.app);
-  const created = await t.app.inject({ method: 'POST', url: '/api/agents', headers: me.auth, payload: { name: 'puller', mode: 'pull' } });
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/api/agents',
+    headers: me.auth,
+    payload: { name: 'puller', mode: 'pull' },
+  });
   pullAgent = { id: created.json().id, secret: created.json().webhook_secret };
 });
 afterAll(() => t.close());
@@ -23,23 +28,95 @@ const LIBRARY_WORDING = /Invalid input|expected \w+|received|Too (big|small)|par
 
 describe('validation messages', () => {
   it.each([
-    ['a non-numeric path id', { method: 'GET', url: '/api/agents/abc' }, 'id must be a whole number written in plain digits, such as 42'],
-    ['a path id past the largest id', { method: 'GET', url: '/api/agents/99999999999' }, 'id must be at most 2147483647'],
-    ['a missing name and, for push, webhook_url', { method: 'POST', url: '/api/agents', payload: {} }, 'name is required; webhook_url is required for push agents'],
-    ['an unknown mode', { method: 'POST', url: '/api/agents', payload: { name: 'a', mode: 'carrier-pigeon' } }, 'mode must be push or pull'],
-    ['a pull agent with a webhook_url', { method: 'POST', url: '/api/agents', payload: { name: 'a', mode: 'pull', webhook_url: 'http://127.0.0.1:9/hook' } }, 'webhook_url must be omitted for pull agents'],
-    ['an empty name', { method: 'POST', url: '/api/agents', payload: { name: '  ', mode: 'pull' } }, 'name must not be empty'],
-    ['a name that is not text', { method: 'POST', url: '/api/agents', payload: { name: 5, mode: 'pull' } }, 'name must be a string'],
-    ['tools_claimed that is not a list', { method: 'POST', url: '/api/agents', payload: { name: 'a', mode: 'pull', tools_claimed: 'grep' } }, 'tools_claimed must be an array'],
-    ['a tool that is too long', { method: 'POST', url: '/api/agents', payload: { name: 'a', mode: 'pull', tools_claimed: ['ok', 'x'.repeat(101)] } }, 'tools_claimed.1 must be at most 100 characters'],
-    ['a webhook_url that is not http', { method: 'POST', url: '/api/agents', payload: { name: 'a', webhook_url: 'ftp://example.com/hook' } }, 'webhook_url must be an http or https URL, such as https://agent.example/hook'],
-    ['a body that is not an object', { method: 'POST', url: '/api/agents', payload: [1, 2] }, 'the body must be a JSON object'],
-    ['a deadline over the limit', { method: 'POST', url: '/api/battles', payload: { prompt: 'hi', deadline_seconds: 301 } }, 'deadline_seconds must be at most 300'],
-    ['a deadline that is not whole', { method: 'POST', url: '/api/battles', payload: { prompt: 'hi', deadline_seconds: 1.5 } }, 'deadline_seconds must be a whole number'],
-    ['an unknown verdict', { method: 'POST', url: '/api/judge/1/vote', payload: { winner: 'c' } }, 'winner must be a, b, tie or both_bad'],
-    ['a username outside its rule', { method: 'PATCH', url: '/api/account', payload: { username: 'a' } }, 'username must be 3 to 32 characters of a-z, 0-9, _ and -, starting with a letter or digit'],
+    [
+      'a non-numeric path id',
+      { method: 'GET', url: '/api/agents/abc' },
+      'id must be a whole number written in plain digits, such as 42',
+    ],
+    [
+      'a path id past the largest id',
+      { method: 'GET', url: '/api/agents/99999999999' },
+      'id must be at most 2147483647',
+    ],
+    [
+      'a missing name and, for push, webhook_url',
+      { method: 'POST', url: '/api/agents', payload: {} },
+      'name is required; webhook_url is required for push agents',
+    ],
+    [
+      'an unknown mode',
+      { method: 'POST', url: '/api/agents', payload: { name: 'a', mode: 'carrier-pigeon' } },
+      'mode must be push or pull',
+    ],
+    [
+      'a pull agent with a webhook_url',
+      {
+        method: 'POST',
+        url: '/api/agents',
+        payload: { name: 'a', mode: 'pull', webhook_url: 'http://127.0.0.1:9/hook' },
+      },
+      'webhook_url must be omitted for pull agents',
+    ],
+    [
+      'an empty name',
+      { method: 'POST', url: '/api/agents', payload: { name: '  ', mode: 'pull' } },
+      'name must not be empty',
+    ],
+    [
+      'a name that is not text',
+      { method: 'POST', url: '/api/agents', payload: { name: 5, mode: 'pull' } },
+      'name must be a string',
+    ],
+    [
+      'tools_claimed that is not a list',
+      { method: 'POST', url: '/api/agents', payload: { name: 'a', mode: 'pull', tools_claimed: 'grep' } },
+      'tools_claimed must be an array',
+    ],
+    [
+      'a tool that is too long',
+      {
+        method: 'POST',
+        url: '/api/agents',
+        payload: { name: 'a', mode: 'pull', tools_claimed: ['ok', 'x'.repeat(101)] },
+      },
+      'tools_claimed.1 must be at most 100 characters',
+    ],
+    [
+      'a webhook_url that is not http',
+      { method: 'POST', url: '/api/agents', payload: { name: 'a', webhook_url: 'ftp://example.com/hook' } },
+      'webhook_url must be an http or https URL, such as https://agent.example/hook',
+    ],
+    [
+      'a body that is not an object',
+      { method: 'POST', url: '/api/agents', payload: [1, 2] },
+      'the body must be a JSON object',
+    ],
+    [
+      'a deadline over the limit',
+      { method: 'POST', url: '/api/battles', payload: { prompt: 'hi', deadline_seconds: 301 } },
+      'deadline_seconds must be at most 300',
+    ],
+    [
+      'a deadline that is not whole',
+      { method: 'POST', url: '/api/battles', payload: { prompt: 'hi', deadline_seconds: 1.5 } },
+      'deadline_seconds must be a whole number',
+    ],
+    [
+      'an unknown verdict',
+      { method: 'POST', url: '/api/judge/1/vote', payload: { winner: 'c' } },
+      'winner must be a, b, tie or both_bad',
+    ],
+    [
+      'a username outside its rule',
+      { method: 'PATCH', url: '/api/account', payload: { username: 'a' } },
+      'username must be 3 to 32 characters of a-z, 0-9, _ and -, starting with a letter or digit',
+    ],
     ['a page size of zero', { method: 'GET', url: '/api/agents/1/activity?limit=0' }, 'limit must be at least 1'],
-    ['a page size that is not a number', { method: 'GET', url: '/api/agents/1/activity?limit=many' }, 'limit must be a whole number'],
+    [
+      'a page size that is not a number',
+      { method: 'GET', url: '/api/agents/1/activity?limit=many' },
+      'limit must be a whole number',
+    ],
     ['a page past the last', { method: 'GET', url: '/api/users?page=100001' }, 'page must be at most 100000'],
   ])('%s', async (_case, request, expected) => {
     const detail = await detailOf({ ...(request as InjectOptions), headers: me.auth });
@@ -49,15 +126,31 @@ describe('validation messages', () => {
 
   it('pull work: a negative wait, and a result with both or neither of response and error', async () => {
     const headers = { 'x-arena-secret': pullAgent.secret };
-    expect(await detailOf({ method: 'GET', url: `/api/agents/${pullAgent.id}/work/next?wait=-1`, headers })).toBe('wait must not be negative');
+    expect(await detailOf({ method: 'GET', url: `/api/agents/${pullAgent.id}/work/next?wait=-1`, headers })).toBe(
+      'wait must not be negative',
+    );
     const result = `/api/agents/${pullAgent.id}/work/main-1/result`;
-    expect(await detailOf({ method: 'POST', url: result, headers, payload: { response: 'a', error: 'b' } })).toBe('send exactly one of response or error');
-    expect(await detailOf({ method: 'POST', url: result, headers, payload: { latency_ms: 5 } })).toBe('send exactly one of response or error');
-    expect(await detailOf({ method: 'POST', url: result, headers, payload: { error: '' } })).toBe('error must not be empty');
+    expect(await detailOf({ method: 'POST', url: result, headers, payload: { response: 'a', error: 'b' } })).toBe(
+      'send exactly one of response or error',
+    );
+    expect(await detailOf({ method: 'POST', url: result, headers, payload: { latency_ms: 5 } })).toBe(
+      'send exactly one of response or error',
+    );
+    expect(await detailOf({ method: 'POST', url: result, headers, payload: { error: '' } })).toBe(
+      'error must not be empty',
+    );
   });
 
   it('a pull agent cannot take a webhook_url or a retest: a conflict with its mode (409), not a malformed request', async () => {
-    const patch = await detailOf({ method: 'PATCH', url: `/api/agents/${pullAgent.id}`, headers: me.auth, payload: { webhook_url: 'http://127.0.0.1:9/hook' } }, 409);
+    const patch = await detailOf(
+      {
+        method: 'PATCH',
+        url: `/api/agents/${pullAgent.id}`,
+        headers: me.auth,
+        payload: { webhook_url: 'http://127.0.0.1:9/hook' },
+      },
+      409,
+    );
     expect(patch).toBe('pull agents have no webhook_url; create a push agent instead');
     const retest = await detailOf({ method: 'POST', url: `/api/agents/${pullAgent.id}/retest`, headers: me.auth }, 409);
     expect(retest).toBe('retest applies to push agents only; pull agents are never pinged');

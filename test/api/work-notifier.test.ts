@@ -32,7 +32,10 @@ const notify = (agentId: number) => sql.query(`select pg_notify($1, $2)`, [WORK_
 let sessionSeq = 0;
 /** Work queued for the agent with no notification: as if it was sent while nobody listened. */
 const queueSilently = (agentId: number) =>
-  sql.query(`insert into work_items (session_id, agent_id, state, created_at) values ($1, $2, 'queued', now())`, [++sessionSeq, agentId]);
+  sql.query(`insert into work_items (session_id, agent_id, state, created_at) values ($1, $2, 'queued', now())`, [
+    ++sessionSeq,
+    agentId,
+  ]);
 const never = new AbortController().signal;
 describe('WorkNotifier', () => {
   it("wakes the agent's waiting long-polls, and only that agent's", async () => {

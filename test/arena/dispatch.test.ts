@@ -53,7 +53,9 @@ describe('dispatch', () => {
 
   it('never sends an agent the same prompt twice, and sends nothing once its pool is used up', async () => {
     const agent = arena.agents[0]!;
-    await arena.sql(`update prompts set retired_at = now() where source = 'pool' and id not in (select id from prompts where source = 'pool' order by id limit 6)`);
+    await arena.sql(
+      `update prompts set retired_at = now() where source = 'pool' and id not in (select id from prompts where source = 'pool' order by id limit 6)`,
+    );
     for (let round = 0; round < 8; round++) {
       await makeDue();
       await arena.dispatch();
@@ -76,17 +78,30 @@ describe('dispatch', () => {
     await makeDue();
     await arena.sql(`update agents set gym_complete = false where id = ?`, [arena.agents[1]!.id]);
     const sessions = await arena.dispatch();
-    const agents = await arena.sql<{ agent_id: number }>(`select agent_id from sessions where id = any(?::int[])`, [`{${sessions.join(',')}}`]);
+    const agents = await arena.sql<{ agent_id: number }>(`select agent_id from sessions where id = any(?::int[])`, [
+      `{${sessions.join(',')}}`,
+    ]);
     expect(agents.map((a) => a.agent_id)).not.toContain(arena.agents[1]!.id);
     expect(agents.length).toBeGreaterThan(0);
 
     // ARENA_REQUIRE_GYM=false lets it in: the dispatch activity, run on its own with that setting.
     await makeDue();
-    const open = arenaActivities({ orm: arena.t.orm, arena: { ...arena.t.config.arena, requireGym: false } } as ActivityDeps);
+    const open = arenaActivities({
+      orm: arena.t.orm,
+      arena: { ...arena.t.config.arena, requireGym: false },
+    } as ActivityDeps);
     const created = await open.dispatchMainPrompts({ dispatchKey: 'no-gym-required' });
     expect(created.map((d) => d.agentId)).toContain(arena.agents[1]!.id);
     // The same dispatch key again (a retried activity) gets the same sessions back, not new ones.
     expect(await open.dispatchMainPrompts({ dispatchKey: 'no-gym-required' })).toEqual(created);
-    await Promise.all(created.map((d) => arena.client.workflow.start(deliverPrompt, { taskQueue: arena.t.config.taskQueue, workflowId: `delivery-${d.sessionId}`, args: [d] })));
+    await Promise.all(
+      created.map((d) =>
+        arena.client.workflow.start(deliverPrompt, {
+          taskQueue: arena.t.config.taskQueue,
+          workflowId: `delivery-${d.sessionId}`,
+          args: [d],
+        }),
+      ),
+    );
   });
 });

@@ -13,17 +13,25 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => arena.close());
 
-const next = (who: Registered = judge) => arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: who.auth });
+const next = (who: Registered = judge) =>
+  arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: who.auth });
 const vote = (battleId: number, winner: string, who: Registered = judge) =>
   arena.t.app.inject({ method: 'POST', url: `/api/judge/${battleId}/vote`, headers: who.auth, payload: { winner } });
-const elo = async (agentId: number) => (await arena.sql<{ elo: number }>(`select elo from agents where id = ?`, [agentId]))[0]!.elo;
+const elo = async (agentId: number) =>
+  (await arena.sql<{ elo: number }>(`select elo from agents where id = ?`, [agentId]))[0]!.elo;
 
 describe('judging', () => {
   it('shows an anonymous pair of answers to one prompt from agents of different owners, until voted', async () => {
     const res = await next();
     expect(res.statusCode).toBe(200);
     const battle = res.json();
-    expect(battle).toMatchObject({ live: false, status: 'open', winner: null, a: { status: 'answered' }, b: { status: 'answered' } });
+    expect(battle).toMatchObject({
+      live: false,
+      status: 'open',
+      winner: null,
+      a: { status: 'answered' },
+      b: { status: 'answered' },
+    });
     // Field names, not words: a pool prompt may well speak of ownership.
     expect(JSON.stringify(battle)).not.toMatch(/"(agent_id|agent|owner|owner_handle)":/);
     expect(battle.a.response).not.toBe(battle.b.response);
@@ -42,7 +50,10 @@ describe('judging', () => {
 
   it('applies a vote once: both Elo ratings move by the worked amount, and a second vote is 409', async () => {
     const battle = (await next()).json();
-    const [sides] = await arena.sql<{ agent_a_id: number; agent_b_id: number }>(`select agent_a_id, agent_b_id from battles where id = ?`, [battle.battle_id]);
+    const [sides] = await arena.sql<{ agent_a_id: number; agent_b_id: number }>(
+      `select agent_a_id, agent_b_id from battles where id = ?`,
+      [battle.battle_id],
+    );
     const [beforeA, beforeB] = [await elo(sides!.agent_a_id), await elo(sides!.agent_b_id)];
     expect([beforeA, beforeB]).toEqual([1500, 1500]);
     const res = await vote(battle.battle_id, 'a');
@@ -57,15 +68,31 @@ describe('judging', () => {
     const again = await vote(battle.battle_id, 'b');
     expect(again.statusCode).toBe(409);
     expect([await elo(sides!.agent_a_id), await elo(sides!.agent_b_id)]).toEqual([1516, 1484]);
-    const history = (await arena.t.app.inject({ method: 'GET', url: `/api/agents/${sides!.agent_a_id}/ratings` })).json();
-    expect(history).toMatchObject({ agent_id: sides!.agent_a_id, elo: 1516, tier: 'Specialist', history: [{ battle_id: battle.battle_id, before: 1500, after: 1516, delta: 16 }] });
+    const history = (
+      await arena.t.app.inject({ method: 'GET', url: `/api/agents/${sides!.agent_a_id}/ratings` })
+    ).json();
+    expect(history).toMatchObject({
+      agent_id: sides!.agent_a_id,
+      elo: 1516,
+      tier: 'Specialist',
+      history: [{ battle_id: battle.battle_id, before: 1500, after: 1516, delta: 16 }],
+    });
   });
 
   it('gives the least-judged pair first, and never the same pair twice to one judge', async () => {
     const pairOf = async (battleId: number) =>
-      (await arena.sql<{ pair: string }>(`select pair_low || '-' || pair_high as pair from battles where id = ?`, [battleId]))[0]!.pair;
+      (
+        await arena.sql<{ pair: string }>(`select pair_low || '-' || pair_high as pair from battles where id = ?`, [
+          battleId,
+        ])
+      )[0]!.pair;
     const votesOn = async (pair: string) =>
-      (await arena.sql<{ n: number }>(`select count(*)::int as n from battles where pair_low || '-' || pair_high = ? and status = 'voted'`, [pair]))[0]!.n;
+      (
+        await arena.sql<{ n: number }>(
+          `select count(*)::int as n from battles where pair_low || '-' || pair_high = ? and status = 'voted'`,
+          [pair],
+        )
+      )[0]!.n;
     const [first, second] = [await register(arena.t.app), await register(arena.t.app)];
     const b1 = (await next(first)).json();
     const p1 = await pairOf(b1.battle_id);
@@ -92,9 +119,15 @@ describe('judging', () => {
     for (;;) {
       const res = await next(owner);
       if (res.statusCode === 204) break;
-      const [row] = await arena.sql<{ agent_a_id: number; agent_b_id: number }>(`select agent_a_id, agent_b_id from battles where id = ?`, [res.json().battle_id]);
+      const [row] = await arena.sql<{ agent_a_id: number; agent_b_id: number }>(
+        `select agent_a_id, agent_b_id from battles where id = ?`,
+        [res.json().battle_id],
+      );
       expect([row!.agent_a_id, row!.agent_b_id]).not.toContain(mine);
-      await arena.sql(`update battles set status = 'voted', voted_at = now() - interval '2 days', winner = 'tie' where id = ?`, [res.json().battle_id]);
+      await arena.sql(
+        `update battles set status = 'voted', voted_at = now() - interval '2 days', winner = 'tie' where id = ?`,
+        [res.json().battle_id],
+      );
     }
     expect((await next(owner)).body).toBe('');
   });
@@ -112,7 +145,16 @@ describe('judging', () => {
     const [own] = await arena.sql<{ id: number }>(
       `insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high, status, created_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, 'open', now()) returning id`,
-      [s1!.prompt_id, owner.userId, s1!.id, s2!.id, s1!.agent_id, s2!.agent_id, Math.min(s1!.id, s2!.id), Math.max(s1!.id, s2!.id)],
+      [
+        s1!.prompt_id,
+        owner.userId,
+        s1!.id,
+        s2!.id,
+        s1!.agent_id,
+        s2!.agent_id,
+        Math.min(s1!.id, s2!.id),
+        Math.max(s1!.id, s2!.id),
+      ],
     );
     // Judging never hands out such a battle; one forged here is not the judge's to vote on.
     const forbidden = await vote(own!.id, 'a', owner);
@@ -139,7 +181,16 @@ describe('judging', () => {
     const bad = await vote(1, 'left');
     expect(bad.statusCode).toBe(400);
     expect(bad.json().detail).toMatch(/^winner /);
-    expect((await arena.t.app.inject({ method: 'POST', url: '/api/judge/abc/vote', headers: judge.auth, payload: { winner: 'a' } })).statusCode).toBe(400);
+    expect(
+      (
+        await arena.t.app.inject({
+          method: 'POST',
+          url: '/api/judge/abc/vote',
+          headers: judge.auth,
+          payload: { winner: 'a' },
+        })
+      ).statusCode,
+    ).toBe(400);
     expect((await arena.t.app.inject({ method: 'GET', url: '/api/judge/next' })).statusCode).toBe(401);
   });
 });

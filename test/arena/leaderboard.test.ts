@@ -13,7 +13,11 @@ beforeAll(async () => {
 afterAll(() => arena.close());
 
 it('is empty before any vote, then lists voted agents with BT ratings, intervals, tiers and interval-aware ranks', async () => {
-  const refresh = () => arena.client.workflow.execute(refreshLeaderboard, { taskQueue: arena.t.config.taskQueue, workflowId: `refresh-${Date.now()}` });
+  const refresh = () =>
+    arena.client.workflow.execute(refreshLeaderboard, {
+      taskQueue: arena.t.config.taskQueue,
+      workflowId: `refresh-${Date.now()}`,
+    });
   await refresh();
   expect((await arena.t.app.inject({ method: 'GET', url: '/api/leaderboard' })).json()).toEqual([]);
 
@@ -23,15 +27,39 @@ it('is empty before any vote, then lists voted agents with BT ratings, intervals
     const res = await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth });
     if (res.statusCode === 204) break;
     const b = res.json();
-    const winner = b.a.response === 'answer from /agent-0' ? 'a' : b.b.response === 'answer from /agent-0' ? 'b' : 'tie';
-    expect((await arena.t.app.inject({ method: 'POST', url: `/api/judge/${b.battle_id}/vote`, headers: judge.auth, payload: { winner } })).statusCode).toBe(200);
+    const winner =
+      b.a.response === 'answer from /agent-0' ? 'a' : b.b.response === 'answer from /agent-0' ? 'b' : 'tie';
+    expect(
+      (
+        await arena.t.app.inject({
+          method: 'POST',
+          url: `/api/judge/${b.battle_id}/vote`,
+          headers: judge.auth,
+          payload: { winner },
+        })
+      ).statusCode,
+    ).toBe(200);
   }
   expect(await refresh()).toMatch(/^3 agents from \d+ votes; 0 judges flagged$/);
   const board = (await arena.t.app.inject({ method: 'GET', url: '/api/leaderboard' })).json();
   expect(board).toHaveLength(3);
   for (const row of board) {
     expect(Object.keys(row).sort()).toEqual(
-      ['agent_id', 'bt_rating', 'ci_high', 'ci_low', 'elo', 'losses', 'name', 'owner_handle', 'rank', 'ties', 'tier', 'votes', 'wins'].sort(),
+      [
+        'agent_id',
+        'bt_rating',
+        'ci_high',
+        'ci_low',
+        'elo',
+        'losses',
+        'name',
+        'owner_handle',
+        'rank',
+        'ties',
+        'tier',
+        'votes',
+        'wins',
+      ].sort(),
     );
     expect(row.ci_low).toBeLessThanOrEqual(row.bt_rating);
     expect(row.ci_high).toBeGreaterThanOrEqual(row.bt_rating);
@@ -61,15 +89,31 @@ it('flags a judge who votes against a clear consensus and leaves their votes out
       await arena.sql(
         `insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high, status, winner, voted_at, created_at)
          values (?, ?, ?, ?, ?, ?, ?, ?, 'voted', ?, now() - interval '3 days', now())`,
-        [pair!.prompt_id, judge, pair!.a, pair!.b, best.id, worst.id, 5_000_000 + n, 5_000_000 + n++, judge === contrarian ? 'b' : 'a'],
+        [
+          pair!.prompt_id,
+          judge,
+          pair!.a,
+          pair!.b,
+          best.id,
+          worst.id,
+          5_000_000 + n,
+          5_000_000 + n++,
+          judge === contrarian ? 'b' : 'a',
+        ],
       );
     }
   }
-  const refresh = await arena.client.workflow.execute(refreshLeaderboard, { taskQueue: arena.t.config.taskQueue, workflowId: `refresh-flag-${Date.now()}` });
+  const refresh = await arena.client.workflow.execute(refreshLeaderboard, {
+    taskQueue: arena.t.config.taskQueue,
+    workflowId: `refresh-flag-${Date.now()}`,
+  });
   expect(refresh).toMatch(/; 1 judges flagged$/);
   const flagged = await arena.sql<{ judge_id: number }>(`select judge_id from judge_flags`);
   expect(flagged.map((f) => f.judge_id)).toEqual([contrarian]);
-  const [voted] = await arena.sql<{ total: number }>(`select count(*)::int as total from battles where status = 'voted' and judge_id <> ?`, [contrarian]);
+  const [voted] = await arena.sql<{ total: number }>(
+    `select count(*)::int as total from battles where status = 'voted' and judge_id <> ?`,
+    [contrarian],
+  );
   const board = (await arena.t.app.inject({ method: 'GET', url: '/api/leaderboard' })).json();
   const votesCounted = board.reduce((sum: number, r: { votes: number }) => sum + r.votes, 0) / 2;
   expect(votesCounted).toBe(voted?.total);

@@ -12,38 +12,64 @@ beforeAll(async () => {
 afterAll(() => arena.close());
 afterEach(() => arena.server.behave((req, res) => answer(200, { response: `answer from ${req.url}` })(req, res)));
 
-const start = (payload: object, who: Registered = person) => arena.t.app.inject({ method: 'POST', url: '/api/battles', headers: who.auth, payload });
-const show = (id: number, who: Registered = person) => arena.t.app.inject({ method: 'GET', url: `/api/battles/${id}`, headers: who.auth });
+const start = (payload: object, who: Registered = person) =>
+  arena.t.app.inject({ method: 'POST', url: '/api/battles', headers: who.auth, payload });
+const show = (id: number, who: Registered = person) =>
+  arena.t.app.inject({ method: 'GET', url: `/api/battles/${id}`, headers: who.auth });
 const finished = (id: number) => arena.client.workflow.getHandle(`battle-${id}`).result();
 
 describe('live battles', () => {
   it('sends your prompt to two agents of different owners at once; you see both answers, then vote', async () => {
-    const res = await start({ prompt: 'Explain recursion in one sentence.', category: 'writing', deadline_seconds: 30 });
+    const res = await start({
+      prompt: 'Explain recursion in one sentence.',
+      category: 'writing',
+      deadline_seconds: 30,
+    });
     expect(res.statusCode).toBe(202);
     const battle = res.json();
-    expect(battle).toMatchObject({ live: true, status: 'running', prompt: { text: 'Explain recursion in one sentence.', category: 'writing' } });
+    expect(battle).toMatchObject({
+      live: true,
+      status: 'running',
+      prompt: { text: 'Explain recursion in one sentence.', category: 'writing' },
+    });
     expect(await finished(battle.battle_id)).toBe('open');
     const shown = (await show(battle.battle_id)).json();
     expect(shown).toMatchObject({ status: 'open', a: { status: 'answered' }, b: { status: 'answered' } });
     expect([shown.a.response, shown.b.response].sort()).toEqual(['answer from /agent-0', 'answer from /agent-1']);
     // It is the person's battle to judge: judge/next offers it first.
-    expect((await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: person.auth })).json().battle_id).toBe(battle.battle_id);
-    const vote = await arena.t.app.inject({ method: 'POST', url: `/api/judge/${battle.battle_id}/vote`, headers: person.auth, payload: { winner: 'both_bad' } });
+    expect(
+      (await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: person.auth })).json().battle_id,
+    ).toBe(battle.battle_id);
+    const vote = await arena.t.app.inject({
+      method: 'POST',
+      url: `/api/judge/${battle.battle_id}/vote`,
+      headers: person.auth,
+      payload: { winner: 'both_bad' },
+    });
     expect(vote.statusCode).toBe(200);
     expect(vote.json().a.delta + vote.json().b.delta).toBe(0);
-    const [prompt] = await arena.sql<{ both_bad_count: number }>(`select both_bad_count from prompts where id = ?`, [battle.prompt.id]);
+    const [prompt] = await arena.sql<{ both_bad_count: number }>(`select both_bad_count from prompts where id = ?`, [
+      battle.prompt.id,
+    ]);
     expect(prompt!.both_bad_count).toBe(1);
     expect((await show(battle.battle_id, await register(arena.t.app))).statusCode).toBe(404);
   });
 
   it('is void when one side fails, and cannot be voted', async () => {
-    arena.server.behave((req, res) => (req.url === '/agent-1' ? answer(500, {})(req, res) : answer(200, { response: 'fine' })(req, res)));
+    arena.server.behave((req, res) =>
+      req.url === '/agent-1' ? answer(500, {})(req, res) : answer(200, { response: 'fine' })(req, res),
+    );
     const battle = (await start({ prompt: 'One side will fail.' })).json();
     expect(await finished(battle.battle_id)).toBe('void');
     const shown = (await show(battle.battle_id)).json();
     expect(shown.status).toBe('void');
     expect([shown.a.status, shown.b.status].sort()).toEqual(['answered', 'error']);
-    const vote = await arena.t.app.inject({ method: 'POST', url: `/api/judge/${battle.battle_id}/vote`, headers: person.auth, payload: { winner: 'a' } });
+    const vote = await arena.t.app.inject({
+      method: 'POST',
+      url: `/api/judge/${battle.battle_id}/vote`,
+      headers: person.auth,
+      payload: { winner: 'a' },
+    });
     expect(vote.statusCode).toBe(409);
     expect(vote.json().detail).toMatch(/void/);
   });

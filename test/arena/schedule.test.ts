@@ -17,14 +17,20 @@ it('a worker sets up the dispatch schedule, which sends pool prompts on its own'
   const ids = scheduleIds(arena.t.config.taskQueue);
   const described = await arena.client.schedule.getHandle(ids.dispatch).describe();
   expect(described.spec.intervals?.[0]?.every).toBe(1000);
-  expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'dispatchArena', taskQueue: arena.t.config.taskQueue });
+  expect(described.action).toMatchObject({
+    type: 'startWorkflow',
+    workflowType: 'dispatchArena',
+    taskQueue: arena.t.config.taskQueue,
+  });
   await arena.client.schedule.getHandle(ids.leaderboard).describe();
 
   // Both agents get main prompts without anyone running a dispatch step by hand.
   const until = Date.now() + 20_000;
   let agents = 0;
   while (agents < 2 && Date.now() < until) {
-    const [row] = await arena.sql<{ n: number }>(`select count(distinct agent_id)::int as n from sessions where kind = 'main' and status = 'answered'`);
+    const [row] = await arena.sql<{ n: number }>(
+      `select count(distinct agent_id)::int as n from sessions where kind = 'main' and status = 'answered'`,
+    );
     agents = row!.n;
     if (agents < 2) await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -32,7 +32,12 @@ export async function startArena(agentCount: number, env: Record<string, string>
     const owner = await register(t.app);
     owners.push(owner);
     const path = `/agent-${i}`;
-    const res = await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: `agent-${i}`, webhook_url: server.url.replace('/hook', path) } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: owner.auth,
+      payload: { name: `agent-${i}`, webhook_url: server.url.replace('/hook', path) },
+    });
     agents.push({ id: res.json().id, owner, path });
   }
   await Promise.all(agents.map((a) => client.workflow.getHandle(`gym-${a.id}-1`).result()));
@@ -45,8 +50,13 @@ export async function startArena(agentCount: number, env: Record<string, string>
     sql,
     async dispatch() {
       const before = await sql<{ id: number }>(`select id from sessions where kind = 'main'`);
-      const count = await client.workflow.execute(dispatchArena, { taskQueue: t.config.taskQueue, workflowId: `dispatch-test-${++dispatches}-${Date.now()}` });
-      const after = await sql<{ id: number }>(`select id from sessions where kind = 'main' and id > ? order by id`, [Math.max(0, ...before.map((r) => r.id))]);
+      const count = await client.workflow.execute(dispatchArena, {
+        taskQueue: t.config.taskQueue,
+        workflowId: `dispatch-test-${++dispatches}-${Date.now()}`,
+      });
+      const after = await sql<{ id: number }>(`select id from sessions where kind = 'main' and id > ? order by id`, [
+        Math.max(0, ...before.map((r) => r.id)),
+      ]);
       expect(after).toHaveLength(count as number);
       await Promise.all(after.map((s) => client.workflow.getHandle(deliveryWorkflowId(s.id)).result()));
       return after.map((s) => s.id);

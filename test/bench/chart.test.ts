@@ -10,15 +10,40 @@ const spec: ChartSpec = {
   logX: true,
   logY: true,
   series: [
-    { name: 'arena p50', points: [[10, 12], [20, 15], [40, 40]] },
-    { name: 'arena p99', points: [[10, 30], [20, NaN], [40, 900]], dashed: true },
-    { name: 'engine & co p50', points: [[10, 5], [20, 0], [40, 8]], color: '#ff7f0e' },
+    {
+      name: 'arena p50',
+      points: [
+        [10, 12],
+        [20, 15],
+        [40, 40],
+      ],
+    },
+    {
+      name: 'arena p99',
+      points: [
+        [10, 30],
+        [20, NaN],
+        [40, 900],
+      ],
+      dashed: true,
+    },
+    {
+      name: 'engine & co p50',
+      points: [
+        [10, 5],
+        [20, 0],
+        [40, 8],
+      ],
+      color: '#ff7f0e',
+    },
   ],
 };
 
 function parse(svg: string) {
   const errors: string[] = [];
-  const doc = new DOMParser({ onError: (level, msg) => void (level !== 'warning' && errors.push(msg)) }).parseFromString(svg, 'image/svg+xml');
+  const doc = new DOMParser({
+    onError: (level, msg) => void (level !== 'warning' && errors.push(msg)),
+  }).parseFromString(svg, 'image/svg+xml');
   return { doc, errors };
 }
 
@@ -46,7 +71,11 @@ describe('renderChart', () => {
 
   it('puts larger values higher up and further right', () => {
     const { doc } = parse(renderChart(spec));
-    const points = doc.getElementsByTagName('polyline')[0]!.getAttribute('points')!.split(' ').map((p) => p.split(',').map(Number));
+    const points = doc
+      .getElementsByTagName('polyline')[0]!
+      .getAttribute('points')!
+      .split(' ')
+      .map((p) => p.split(',').map(Number));
     expect(points[1]![0]).toBeGreaterThan(points[0]![0]!);
     expect(points[2]![1]).toBeLessThan(points[0]![1]!);
   });

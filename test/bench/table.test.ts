@@ -3,9 +3,38 @@ import { figure, type FigureRow } from '../../bench/report/model';
 import { figuresMarkdown, figuresText, formatNumber, formatRatio, markdownTable } from '../../bench/report/table';
 
 const rows: FigureRow[] = [
-  figure({ group: 'Push', name: 'sustained deliveries/s', unit: '/s', value: 150, baselineName: '(b) engine', baseline: 200, better: 'higher', target: '>= 0.6x (b)', met: true }),
-  figure({ group: 'Pull', name: 'wake latency p99', unit: 'ms', value: 12.5, baselineName: 'bare | notify', baseline: 2.5, better: 'lower', target: '<= 15 ms', met: true, note: '300 wakes' }),
-  figure({ group: 'Pull', name: 'CPU while idle', unit: '% of a core', value: 3, baselineName: 'bare', baseline: 0, better: 'lower' }),
+  figure({
+    group: 'Push',
+    name: 'sustained deliveries/s',
+    unit: '/s',
+    value: 150,
+    baselineName: '(b) engine',
+    baseline: 200,
+    better: 'higher',
+    target: '>= 0.6x (b)',
+    met: true,
+  }),
+  figure({
+    group: 'Pull',
+    name: 'wake latency p99',
+    unit: 'ms',
+    value: 12.5,
+    baselineName: 'bare | notify',
+    baseline: 2.5,
+    better: 'lower',
+    target: '<= 15 ms',
+    met: true,
+    note: '300 wakes',
+  }),
+  figure({
+    group: 'Pull',
+    name: 'CPU while idle',
+    unit: '% of a core',
+    value: 3,
+    baselineName: 'bare',
+    baseline: 0,
+    better: 'lower',
+  }),
 ];
 
 describe('formatting', () => {
@@ -45,8 +74,12 @@ describe('figuresMarkdown', () => {
     const lines = figuresMarkdown(rows).split('\n');
     expect(lines).toHaveLength(2 + rows.length);
     expect(lines[0]).toBe('| Figure | Arena | Baseline | Baseline value | Ratio | Better | Target | Met |');
-    expect(lines[2]).toBe('| Push: sustained deliveries/s | 150/s | (b) engine | 200/s | 0.75x | higher | >= 0.6x (b) | yes |');
-    expect(lines[3]).toBe('| Pull: wake latency p99 (300 wakes) | 12.5 ms | bare \\| notify | 2.5 ms | 5.00x | lower | <= 15 ms | yes |');
+    expect(lines[2]).toBe(
+      '| Push: sustained deliveries/s | 150/s | (b) engine | 200/s | 0.75x | higher | >= 0.6x (b) | yes |',
+    );
+    expect(lines[3]).toBe(
+      '| Pull: wake latency p99 (300 wakes) | 12.5 ms | bare \\| notify | 2.5 ms | 5.00x | lower | <= 15 ms | yes |',
+    );
     expect(lines[4]).toContain('| n/a | lower |  |  |');
   });
 });

@@ -36,12 +36,19 @@ const file = (name: string, content: string) => {
   fs.writeFileSync(p, content);
   return p;
 };
-const poolCount = async () => (await pg.query(`select count(*)::int as n from prompts where source = 'pool'`)).rows[0].n as number;
+const poolCount = async () =>
+  (await pg.query(`select count(*)::int as n from prompts where source = 'pool'`)).rows[0].n as number;
 
 describe('arena prompts', () => {
   it('adds prompts from a JSON file once; adding the same file again adds nothing', async () => {
     const before = await poolCount();
-    const json = file('new.json', JSON.stringify([{ text: 'Sort a list in O(n log n).', category: 'coding', slug: 'ops/sort' }, { prompt: 'Write a haiku about rain.', category: 'writing' }]));
+    const json = file(
+      'new.json',
+      JSON.stringify([
+        { text: 'Sort a list in O(n log n).', category: 'coding', slug: 'ops/sort' },
+        { prompt: 'Write a haiku about rain.', category: 'writing' },
+      ]),
+    );
     expect(await arena('prompts', 'add', json)).toBe(0);
     expect(printed.at(-1)).toBe('added 2 prompt(s) to the pool; 0 already there (same slug)');
     expect(await poolCount()).toBe(before + 2);
@@ -50,15 +57,26 @@ describe('arena prompts', () => {
   });
 
   it('adds a text file with a default category', async () => {
-    const txt = file('more.txt', 'What is 2 + 2?\n---\ncategory: reasoning\nWhich weighs more, a kilo of feathers or a kilo of iron?\n');
+    const txt = file(
+      'more.txt',
+      'What is 2 + 2?\n---\ncategory: reasoning\nWhich weighs more, a kilo of feathers or a kilo of iron?\n',
+    );
     expect(await arena('prompts', 'add', txt, '--category', 'math')).toBe(0);
-    const { rows } = await pg.query(`select category from prompts where text in ('What is 2 + 2?', 'Which weighs more, a kilo of feathers or a kilo of iron?') order by id`);
+    const { rows } = await pg.query(
+      `select category from prompts where text in ('What is 2 + 2?', 'Which weighs more, a kilo of feathers or a kilo of iron?') order by id`,
+    );
     expect(rows.map((r) => r.category)).toEqual(['math', 'reasoning']);
   });
 
   it('refuses a file with errors, naming them, and adds nothing', async () => {
     const before = await poolCount();
-    const bad = file('bad.json', JSON.stringify([{ text: 'ok', category: 'coding' }, { text: '', category: 'Bad Category' }]));
+    const bad = file(
+      'bad.json',
+      JSON.stringify([
+        { text: 'ok', category: 'coding' },
+        { text: '', category: 'Bad Category' },
+      ]),
+    );
     expect(await arena('prompts', 'add', bad)).toBe(1);
     expect(errors.join('\n')).toMatch(/bad\.json has errors; nothing was added:\n {2}entry 2: /);
     expect(await poolCount()).toBe(before);
@@ -68,7 +86,9 @@ describe('arena prompts', () => {
 
   it('retires prompts by slug or id and lists active and retired ones', async () => {
     const { rows } = await pg.query(`select id from prompts where slug = 'ops/sort'`);
-    const other = (await pg.query(`select id, slug from prompts where source = 'pool' and slug <> 'ops/sort' order by id limit 1`)).rows[0];
+    const other = (
+      await pg.query(`select id, slug from prompts where source = 'pool' and slug <> 'ops/sort' order by id limit 1`)
+    ).rows[0];
     expect(await arena('prompts', 'retire', 'ops/sort', String(other.id))).toBe(0);
     expect(printed).toEqual([`retired ${other.id} ${other.slug}`, `retired ${rows[0].id} ops/sort`]);
     const retired = (await pg.query(`select count(*)::int as n from prompts where retired_at is not null`)).rows[0].n;
@@ -88,8 +108,12 @@ describe('arena prompts', () => {
 
 describe('arena judges', () => {
   it('lists flagged judges', async () => {
-    const { rows } = await pg.query(`insert into users (username, created_at) values ('contrarian', now()) returning id`);
-    await pg.query(`insert into judge_flags (judge_id, votes, p_value, flagged_at) values ($1, 40, 0.00001, now())`, [rows[0].id]);
+    const { rows } = await pg.query(
+      `insert into users (username, created_at) values ('contrarian', now()) returning id`,
+    );
+    await pg.query(`insert into judge_flags (judge_id, votes, p_value, flagged_at) values ($1, 40, 0.00001, now())`, [
+      rows[0].id,
+    ]);
     expect(await arena('judges')).toBe(0);
     expect(printed[1]).toBe(`${rows[0].id}\tcontrarian\t40\t1.00e-5`);
   });

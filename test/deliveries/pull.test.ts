@@ -13,7 +13,14 @@ beforeAll(async () => {
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   owner = await register(t.app);
   await t.startWorker();
-  agent = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'puller', mode: 'pull' } })).json();
+  agent = (
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: owner.auth,
+      payload: { name: 'puller', mode: 'pull' },
+    })
+  ).json();
 });
 afterAll(async () => {
   await t.close();
@@ -26,9 +33,12 @@ const post = (workId: string, payload: object, id = agent.id) =>
   t.app.inject({ method: 'POST', url: `/api/agents/${id}/work/${workId}/result`, headers: secretHeader(), payload });
 const sandbox = (payload: object) =>
   t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox`, headers: owner.auth, payload });
-const outcome = (publicId: string) => client.workflow.getHandle(deliveryWorkflowId(Number(publicId.split('-')[1]))).result();
+const outcome = (publicId: string) =>
+  client.workflow.getHandle(deliveryWorkflowId(Number(publicId.split('-')[1]))).result();
 const sessionOf = async (publicId: string) =>
-  (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100` })).json().sessions.find((s: { id: string }) => s.id === publicId);
+  (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100` }))
+    .json()
+    .sessions.find((s: { id: string }) => s.id === publicId);
 /** Awaits a condition on real state rather than sleeping a fixed time. */
 async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -37,7 +47,8 @@ async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-const detail = async () => (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}`, headers: owner.auth })).json();
+const detail = async () =>
+  (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}`, headers: owner.auth })).json();
 
 describe('the gym of a pull agent', () => {
   it('hands out gym prompts through work/next, sends an errored one again on a later cycle, then completes', async () => {
@@ -115,7 +126,10 @@ describe('pull work', () => {
     const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
     const openPolls = async () => (await t.app.openLongPolls.get()).values[0]?.value ?? 0;
     const runner = new AbortController();
-    const polling = fetch(`${base}/api/agents/${agent.id}/work/next?wait=50`, { headers: secretHeader(), signal: runner.signal }).catch((err: Error) => err.name);
+    const polling = fetch(`${base}/api/agents/${agent.id}/work/next?wait=50`, {
+      headers: secretHeader(),
+      signal: runner.signal,
+    }).catch((err: Error) => err.name);
     await until(async () => (await openPolls()) === 1);
     runner.abort();
     expect(await polling).toBe('AbortError');
@@ -133,8 +147,18 @@ describe('pull work', () => {
     const first = await post(id, { response: '42', latency_ms: 12 });
     expect(first.json()).toEqual({ work_id: id, recorded: true });
     expect(await outcome(id)).toEqual({ status: 'answered' });
-    expect(await sessionOf(id)).toMatchObject({ status: 'answered', response: '42', error: null, latency_ms: expect.any(Number) });
-    const [row] = await t.orm.em.getConnection().execute('select agent_latency_ms, w.state from sessions s join work_items w on w.session_id = s.id where s.id = ?', [Number(id.split('-')[1])]);
+    expect(await sessionOf(id)).toMatchObject({
+      status: 'answered',
+      response: '42',
+      error: null,
+      latency_ms: expect.any(Number),
+    });
+    const [row] = await t.orm.em
+      .getConnection()
+      .execute(
+        'select agent_latency_ms, w.state from sessions s join work_items w on w.session_id = s.id where s.id = ?',
+        [Number(id.split('-')[1])],
+      );
     expect(row).toEqual({ agent_latency_ms: 12, state: 'completed' });
 
     const again = await post(id, { response: '42' });
@@ -169,7 +193,9 @@ describe('pull work', () => {
     expect(late.statusCode).toBe(409);
     expect(late.json().detail).toBe('work item expired: deadline exceeded (1 s)');
     expect(await sessionOf(id)).toMatchObject({ status: 'timeout', error: 'deadline exceeded (1 s)', response: null });
-    const [row] = await t.orm.em.getConnection().execute('select state from work_items where session_id = ?', [Number(id.split('-')[1])]);
+    const [row] = await t.orm.em
+      .getConnection()
+      .execute('select state from work_items where session_id = ?', [Number(id.split('-')[1])]);
     expect(row?.state).toBe('expired');
   });
 
@@ -181,7 +207,11 @@ describe('pull work', () => {
 
   it('cancels a queued sandbox task, which then is never handed out', async () => {
     const { id } = (await sandbox({ prompt: 'cancel me', deadline_seconds: 30 })).json();
-    const res = await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox/${id}/cancel`, headers: owner.auth });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/agents/${agent.id}/sandbox/${id}/cancel`,
+      headers: owner.auth,
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().status).toBe('cancelled');
     expect((await next(0)).statusCode).toBe(204);
@@ -205,7 +235,14 @@ describe('pull errors', () => {
     expect(wrong.json().detail).toBe('invalid or missing X-Arena-Secret');
     expect((await next(0, 999999)).statusCode).toBe(404);
 
-    const other = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'p2', mode: 'pull' } })).json();
+    const other = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/agents',
+        headers: owner.auth,
+        payload: { name: 'p2', mode: 'pull' },
+      })
+    ).json();
     await t.app.inject({ method: 'POST', url: `/api/agents/${other.id}/deactivate`, headers: owner.auth });
     const deactivated = await next(0, other.id, { 'x-arena-secret': other.webhook_secret });
     expect(deactivated.statusCode).toBe(409);
@@ -229,7 +266,11 @@ describe('pull errors', () => {
     ['wait=abc', /wait/],
     ['wait=1.5', /wait must be a whole number/],
   ])('answers 400 for %s', async (query, detail) => {
-    const res = await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/work/next?${query}`, headers: secretHeader() });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/agents/${agent.id}/work/next?${query}`,
+      headers: secretHeader(),
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().detail).toMatch(detail);
   });
@@ -246,14 +287,21 @@ describe('pull errors', () => {
     expect(res.json().detail).toMatch(detail);
   });
 
-  it('answers 404 for malformed, unknown and other agents\' work ids', async () => {
+  it("answers 404 for malformed, unknown and other agents' work ids", async () => {
     for (const workId of ['nonsense', 'sandbox-0', 'main-999999', 'gym-99999999999']) {
       const res = await post(workId, { response: 'x' });
       expect(res.statusCode).toBe(404);
       expect(res.json().detail).toBe('work item not found');
     }
     const mine = (await sandbox({ prompt: 'mine', deadline_seconds: 30 })).json();
-    const other = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'p3', mode: 'pull' } })).json();
+    const other = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/agents',
+        headers: owner.auth,
+        payload: { name: 'p3', mode: 'pull' },
+      })
+    ).json();
     const res = await t.app.inject({
       method: 'POST',
       url: `/api/agents/${other.id}/work/${mine.id}/result`,

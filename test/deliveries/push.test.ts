@@ -13,12 +13,17 @@ let owner: Registered;
 let agent: { id: number; webhook_secret: string };
 
 beforeAll(async () => {
-  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1'}, { pingTimeoutMs: 2000 });
+  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 2000 });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   agentServer = await startAgentServer();
   owner = await register(t.app);
   await t.startWorker();
-  const res = await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'pusher', webhook_url: agentServer.url } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/api/agents',
+    headers: owner.auth,
+    payload: { name: 'pusher', webhook_url: agentServer.url },
+  });
   agent = res.json();
   // The gym starts when the agent first becomes active; let it finish so its prompts stay out of the way.
   await client.workflow.getHandle(`gym-${agent.id}-1`).result();
@@ -32,10 +37,12 @@ beforeEach(() => agentServer.behave(answer(200, { response: 'the answer' })));
 const hmac = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('hex');
 const sandbox = (payload: object) =>
   t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox`, headers: owner.auth, payload });
-const outcome = (publicId: string) => client.workflow.getHandle(deliveryWorkflowId(Number(publicId.split('-')[1]))).result();
+const outcome = (publicId: string) =>
+  client.workflow.getHandle(deliveryWorkflowId(Number(publicId.split('-')[1]))).result();
 const feed = async () => (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity` })).json();
 const sessionOf = async (publicId: string) => (await feed()).sessions.find((s: { id: string }) => s.id === publicId);
-const requestsFor = (publicId: string) => agentServer.received.filter((r) => r.headers['x-arena-delivery'] === publicId);
+const requestsFor = (publicId: string) =>
+  agentServer.received.filter((r) => r.headers['x-arena-delivery'] === publicId);
 
 describe('the gym of a push agent', () => {
   it('sent every gym prompt signed, and completed', async () => {
@@ -43,7 +50,12 @@ describe('the gym of a push agent', () => {
     expect(gymRequests.length).toBe(6);
     for (const r of gymRequests) {
       expect(r.headers['x-arena-signature']).toBe(hmac(agent.webhook_secret, r.body));
-      expect(JSON.parse(r.body)).toEqual({ prompt_id: expect.any(Number), prompt: expect.any(String), category: expect.stringMatching(/^gym-/), deadline_seconds: 300 });
+      expect(JSON.parse(r.body)).toEqual({
+        prompt_id: expect.any(Number),
+        prompt: expect.any(String),
+        category: expect.stringMatching(/^gym-/),
+        deadline_seconds: 300,
+      });
     }
     const detail = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}`, headers: owner.auth })).json();
     expect(detail.gym_complete).toBe(true);
@@ -51,7 +63,9 @@ describe('the gym of a push agent', () => {
     expect(detail.gym.completed_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/);
     const gymSessions = (await feed()).sessions.filter((s: { kind: string }) => s.kind === 'gym');
     expect(gymSessions).toHaveLength(6);
-    expect(gymSessions.every((s: { status: string; response: string }) => s.status === 'answered' && s.response === 'ok')).toBe(true);
+    expect(
+      gymSessions.every((s: { status: string; response: string }) => s.status === 'answered' && s.response === 'ok'),
+    ).toBe(true);
   });
 });
 
@@ -60,14 +74,31 @@ describe('push deliveries', () => {
     const res = await sandbox({ prompt: 'What is 6 x 7?', category: 'math', deadline_seconds: 30 });
     expect(res.statusCode).toBe(202);
     const pending = res.json();
-    expect(pending).toMatchObject({ kind: 'sandbox', status: 'pending', prompt: 'What is 6 x 7?', category: 'math', response: null, latency_ms: 0 });
+    expect(pending).toMatchObject({
+      kind: 'sandbox',
+      status: 'pending',
+      prompt: 'What is 6 x 7?',
+      category: 'math',
+      response: null,
+      latency_ms: 0,
+    });
     expect(await outcome(pending.id)).toEqual({ status: 'answered' });
 
     const [request] = requestsFor(pending.id);
     expect(requestsFor(pending.id)).toHaveLength(1);
-    expect(JSON.parse(request!.body)).toEqual({ prompt_id: expect.any(Number), prompt: 'What is 6 x 7?', category: 'math', deadline_seconds: 30 });
+    expect(JSON.parse(request!.body)).toEqual({
+      prompt_id: expect.any(Number),
+      prompt: 'What is 6 x 7?',
+      category: 'math',
+      deadline_seconds: 30,
+    });
     expect(request!.headers['x-arena-signature']).toBe(hmac(agent.webhook_secret, request!.body));
-    expect(await sessionOf(pending.id)).toMatchObject({ status: 'answered', response: 'the answer', error: null, latency_ms: expect.any(Number) });
+    expect(await sessionOf(pending.id)).toMatchObject({
+      status: 'answered',
+      response: 'the answer',
+      error: null,
+      latency_ms: expect.any(Number),
+    });
   });
 
   it('records a missed deadline as timeout and never sends the prompt again', async () => {
@@ -102,7 +133,9 @@ describe('push deliveries', () => {
 
   it('tries a refused connection again and delivers once the agent is up, within the deadline', async () => {
     const port = await freePort();
-    await t.orm.em.getConnection().execute('update agents set webhook_url = ? where id = ?', [`http://127.0.0.1:${port}/hook`, agent.id]);
+    await t.orm.em
+      .getConnection()
+      .execute('update agents set webhook_url = ? where id = ?', [`http://127.0.0.1:${port}/hook`, agent.id]);
     const received: string[] = [];
     let server: http.Server | undefined;
     try {
@@ -129,7 +162,9 @@ describe('push deliveries', () => {
     } finally {
       server?.closeAllConnections();
       await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-      await t.orm.em.getConnection().execute('update agents set webhook_url = ? where id = ?', [agentServer.url, agent.id]);
+      await t.orm.em
+        .getConnection()
+        .execute('update agents set webhook_url = ? where id = ?', [agentServer.url, agent.id]);
     }
   });
 
@@ -137,7 +172,8 @@ describe('push deliveries', () => {
     agentServer.behave(hang);
     const { id } = (await sandbox({ prompt: 'never mind', deadline_seconds: 60 })).json();
     await waitFor(async () => requestsFor(id).length === 1);
-    const cancel = () => t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox/${id}/cancel`, headers: owner.auth });
+    const cancel = () =>
+      t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox/${id}/cancel`, headers: owner.auth });
     const res = await cancel();
     expect(res.statusCode).toBe(200);
     expect(res.json()).toMatchObject({ id, status: 'cancelled', error: 'cancelled by the owner' });
@@ -176,12 +212,23 @@ describe('blank answers', () => {
   it('never completes the gym of an agent whose every answer is blank', async () => {
     const blank = await startAgentServer(answer(200, { response: ' ' }));
     try {
-      const created = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'silent', webhook_url: blank.url } })).json();
+      const created = (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/agents',
+          headers: owner.auth,
+          payload: { name: 'silent', webhook_url: blank.url },
+        })
+      ).json();
       const gymErrors = async () =>
-        (await t.app.inject({ method: 'GET', url: `/api/agents/${created.id}/activity?limit=100` })).json().sessions.filter((s: { kind: string; status: string }) => s.kind === 'gym' && s.status === 'error');
+        (await t.app.inject({ method: 'GET', url: `/api/agents/${created.id}/activity?limit=100` }))
+          .json()
+          .sessions.filter((s: { kind: string; status: string }) => s.kind === 'gym' && s.status === 'error');
       await waitFor(async () => (await gymErrors()).length >= 6);
       expect((await gymErrors()).every((s: { error: string }) => s.error === 'empty response')).toBe(true);
-      const detail = (await t.app.inject({ method: 'GET', url: `/api/agents/${created.id}`, headers: owner.auth })).json();
+      const detail = (
+        await t.app.inject({ method: 'GET', url: `/api/agents/${created.id}`, headers: owner.auth })
+      ).json();
       expect(detail.gym).toMatchObject({ done: 0, gym_complete: false });
     } finally {
       await blank.close();
@@ -198,11 +245,18 @@ describe('what the public sees of a failed delivery', () => {
     const address = new URL(agentServer.url).host;
 
     const seen = await sessionOf(id);
-    expect(seen).toMatchObject({ status: 'error', error: 'the connection to the webhook broke before its answer was complete' });
+    expect(seen).toMatchObject({
+      status: 'error',
+      error: 'the connection to the webhook broke before its answer was complete',
+    });
     const publicFeed = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100` })).body;
     expect(publicFeed).not.toContain(address);
     const stranger = await register(t.app);
-    const strangers = await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100`, headers: stranger.auth });
+    const strangers = await t.app.inject({
+      method: 'GET',
+      url: `/api/agents/${agent.id}/activity?limit=100`,
+      headers: stranger.auth,
+    });
     expect(strangers.statusCode).toBe(200);
     expect(strangers.body).not.toContain(address);
     for (const accept of ['text/html', 'text/markdown']) {
@@ -212,27 +266,43 @@ describe('what the public sees of a failed delivery', () => {
       expect(page.body).not.toContain(address);
     }
 
-    const owners = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100`, headers: owner.auth })).json();
+    const owners = (
+      await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100`, headers: owner.auth })
+    ).json();
     const mine = owners.sessions.find((s: { id: string }) => s.id === id);
     expect(mine.error).toBe(`connection to ${address} closed before the response was complete`);
   });
 
   it('keeps the address of a refused connection out of the public message of a missed deadline', async () => {
     const port = await freePort();
-    await t.orm.em.getConnection().execute('update agents set webhook_url = ? where id = ?', [`http://127.0.0.1:${port}/hook`, agent.id]);
+    await t.orm.em
+      .getConnection()
+      .execute('update agents set webhook_url = ? where id = ?', [`http://127.0.0.1:${port}/hook`, agent.id]);
     try {
       const { id } = (await sandbox({ prompt: 'nobody home', deadline_seconds: 2 })).json();
       expect(await outcome(id)).toEqual({ status: 'timeout' });
-      expect((await sessionOf(id)).error).toBe('deadline exceeded (2 s); last attempt: the webhook refused the connection');
-      const owners = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100`, headers: owner.auth })).json();
-      expect(owners.sessions.find((s: { id: string }) => s.id === id).error).toBe(`deadline exceeded (2 s); last attempt: connection refused by 127.0.0.1:${port}`);
+      expect((await sessionOf(id)).error).toBe(
+        'deadline exceeded (2 s); last attempt: the webhook refused the connection',
+      );
+      const owners = (
+        await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100`, headers: owner.auth })
+      ).json();
+      expect(owners.sessions.find((s: { id: string }) => s.id === id).error).toBe(
+        `deadline exceeded (2 s); last attempt: connection refused by 127.0.0.1:${port}`,
+      );
     } finally {
-      await t.orm.em.getConnection().execute('update agents set webhook_url = ? where id = ?', [agentServer.url, agent.id]);
+      await t.orm.em
+        .getConnection()
+        .execute('update agents set webhook_url = ? where id = ?', [agentServer.url, agent.id]);
     }
   });
 
   it('refuses a feed request whose API key is not valid', async () => {
-    const res = await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity`, headers: { authorization: 'Bearer arena_not-a-real-key' } });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/agents/${agent.id}/activity`,
+      headers: { authorization: 'Bearer arena_not-a-real-key' },
+    });
     expect(res.statusCode).toBe(401);
   });
 });
@@ -245,27 +315,48 @@ describe('sandbox and feed errors', () => {
     [{ prompt: 'x', deadline_seconds: 1.5 }, /deadline_seconds/],
     [{}, /prompt/],
   ])('answers 400 for %j and creates nothing', async (payload, detail) => {
-    const [{ n: before }] = await t.orm.em.getConnection().execute<[{ n: number }]>('select count(*)::int as n from sessions');
+    const [{ n: before }] = await t.orm.em
+      .getConnection()
+      .execute<[{ n: number }]>('select count(*)::int as n from sessions');
     const res = await sandbox(payload);
     expect(res.statusCode).toBe(400);
     expect(res.json().detail).toMatch(detail);
-    const [{ n: after }] = await t.orm.em.getConnection().execute<[{ n: number }]>('select count(*)::int as n from sessions');
+    const [{ n: after }] = await t.orm.em
+      .getConnection()
+      .execute<[{ n: number }]>('select count(*)::int as n from sessions');
     expect(after).toBe(before);
   });
 
   it('hides sandbox routes of agents the caller does not own', async () => {
     const stranger = await register(t.app);
-    const create = await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox`, headers: stranger.auth, payload: { prompt: 'x' } });
+    const create = await t.app.inject({
+      method: 'POST',
+      url: `/api/agents/${agent.id}/sandbox`,
+      headers: stranger.auth,
+      payload: { prompt: 'x' },
+    });
     expect(create.statusCode).toBe(404);
-    const cancel = await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox/sandbox-1/cancel`, headers: stranger.auth });
+    const cancel = await t.app.inject({
+      method: 'POST',
+      url: `/api/agents/${agent.id}/sandbox/sandbox-1/cancel`,
+      headers: stranger.auth,
+    });
     expect(cancel.statusCode).toBe(404);
-    const restart = await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/gym/restart`, headers: stranger.auth });
+    const restart = await t.app.inject({
+      method: 'POST',
+      url: `/api/agents/${agent.id}/gym/restart`,
+      headers: stranger.auth,
+    });
     expect(restart.statusCode).toBe(404);
   });
 
   it('answers 404 for a cancel of an unknown or non-sandbox session', async () => {
     for (const sid of ['sandbox-999999', 'gym-1', 'nonsense']) {
-      const res = await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox/${sid}/cancel`, headers: owner.auth });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/agents/${agent.id}/sandbox/${sid}/cancel`,
+        headers: owner.auth,
+      });
       expect(res.statusCode).toBe(404);
     }
   });
@@ -275,13 +366,28 @@ describe('sandbox and feed errors', () => {
     expect(all.total).toBeGreaterThan(3);
     const ids = all.sessions.map((s: { id: string }) => Number(s.id.split('-')[1]));
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
-    const page = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=2&offset=1` })).json();
-    expect(page).toMatchObject({ agent_id: agent.id, agent_name: 'pusher', limit: 2, offset: 1, total: all.total, has_more: true });
-    expect(page.sessions.map((s: { id: string }) => s.id)).toEqual(all.sessions.slice(1, 3).map((s: { id: string }) => s.id));
-    const last = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100&offset=${all.total - 1}` })).json();
+    const page = (
+      await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=2&offset=1` })
+    ).json();
+    expect(page).toMatchObject({
+      agent_id: agent.id,
+      agent_name: 'pusher',
+      limit: 2,
+      offset: 1,
+      total: all.total,
+      has_more: true,
+    });
+    expect(page.sessions.map((s: { id: string }) => s.id)).toEqual(
+      all.sessions.slice(1, 3).map((s: { id: string }) => s.id),
+    );
+    const last = (
+      await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100&offset=${all.total - 1}` })
+    ).json();
     expect(last.has_more).toBe(false);
     expect(last.sessions).toHaveLength(1);
-    const beyond = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?offset=${all.total}` })).json();
+    const beyond = (
+      await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?offset=${all.total}` })
+    ).json();
     expect(beyond).toMatchObject({ agent_name: 'pusher', total: all.total, sessions: [], has_more: false });
     for (const q of ['limit=0', 'limit=101', 'limit=abc', 'offset=-1', 'offset=1.5']) {
       const res = await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?${q}` });

@@ -35,9 +35,19 @@ afterAll(async () => {
 });
 
 it('answers the gym and a sandbox task through arena-runner, then stops cleanly on SIGINT', async () => {
-  const agent = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'runner-driven', mode: 'pull' } })).json();
+  const agent = (
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: owner.auth,
+      payload: { name: 'runner-driven', mode: 'pull' },
+    })
+  ).json();
   // run_command shows exactly how to run it; the placeholders are filled in here.
-  const [, ...args] = agent.run_command.replace('<AGENT_SECRET>', agent.webhook_secret).replace('<your-agent-command>', 'AGENT').split(' ');
+  const [, ...args] = agent.run_command
+    .replace('<AGENT_SECRET>', agent.webhook_secret)
+    .replace('<your-agent-command>', 'AGENT')
+    .split(' ');
   expect(args.slice(0, 2)).toEqual(['arena-runner', '--base-url']);
   const cliArgs = args.slice(1).map((a: string) => (a === 'http://arena.test' ? baseUrl : a));
   const commandAt = cliArgs.indexOf('AGENT');
@@ -51,12 +61,28 @@ it('answers the gym and a sandbox task through arena-runner, then stops cleanly 
   const detail = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}`, headers: owner.auth })).json();
   expect(detail.gym).toMatchObject({ total: 6, done: 6, errors: 0, gym_complete: true });
 
-  const task = (await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox`, headers: owner.auth, payload: { prompt: 'hello', category: 'greeting' } })).json();
-  expect(await client.workflow.getHandle(deliveryWorkflowId(Number(task.id.split('-')[1]))).result()).toEqual({ status: 'answered' });
+  const task = (
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/agents/${agent.id}/sandbox`,
+      headers: owner.auth,
+      payload: { prompt: 'hello', category: 'greeting' },
+    })
+  ).json();
+  expect(await client.workflow.getHandle(deliveryWorkflowId(Number(task.id.split('-')[1]))).result()).toEqual({
+    status: 'answered',
+  });
   const feed = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=10` })).json();
   expect(feed.total).toBe(7);
   expect(feed.sessions[0]).toMatchObject({ id: task.id, status: 'answered', response: 'answer to greeting (sandbox)' });
-  expect(feed.sessions.slice(1).every((s: { status: string; response: string }) => s.status === 'answered' && /^answer to gym-.* \(gym\)$/.test(s.response))).toBe(true);
+  expect(
+    feed.sessions
+      .slice(1)
+      .every(
+        (s: { status: string; response: string }) =>
+          s.status === 'answered' && /^answer to gym-.* \(gym\)$/.test(s.response),
+      ),
+  ).toBe(true);
 
   const exited = new Promise<number | null>((resolve) => runner!.once('exit', (code) => resolve(code)));
   runner.kill('SIGINT');

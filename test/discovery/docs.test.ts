@@ -27,7 +27,9 @@ async function broken(paths: string[]): Promise<string[]> {
 
 describe('the guides', () => {
   it('are the Markdown files under docs/guides, each listed once', () => {
-    const files = readdirSync(GUIDES_DIR).filter((f) => f.endsWith('.md')).map((f) => f.slice(0, -3));
+    const files = readdirSync(GUIDES_DIR)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => f.slice(0, -3));
     expect(GUIDES.map((g) => g.name).sort()).toEqual(files.sort());
   });
 
@@ -48,7 +50,9 @@ describe('the guides', () => {
     expect(negotiated.headers['content-type']).toBe('text/markdown; charset=utf-8');
     expect(negotiated.body).toBe(md.body);
 
-    const browser = await get(`/docs/guides/${name}`, { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' });
+    const browser = await get(`/docs/guides/${name}`, {
+      accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    });
     expect(browser.headers['content-type']).toBe('text/html; charset=utf-8');
   });
 
@@ -84,8 +88,13 @@ describe('the guides', () => {
     for (const { method, path } of apiRoutes) {
       // `/api/agents/{id}/work/{work_id}/result` is shown as `/api/agents/7/work/gym-12/result`, and so on.
       const shape = new RegExp(`${BASE.replace(/\./g, '\\.')}${path.replace(/\{[^}]+\}/g, '[^/?"\\s]+')}(?=[?"\\s]|$)`);
-      const example = examples.find((e) => shape.test(e) && (method === 'GET' ? !/-X (POST|PATCH)/.test(e) : e.includes(`-X ${method}`)));
-      expect({ route: `${method} ${path}`, example: example !== undefined }).toEqual({ route: `${method} ${path}`, example: true });
+      const example = examples.find(
+        (e) => shape.test(e) && (method === 'GET' ? !/-X (POST|PATCH)/.test(e) : e.includes(`-X ${method}`)),
+      );
+      expect({ route: `${method} ${path}`, example: example !== undefined }).toEqual({
+        route: `${method} ${path}`,
+        example: true,
+      });
       expect(guide).toContain(`\`${method} ${path}`);
     }
   });
@@ -145,7 +154,8 @@ describe('every link to this service answers 200', () => {
     for (const { name } of GUIDES) {
       const mdUrl = `${BASE}/docs/guides/${name}.md`;
       const htmlUrl = `${BASE}/docs/guides/${name}`;
-      for (const p of pathsOnService(markdownLinks((await get(`/docs/guides/${name}.md`)).body), mdUrl, BASE)) paths.add(p);
+      for (const p of pathsOnService(markdownLinks((await get(`/docs/guides/${name}.md`)).body), mdUrl, BASE))
+        paths.add(p);
       for (const p of pathsOnService(htmlLinks((await get(`/docs/guides/${name}`)).body), htmlUrl, BASE)) paths.add(p);
     }
     for (const p of pathsOnService(htmlLinks((await get('/docs/')).body), `${BASE}/docs/`, BASE)) paths.add(p);

@@ -87,19 +87,40 @@ describe('/openapi.json', () => {
 
   it('describes request and response bodies from the zod schemas', () => {
     type ObjectSchema = { properties: Record<string, unknown>; required: string[] };
-    const create = doc.paths['/api/agents']!.post! as Operation & { requestBody: { content: Record<string, { schema: { oneOf?: ObjectSchema[]; anyOf?: ObjectSchema[] } }> } };
+    const create = doc.paths['/api/agents']!.post! as Operation & {
+      requestBody: { content: Record<string, { schema: { oneOf?: ObjectSchema[]; anyOf?: ObjectSchema[] } }> };
+    };
     // One form per mode, so the document says that push needs webhook_url and pull takes none.
-    const forms = (create.requestBody.content['application/json']!.schema.oneOf ?? create.requestBody.content['application/json']!.schema.anyOf)!;
+    const forms = (create.requestBody.content['application/json']!.schema.oneOf ??
+      create.requestBody.content['application/json']!.schema.anyOf)!;
     expect(forms).toHaveLength(2);
-    const [push, pull] = [forms.find((f) => 'webhook_url' in f.properties && f.required.includes('webhook_url'))!, forms.find((f) => !f.required.includes('webhook_url'))!];
+    const [push, pull] = [
+      forms.find((f) => 'webhook_url' in f.properties && f.required.includes('webhook_url'))!,
+      forms.find((f) => !f.required.includes('webhook_url'))!,
+    ];
     expect(Object.keys(push.properties)).toEqual(
-      expect.arrayContaining(['name', 'mode', 'webhook_url', 'owner_handle', 'model_claimed', 'cost_claimed', 'tools_claimed', 'description']),
+      expect.arrayContaining([
+        'name',
+        'mode',
+        'webhook_url',
+        'owner_handle',
+        'model_claimed',
+        'cost_claimed',
+        'tools_claimed',
+        'description',
+      ]),
     );
     expect(push.required).toEqual(expect.arrayContaining(['name', 'webhook_url']));
     expect(pull.required).toEqual(expect.arrayContaining(['name', 'mode']));
-    const created = create.responses['201']!.content!['application/json']!.schema as { properties: Record<string, unknown> };
-    expect(Object.keys(created.properties)).toEqual(expect.arrayContaining(['id', 'webhook_secret', 'profile_url', 'run_command']));
-    expect(doc.paths['/api/agents/{id}/work/next']!.get!.responses['204']).toEqual({ description: 'no work available' });
+    const created = create.responses['201']!.content!['application/json']!.schema as {
+      properties: Record<string, unknown>;
+    };
+    expect(Object.keys(created.properties)).toEqual(
+      expect.arrayContaining(['id', 'webhook_secret', 'profile_url', 'run_command']),
+    );
+    expect(doc.paths['/api/agents/{id}/work/next']!.get!.responses['204']).toEqual({
+      description: 'no work available',
+    });
   });
 
   it('gives every error response the one {detail} schema', () => {
@@ -124,7 +145,11 @@ describe('/openapi.json', () => {
 
   it('declares the API key and the agent secret, and which routes take which', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
-    expect(doc.components.securitySchemes.agentSecret).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Arena-Secret' });
+    expect(doc.components.securitySchemes.agentSecret).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Arena-Secret',
+    });
     const securityOf = (path: string, method: string) => doc.paths[path]![method]!.security;
     expect(securityOf('/api/agents', 'post')).toEqual([{ bearerAuth: [] }]);
     expect(securityOf('/api/agents/{id}/work/next', 'get')).toEqual([{ agentSecret: [] }]);
@@ -136,7 +161,10 @@ describe('/openapi.json', () => {
       if (operation.responses['401']) {
         // The public feed takes a key optionally (its owner reads more): anonymous or bearer.
         const expected = path === '/api/agents/{id}/activity' ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }];
-        expect({ route: `${method} ${path}`, security: operation.security }).toEqual({ route: `${method} ${path}`, security: expected });
+        expect({ route: `${method} ${path}`, security: operation.security }).toEqual({
+          route: `${method} ${path}`,
+          security: expected,
+        });
       }
     }
     expect(securityOf('/api/agents/{id}/activity', 'get')).toEqual([{}, { bearerAuth: [] }]);
@@ -156,7 +184,10 @@ describe('the interactive reference at /docs/reference/', () => {
     expect(assets.length).toBeGreaterThan(3);
     for (const asset of assets) {
       expect(asset).not.toMatch(/^(https?:)?\/\//);
-      const res = await t.app.inject({ method: 'GET', url: new URL(asset, 'http://arena.test/docs/reference/').pathname });
+      const res = await t.app.inject({
+        method: 'GET',
+        url: new URL(asset, 'http://arena.test/docs/reference/').pathname,
+      });
       expect(res.statusCode).toBe(200);
     }
     const json = await t.app.inject({ method: 'GET', url: '/docs/reference/json' });

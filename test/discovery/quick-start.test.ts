@@ -66,7 +66,10 @@ async function startGuideAgent(language: 'ts' | 'python', secret: string, port: 
     // The one edit a reader makes: where this project is checked out.
     expect(source).toContain("from './agent-arena/runner/src/verify'");
     const file = path.join(workDir, 'agent.ts');
-    writeFileSync(file, source!.replace("'./agent-arena/runner/src/verify'", JSON.stringify(path.join(ROOT, 'runner', 'src', 'verify'))));
+    writeFileSync(
+      file,
+      source!.replace("'./agent-arena/runner/src/verify'", JSON.stringify(path.join(ROOT, 'runner', 'src', 'verify'))),
+    );
     // tsx as a loader keeps it one process, so killing it stops the agent.
     command = [process.execPath, '--import', 'tsx', file];
   } else {
@@ -82,17 +85,23 @@ async function startGuideAgent(language: 'ts' | 'python', secret: string, port: 
   agents.push(child);
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  await until(`the ${language} agent to listen`, async () => {
-    if (child.exitCode !== null) throw new Error(`the ${language} agent exited: ${stderr}`);
-    return (await portIsOpen(port)) ? true : undefined;
-  }, 30_000);
+  await until(
+    `the ${language} agent to listen`,
+    async () => {
+      if (child.exitCode !== null) throw new Error(`the ${language} agent exited: ${stderr}`);
+      return (await portIsOpen(port)) ? true : undefined;
+    },
+    30_000,
+  );
 }
 
 describe('the quick start, step by step', () => {
   let agentPort: number;
 
   it('tells the reader to export every variable its commands use', () => {
-    const used = new Set(curlSources(guide).flatMap((s) => [...s.matchAll(/\$\{?([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]!)));
+    const used = new Set(
+      curlSources(guide).flatMap((s) => [...s.matchAll(/\$\{?([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]!)),
+    );
     const exported = exportedVariables(guide);
     for (const name of used) expect(exported).toContain(name);
     expect(exported).toEqual(expect.arrayContaining(['ARENA_API_KEY', 'AGENT_ID', 'ARENA_WEBHOOK_SECRET']));
@@ -111,17 +120,28 @@ describe('the quick start, step by step', () => {
     agentPort = await freePort();
     const command = step(/-X POST \S+\/api\/agents \\/);
     expect(command.body).toContain(PLACEHOLDER_WEBHOOK);
-    const res = await runCurl({ ...command, body: command.body!.replace(PLACEHOLDER_WEBHOOK, `http://127.0.0.1:${agentPort}/arena`) });
+    const res = await runCurl({
+      ...command,
+      body: command.body!.replace(PLACEHOLDER_WEBHOOK, `http://127.0.0.1:${agentPort}/arena`),
+    });
     expect(res.status).toBe(201);
     const agent = res.json();
-    expect(agent).toMatchObject({ mode: 'push', active: false, ping_error: expect.stringMatching(/connection refused/), profile_url: `/agents/${agent.id}` });
+    expect(agent).toMatchObject({
+      mode: 'push',
+      active: false,
+      ping_error: expect.stringMatching(/connection refused/),
+      profile_url: `/agents/${agent.id}`,
+    });
     shell.AGENT_ID = String(agent.id);
     shell.ARENA_WEBHOOK_SECRET = agent.webhook_secret;
   });
 
   it('3. runs the TypeScript webhook, which refuses an unsigned request', async () => {
     await startGuideAgent('ts', shell.ARENA_WEBHOOK_SECRET!, agentPort);
-    const unsigned = await fetch(`http://127.0.0.1:${agentPort}/arena`, { method: 'POST', body: '{"prompt_id": 1, "prompt": "x", "category": "x", "deadline_seconds": 5}' });
+    const unsigned = await fetch(`http://127.0.0.1:${agentPort}/arena`, {
+      method: 'POST',
+      body: '{"prompt_id": 1, "prompt": "x", "category": "x", "deadline_seconds": 5}',
+    });
     expect(unsigned.status).toBe(401);
   }, 45_000);
 
@@ -176,7 +196,10 @@ describe("the quick start's Python agent", () => {
     const retest = await fetch(`${base}/api/agents/${agent.id}/retest`, { method: 'POST', headers: auth });
     expect(await retest.json()).toEqual({ id: agent.id, active: true, ping_error: null });
 
-    const unsigned = await fetch(url, { method: 'POST', body: '{"prompt_id": 1, "prompt": "x", "category": "x", "deadline_seconds": 5}' });
+    const unsigned = await fetch(url, {
+      method: 'POST',
+      body: '{"prompt_id": 1, "prompt": "x", "category": "x", "deadline_seconds": 5}',
+    });
     expect(unsigned.status).toBe(401);
 
     const task = await fetch(`${base}/api/agents/${agent.id}/sandbox`, {
@@ -187,7 +210,9 @@ describe("the quick start's Python agent", () => {
     expect(task.status).toBe(202);
     const { id } = (await task.json()) as { id: string };
     const answered = await until('the Python agent to answer', async () => {
-      const feed = (await (await fetch(`${base}/api/agents/${agent.id}/activity`)).json()) as { sessions: Array<{ id: string; status: string }> };
+      const feed = (await (await fetch(`${base}/api/agents/${agent.id}/activity`)).json()) as {
+        sessions: Array<{ id: string; status: string }>;
+      };
       const session = feed.sessions.find((s) => s.id === id);
       return session?.status === 'pending' ? undefined : session;
     });

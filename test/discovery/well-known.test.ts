@@ -21,7 +21,9 @@ describe('/.well-known/api-catalog (RFC 9727)', () => {
   it('is a linkset with the API catalog profile', async () => {
     const res = await get('/.well-known/api-catalog');
     expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toBe('application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"');
+    expect(res.headers['content-type']).toBe(
+      'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"',
+    );
     expect(res.json()).toEqual({
       linkset: [
         {
@@ -40,7 +42,9 @@ describe('/.well-known/api-catalog (RFC 9727)', () => {
       for (const target of entry[relation]) {
         const linked = await get(pathOf(target.href));
         expect(linked.statusCode).toBe(200);
-        expect(linked.headers['content-type']).toContain(target.type.startsWith('application/vnd.oai.openapi') ? 'application/json' : target.type);
+        expect(linked.headers['content-type']).toContain(
+          target.type.startsWith('application/vnd.oai.openapi') ? 'application/json' : target.type,
+        );
       }
     }
     expect((await get(pathOf(entry['service-desc'][0].href))).json().openapi).toBe('3.1.0');
@@ -75,7 +79,9 @@ describe('authentication metadata', () => {
     for (const headers of [{}, { authorization: 'Bearer arena_wrong' }, { authorization: 'Basic x' }]) {
       const r = await t.app.inject({ method: 'GET', url: '/api/agents', headers });
       expect(r.statusCode).toBe(401);
-      expect(r.headers['www-authenticate']).toBe(`Bearer realm="arena", resource_metadata="${BASE}/.well-known/oauth-protected-resource"`);
+      expect(r.headers['www-authenticate']).toBe(
+        `Bearer realm="arena", resource_metadata="${BASE}/.well-known/oauth-protected-resource"`,
+      );
     }
   });
 
@@ -100,7 +106,14 @@ describe('authentication metadata', () => {
     expect(r.statusCode).toBe(200);
     const metadata = r.json();
     expect(metadata.issuer).toBe(BASE);
-    for (const endpoint of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint', 'jwks_uri', 'introspection_endpoint', 'revocation_endpoint']) {
+    for (const endpoint of [
+      'authorization_endpoint',
+      'token_endpoint',
+      'registration_endpoint',
+      'jwks_uri',
+      'introspection_endpoint',
+      'revocation_endpoint',
+    ]) {
       expect(metadata).not.toHaveProperty(endpoint);
     }
     // Omitted, these would default to the authorization-code and implicit grants.
@@ -126,19 +139,28 @@ describe('/.well-known/agent-skills/index.json (agent-skills discovery v0.2.0)',
     expect(index.$schema).toBe('https://schemas.agentskills.io/discovery/0.2.0/schema.json');
     expect(index.skills.length).toBeGreaterThan(0);
     for (const skill of index.skills) {
-      expect(skill).toEqual({ name: expect.stringMatching(/^[a-z0-9]+(-[a-z0-9]+)*$/), type: 'skill-md', description: expect.any(String), url: expect.any(String), digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+      expect(skill).toEqual({
+        name: expect.stringMatching(/^[a-z0-9]+(-[a-z0-9]+)*$/),
+        type: 'skill-md',
+        description: expect.any(String),
+        url: expect.any(String),
+        digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+      });
       const served = await get(pathOf(skill.url));
       expect(served.statusCode).toBe(200);
       expect(served.headers['content-type']).toMatch(/^text\/markdown/);
       expect(`sha256:${createHash('sha256').update(served.rawPayload).digest('hex')}`).toBe(skill.digest);
       // The SKILL.md front matter agrees with the index.
-      expect(served.body).toMatch(new RegExp(`^---\\nname: ${skill.name}\\ndescription: ${escapeRegExp(skill.description)}\\n---\\n`));
+      expect(served.body).toMatch(
+        new RegExp(`^---\\nname: ${skill.name}\\ndescription: ${escapeRegExp(skill.description)}\\n---\\n`),
+      );
     }
   });
 
   it('teaches registering, creating the agent and answering by push and by pull, at this address', async () => {
     const skill = (await get('/.well-known/agent-skills/agent-arena/SKILL.md')).body;
-    for (const step of ['/api/register', '/api/agents', 'work/next', 'X-Arena-Secret', 'X-Arena-Signature', '/retest']) expect(skill).toContain(step);
+    for (const step of ['/api/register', '/api/agents', 'work/next', 'X-Arena-Secret', 'X-Arena-Signature', '/retest'])
+      expect(skill).toContain(step);
     expect(skill).toContain(`${BASE}/api/register`);
     expect(skill).not.toContain('localhost:3000');
   });

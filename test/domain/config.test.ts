@@ -3,13 +3,22 @@ import { temporalConnectionOptions, ConfigError, loadConfig, requireRuntime } fr
 
 describe('loadConfig', () => {
   it('connects to Temporal with TLS and an API key when one is given (Temporal Cloud), plainly otherwise', () => {
-    expect(temporalConnectionOptions(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' }))).toEqual({ address: 'temporal:7233' });
-    expect(temporalConnectionOptions(loadConfig({ TEMPORAL_ADDRESS: 'ns.a1b2c.tmprl.cloud:7233', TEMPORAL_API_KEY: 'key-1' }))).toEqual({
+    expect(temporalConnectionOptions(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233' }))).toEqual({
+      address: 'temporal:7233',
+    });
+    expect(
+      temporalConnectionOptions(
+        loadConfig({ TEMPORAL_ADDRESS: 'ns.a1b2c.tmprl.cloud:7233', TEMPORAL_API_KEY: 'key-1' }),
+      ),
+    ).toEqual({
       address: 'ns.a1b2c.tmprl.cloud:7233',
       tls: true,
       apiKey: 'key-1',
     });
-    expect(temporalConnectionOptions(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_TLS: 'true' }))).toEqual({ address: 'temporal:7233', tls: true });
+    expect(temporalConnectionOptions(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_TLS: 'true' }))).toEqual({
+      address: 'temporal:7233',
+      tls: true,
+    });
     expect(() => temporalConnectionOptions(loadConfig({}))).toThrow('TEMPORAL_ADDRESS is not set');
   });
 
@@ -32,11 +41,16 @@ describe('loadConfig', () => {
 
   it('turns the private-webhook guard on by default outside the embedded stack', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@db/arena' }).allowPrivateWebhooks).toBe(false);
-    expect(loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', ARENA_ALLOW_PRIVATE_WEBHOOKS: 'true' }).allowPrivateWebhooks).toBe(true);
+    expect(
+      loadConfig({ TEMPORAL_ADDRESS: 'temporal:7233', ARENA_ALLOW_PRIVATE_WEBHOOKS: 'true' }).allowPrivateWebhooks,
+    ).toBe(true);
   });
 
   it('treats empty variables as unset and trims the public URL', () => {
-    expect(loadConfig({ PORT: '', ARENA_PUBLIC_URL: 'https://arena.example/' })).toMatchObject({ port: 3000, publicUrl: 'https://arena.example' });
+    expect(loadConfig({ PORT: '', ARENA_PUBLIC_URL: 'https://arena.example/' })).toMatchObject({
+      port: 3000,
+      publicUrl: 'https://arena.example',
+    });
   });
 
   it.each([
@@ -58,7 +72,10 @@ describe('loadConfig', () => {
       /DATABASE_URL, TEMPORAL_ADDRESS, ARENA_ENCRYPTION_KEY/,
     );
     const key = 'ab'.repeat(32);
-    const ok = requireRuntime(loadConfig({ DATABASE_URL: 'postgres://u@db/a', TEMPORAL_ADDRESS: 't:7233', ARENA_ENCRYPTION_KEY: key }), ['database', 'temporal', 'key']);
+    const ok = requireRuntime(
+      loadConfig({ DATABASE_URL: 'postgres://u@db/a', TEMPORAL_ADDRESS: 't:7233', ARENA_ENCRYPTION_KEY: key }),
+      ['database', 'temporal', 'key'],
+    );
     expect(ok.encryptionKey).toHaveLength(32);
   });
 });

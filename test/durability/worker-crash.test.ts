@@ -47,7 +47,10 @@ beforeAll(async () => {
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   await t.orm.em
     .getConnection()
-    .execute(`select setval(pg_get_serial_sequence('agents', 'id'), ?, false), setval(pg_get_serial_sequence('sessions', 'id'), ?, false)`, [ID_BASE, ID_BASE]);
+    .execute(
+      `select setval(pg_get_serial_sequence('agents', 'id'), ?, false), setval(pg_get_serial_sequence('sessions', 'id'), ?, false)`,
+      [ID_BASE, ID_BASE],
+    );
   agentServer = await startAgentServer(answerAll);
   owner = await register(t.app);
   // No worker runs yet: the agents' gyms start, but nothing runs them until a worker is up.
@@ -81,16 +84,27 @@ interface Sandbox {
 }
 
 async function sandbox(agentId: number, payload: object): Promise<Sandbox> {
-  const res = await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/sandbox`, headers: owner.auth, payload });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/agents/${agentId}/sandbox`,
+    headers: owner.auth,
+    payload,
+  });
   expect(res.statusCode).toBe(202);
   const { id } = res.json();
   return { id, sessionId: Number(id.split('-')[1]) };
 }
 
 const secretHeader = () => ({ 'x-arena-secret': puller.webhook_secret });
-const next = (wait: number) => t.app.inject({ method: 'GET', url: `/api/agents/${puller.id}/work/next?wait=${wait}`, headers: secretHeader() });
+const next = (wait: number) =>
+  t.app.inject({ method: 'GET', url: `/api/agents/${puller.id}/work/next?wait=${wait}`, headers: secretHeader() });
 const post = (workId: string, payload: object) =>
-  t.app.inject({ method: 'POST', url: `/api/agents/${puller.id}/work/${workId}/result`, headers: secretHeader(), payload });
+  t.app.inject({
+    method: 'POST',
+    url: `/api/agents/${puller.id}/work/${workId}/result`,
+    headers: secretHeader(),
+    payload,
+  });
 const outcome = (s: Sandbox) => client.workflow.getHandle(deliveryWorkflowId(s.sessionId)).result();
 const requestsFor = (id: string) => agentServer.received.filter((r) => r.headers['x-arena-delivery'] === id);
 
@@ -132,13 +146,11 @@ interface SessionRow {
 /** The sessions' rows, in the order given. */
 async function sessionRows(sandboxes: Sandbox[]): Promise<Array<SessionRow | undefined>> {
   const ids = sandboxes.map((s) => s.sessionId);
-  const rows = await t.orm.em
-    .getConnection()
-    .execute<SessionRow[]>(
-      `select id, status, response, error, (extract(epoch from completed_at) * 1000)::float8 as completed_ms
+  const rows = await t.orm.em.getConnection().execute<SessionRow[]>(
+    `select id, status, response, error, (extract(epoch from completed_at) * 1000)::float8 as completed_ms
        from sessions where id in (${ids.map(() => '?').join(', ')})`,
-      ids,
-    );
+    ids,
+  );
   expect(rows).toHaveLength(ids.length);
   return ids.map((id) => rows.find((r) => r.id === id));
 }
@@ -161,103 +173,141 @@ async function activitiesRun(s: Sandbox): Promise<Record<string, number>> {
 }
 
 describe('deliveries survive the worker', () => {
-  it('delivers sandbox tasks started while no worker runs, once a worker starts', async () => {
-    const push = await sandbox(pusher.id, { prompt: 'sent while no worker runs', deadline_seconds: 60 });
-    const pull = await sandbox(puller.id, { prompt: 'queued while no worker runs', deadline_seconds: 60 });
-    const expiring = await sandbox(pusher.id, { prompt: 'expires while no worker runs', deadline_seconds: 2 });
-    const expiringSince = Date.now();
-    // Nothing has run them: the push agent got nothing, and no pull work is queued.
-    expect(requestsFor(push.id)).toHaveLength(0);
-    expect((await next(0)).statusCode).toBe(204);
+  it(
+    'delivers sandbox tasks started while no worker runs, once a worker starts',
+    async () => {
+      const push = await sandbox(pusher.id, { prompt: 'sent while no worker runs', deadline_seconds: 60 });
+      const pull = await sandbox(puller.id, { prompt: 'queued while no worker runs', deadline_seconds: 60 });
+      const expiring = await sandbox(pusher.id, { prompt: 'expires while no worker runs', deadline_seconds: 2 });
+      const expiringSince = Date.now();
+      // Nothing has run them: the push agent got nothing, and no pull work is queued.
+      expect(requestsFor(push.id)).toHaveLength(0);
+      expect((await next(0)).statusCode).toBe(204);
 
-    // The short deadline passes before any worker runs (the condition here is time itself).
-    await waitFor(async () => Date.now() - expiringSince > 2_000);
-    await startWorkerProcess();
-    const workerUp = Date.now();
-    // The deadline counts from the start of the delivery, not from when a worker first got to it:
-    // it is recorded as soon as a worker runs, not two seconds later.
-    expect(await outcome(expiring)).toEqual({ status: 'timeout' });
-    const [expired] = await sessionRows([expiring]);
-    expect(expired!.completed_ms! - workerUp).toBeLessThan(2_000);
-    expect(await outcome(push)).toEqual({ status: 'answered' });
-    expect(requestsFor(push.id)).toHaveLength(1);
-    await lease([pull]);
-    expect((await post(pull.id, { response: `answer to ${pull.id}` })).json()).toEqual({ work_id: pull.id, recorded: true });
-    expect(await outcome(pull)).toEqual({ status: 'answered' });
+      // The short deadline passes before any worker runs (the condition here is time itself).
+      await waitFor(async () => Date.now() - expiringSince > 2_000);
+      await startWorkerProcess();
+      const workerUp = Date.now();
+      // The deadline counts from the start of the delivery, not from when a worker first got to it:
+      // it is recorded as soon as a worker runs, not two seconds later.
+      expect(await outcome(expiring)).toEqual({ status: 'timeout' });
+      const [expired] = await sessionRows([expiring]);
+      expect(expired!.completed_ms! - workerUp).toBeLessThan(2_000);
+      expect(await outcome(push)).toEqual({ status: 'answered' });
+      expect(requestsFor(push.id)).toHaveLength(1);
+      await lease([pull]);
+      expect((await post(pull.id, { response: `answer to ${pull.id}` })).json()).toEqual({
+        work_id: pull.id,
+        recorded: true,
+      });
+      expect(await outcome(pull)).toEqual({ status: 'answered' });
 
-    const rows = await sessionRows([push, pull]);
-    expect(rows).toEqual([
-      { id: push.sessionId, status: 'answered', response: `answer to ${push.id}`, error: null, completed_ms: expect.any(Number) },
-      { id: pull.sessionId, status: 'answered', response: `answer to ${pull.id}`, error: null, completed_ms: expect.any(Number) },
-    ]);
-  }, WORKER_READY_MS + 60_000);
+      const rows = await sessionRows([push, pull]);
+      expect(rows).toEqual([
+        {
+          id: push.sessionId,
+          status: 'answered',
+          response: `answer to ${push.id}`,
+          error: null,
+          completed_ms: expect.any(Number),
+        },
+        {
+          id: pull.sessionId,
+          status: 'answered',
+          response: `answer to ${pull.id}`,
+          error: null,
+          completed_ms: expect.any(Number),
+        },
+      ]);
+    },
+    WORKER_READY_MS + 60_000,
+  );
 
-  it('ends every delivery in flight exactly once when the worker is killed and another takes over', async () => {
-    if (!worker) await startWorkerProcess();
-    await finishGyms();
+  it(
+    'ends every delivery in flight exactly once when the worker is killed and another takes over',
+    async () => {
+      if (!worker) await startWorkerProcess();
+      await finishGyms();
 
-    // The push agent holds every sandbox request until released, and notes when its connection goes away.
-    const held: Array<{ id: string; res: http.ServerResponse; gone: Promise<void> }> = [];
-    agentServer.behave((req, res) => {
-      const id = String(req.headers['x-arena-delivery']);
-      if (!id.startsWith('sandbox-')) return answerAll(req, res);
-      held.push({ id, res, gone: new Promise((resolve) => res.once('close', () => resolve())) });
-    });
-    const pushes: Sandbox[] = [];
-    const pulls: Sandbox[] = [];
-    const describePulls = () => Promise.all(pulls.map((p) => client.workflow.getHandle(deliveryWorkflowId(p.sessionId)).describe()));
-    for (const n of [1, 2, 3]) {
-      pushes.push(await sandbox(pusher.id, { prompt: `push ${n}`, deadline_seconds: PUSH_DEADLINE_SECONDS }));
-      pulls.push(await sandbox(puller.id, { prompt: `pull ${n}`, deadline_seconds: PULL_DEADLINE_SECONDS }));
-    }
-    // In flight: each push request has reached the agent, each pull item is leased to the runner.
-    await waitFor(async () => pushes.every((p) => requestsFor(p.id).length === 1));
-    await lease(pulls);
-    // The pull workflows are idle, waiting for a result: no workflow task is pending before the crash.
-    await waitFor(async () => (await describePulls()).every((d) => d.raw.pendingWorkflowTask == null));
+      // The push agent holds every sandbox request until released, and notes when its connection goes away.
+      const held: Array<{ id: string; res: http.ServerResponse; gone: Promise<void> }> = [];
+      agentServer.behave((req, res) => {
+        const id = String(req.headers['x-arena-delivery']);
+        if (!id.startsWith('sandbox-')) return answerAll(req, res);
+        held.push({ id, res, gone: new Promise((resolve) => res.once('close', () => resolve())) });
+      });
+      const pushes: Sandbox[] = [];
+      const pulls: Sandbox[] = [];
+      const describePulls = () =>
+        Promise.all(pulls.map((p) => client.workflow.getHandle(deliveryWorkflowId(p.sessionId)).describe()));
+      for (const n of [1, 2, 3]) {
+        pushes.push(await sandbox(pusher.id, { prompt: `push ${n}`, deadline_seconds: PUSH_DEADLINE_SECONDS }));
+        pulls.push(await sandbox(puller.id, { prompt: `pull ${n}`, deadline_seconds: PULL_DEADLINE_SECONDS }));
+      }
+      // In flight: each push request has reached the agent, each pull item is leased to the runner.
+      await waitFor(async () => pushes.every((p) => requestsFor(p.id).length === 1));
+      await lease(pulls);
+      // The pull workflows are idle, waiting for a result: no workflow task is pending before the crash.
+      await waitFor(async () => (await describePulls()).every((d) => d.raw.pendingWorkflowTask == null));
 
-    await worker!.kill();
-    // The push requests died with the worker: their connections are gone, nobody reads an answer now.
-    await Promise.all(held.map((h) => h.gone));
-    for (const h of held) {
-      h.res.writeHead(200, { 'content-type': 'application/json' });
-      h.res.end(JSON.stringify({ response: `late answer to ${h.id}` }));
-    }
-    // The runner posts its results while no worker runs: the API waits on the update until one does.
-    const posts = pulls.map((p) => post(p.id, { response: `answer to ${p.id}` }));
-    // Each update has reached Temporal, which now has a workflow task waiting for a worker.
-    await waitFor(async () => (await describePulls()).every((d) => d.raw.pendingWorkflowTask != null));
-    const restartedAt = Date.now();
-    await startWorkerProcess();
+      await worker!.kill();
+      // The push requests died with the worker: their connections are gone, nobody reads an answer now.
+      await Promise.all(held.map((h) => h.gone));
+      for (const h of held) {
+        h.res.writeHead(200, { 'content-type': 'application/json' });
+        h.res.end(JSON.stringify({ response: `late answer to ${h.id}` }));
+      }
+      // The runner posts its results while no worker runs: the API waits on the update until one does.
+      const posts = pulls.map((p) => post(p.id, { response: `answer to ${p.id}` }));
+      // Each update has reached Temporal, which now has a workflow task waiting for a worker.
+      await waitFor(async () => (await describePulls()).every((d) => d.raw.pendingWorkflowTask != null));
+      const restartedAt = Date.now();
+      await startWorkerProcess();
 
-    const posted = await Promise.all(posts);
-    expect(posted.map((r) => ({ status: r.statusCode, body: r.json() }))).toEqual(
-      pulls.map((p) => ({ status: 200, body: { work_id: p.id, recorded: true } })),
-    );
-    expect(await Promise.all(pulls.map(outcome))).toEqual(pulls.map(() => ({ status: 'answered' })));
-    // A push attempt cut off by the crash stops heartbeating; Temporal retries it on the new worker,
-    // which finds the request already claimed as sent and records the interruption instead of sending
-    // it again (the answer the agent gave went to a dead connection).
-    expect(await Promise.all(pushes.map(outcome))).toEqual(pushes.map(() => ({ status: 'error' })));
+      const posted = await Promise.all(posts);
+      expect(posted.map((r) => ({ status: r.statusCode, body: r.json() }))).toEqual(
+        pulls.map((p) => ({ status: 200, body: { work_id: p.id, recorded: true } })),
+      );
+      expect(await Promise.all(pulls.map(outcome))).toEqual(pulls.map(() => ({ status: 'answered' })));
+      // A push attempt cut off by the crash stops heartbeating; Temporal retries it on the new worker,
+      // which finds the request already claimed as sent and records the interruption instead of sending
+      // it again (the answer the agent gave went to a dead connection).
+      expect(await Promise.all(pushes.map(outcome))).toEqual(pushes.map(() => ({ status: 'error' })));
 
-    // One row each, final, with its completion time; pull results were recorded by the new worker.
-    const rows = await sessionRows([...pushes, ...pulls]);
-    expect(rows).toEqual([
-      ...pushes.map((p) => ({ id: p.sessionId, status: 'error', response: null, error: INTERRUPTED, completed_ms: expect.any(Number) })),
-      ...pulls.map((p) => ({ id: p.sessionId, status: 'answered', response: `answer to ${p.id}`, error: null, completed_ms: expect.any(Number) })),
-    ]);
-    for (const row of rows.slice(pushes.length)) expect(row!.completed_ms).toBeGreaterThanOrEqual(restartedAt);
-    // Each push prompt reached the agent exactly once, the crash notwithstanding.
-    for (const p of pushes) expect(requestsFor(p.id)).toHaveLength(1);
-    // Each outcome was recorded by a single activity, and each prompt sent or queued by a single one.
-    for (const p of pushes) expect(await activitiesRun(p)).toEqual({ pushPrompt: 1, recordOutcome: 1 });
-    for (const p of pulls) expect(await activitiesRun(p)).toEqual({ queueWork: 1, recordOutcome: 1 });
-    const [{ n }] = await t.orm.em.getConnection().execute<[{ n: number }]>(
-      `select count(*)::int as n from sessions where kind = 'sandbox' and agent_id in (?, ?)`,
-      [pusher.id, puller.id],
-    );
-    expect(n).toBe(3 + pushes.length + pulls.length);
-  }, 2 * WORKER_READY_MS + 120_000);
+      // One row each, final, with its completion time; pull results were recorded by the new worker.
+      const rows = await sessionRows([...pushes, ...pulls]);
+      expect(rows).toEqual([
+        ...pushes.map((p) => ({
+          id: p.sessionId,
+          status: 'error',
+          response: null,
+          error: INTERRUPTED,
+          completed_ms: expect.any(Number),
+        })),
+        ...pulls.map((p) => ({
+          id: p.sessionId,
+          status: 'answered',
+          response: `answer to ${p.id}`,
+          error: null,
+          completed_ms: expect.any(Number),
+        })),
+      ]);
+      for (const row of rows.slice(pushes.length)) expect(row!.completed_ms).toBeGreaterThanOrEqual(restartedAt);
+      // Each push prompt reached the agent exactly once, the crash notwithstanding.
+      for (const p of pushes) expect(requestsFor(p.id)).toHaveLength(1);
+      // Each outcome was recorded by a single activity, and each prompt sent or queued by a single one.
+      for (const p of pushes) expect(await activitiesRun(p)).toEqual({ pushPrompt: 1, recordOutcome: 1 });
+      for (const p of pulls) expect(await activitiesRun(p)).toEqual({ queueWork: 1, recordOutcome: 1 });
+      const [{ n }] = await t.orm.em
+        .getConnection()
+        .execute<[{ n: number }]>(
+          `select count(*)::int as n from sessions where kind = 'sandbox' and agent_id in (?, ?)`,
+          [pusher.id, puller.id],
+        );
+      expect(n).toBe(3 + pushes.length + pulls.length);
+    },
+    2 * WORKER_READY_MS + 120_000,
+  );
 });
 
 /** Awaits a condition on real state rather than sleeping a fixed time. */

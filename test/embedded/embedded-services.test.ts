@@ -70,7 +70,9 @@ test('the Temporal dev server serves the namespace with the arena search attribu
         const info = await connection.workflowService.getSystemInfo({});
         expect(info.serverVersion).toBeTruthy();
         const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'arena-test' });
-        expect(Object.keys(customAttributes ?? {})).toEqual(expect.arrayContaining(Object.keys(ARENA_SEARCH_ATTRIBUTES)));
+        expect(Object.keys(customAttributes ?? {})).toEqual(
+          expect.arrayContaining(Object.keys(ARENA_SEARCH_ATTRIBUTES)),
+        );
       } finally {
         await connection.close();
       }
@@ -78,6 +80,10 @@ test('the Temporal dev server serves the namespace with the arena search attribu
     } finally {
       await server.stop();
     }
-    expect({ run, grpc: await portIsOpen(port), ui: await portIsOpen(uiPort) }).toEqual({ run, grpc: false, ui: false });
+    expect({ run, grpc: await portIsOpen(port), ui: await portIsOpen(uiPort) }).toEqual({
+      run,
+      grpc: false,
+      ui: false,
+    });
   }
 });

@@ -27,12 +27,19 @@ beforeAll(async () => {
   owner = await register(t.app);
 }, 60_000);
 afterAll(async () => {
-  console.log(`abuse limits: ${Object.entries(refusals).map(([what, n]) => `${what} ${n}`).join(', ')} requests refused`);
+  console.log(
+    `abuse limits: ${Object.entries(refusals)
+      .map(([what, n]) => `${what} ${n}`)
+      .join(', ')} requests refused`,
+  );
   await agents.close();
   await t.close();
 });
 
-function expectLimited(res: { statusCode: number; headers: Record<string, unknown>; body: string }, what: string): void {
+function expectLimited(
+  res: { statusCode: number; headers: Record<string, unknown>; body: string },
+  what: string,
+): void {
   expect(res.statusCode).toBe(429);
   expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
   refusals[what] = (refusals[what] ?? 0) + 1;
@@ -43,16 +50,22 @@ const inject = (method: 'GET' | 'POST', url: string, headers: Record<string, str
 
 it('limits registrations per address, and says when to come back', async () => {
   const ip = '10.9.9.9';
-  for (let i = 0; i < 3; i++) expect((await t.app.inject({ method: 'POST', url: '/api/register', remoteAddress: ip })).statusCode).toBe(201);
+  for (let i = 0; i < 3; i++)
+    expect((await t.app.inject({ method: 'POST', url: '/api/register', remoteAddress: ip })).statusCode).toBe(201);
   const again = await t.app.inject({ method: 'POST', url: '/api/register', remoteAddress: ip });
   expectLimited(again, 'register');
   expect(again.json().detail).toMatch(/^rate limit exceeded: at most 3 requests per 1 hour/);
-  expect((await t.app.inject({ method: 'POST', url: '/api/register', remoteAddress: '10.9.9.10' })).statusCode).toBe(201);
+  expect((await t.app.inject({ method: 'POST', url: '/api/register', remoteAddress: '10.9.9.10' })).statusCode).toBe(
+    201,
+  );
 });
 
 it('limits website log-in attempts per address', async () => {
   const person = new WebClient(t.app, '10.8.8.8');
-  for (let i = 0; i < 3; i++) expect((await person.submit('/login', { email: 'nobody@example.org', password: 'wrong password!' })).statusCode).toBe(401);
+  for (let i = 0; i < 3; i++)
+    expect(
+      (await person.submit('/login', { email: 'nobody@example.org', password: 'wrong password!' })).statusCode,
+    ).toBe(401);
   const refused = await person.submit('/login', { email: 'nobody@example.org', password: 'wrong password!' });
   expectLimited(refused, 'login');
   expect(refused.headers['content-type']).toMatch(/^text\/html/);
@@ -60,13 +73,26 @@ it('limits website log-in attempts per address', async () => {
 
 it('limits votes, sandbox tasks and live battles per account, not per address, and others keep theirs', async () => {
   const agent = (await inject('POST', '/api/agents', owner.auth, { name: 'limited', webhook_url: agents.url })).json();
-  for (let i = 0; i < 2; i++) expect((await inject('POST', `/api/agents/${agent.id}/sandbox`, owner.auth, { prompt: `task ${i}` })).statusCode).toBe(202);
-  expectLimited(await inject('POST', `/api/agents/${agent.id}/sandbox`, owner.auth, { prompt: 'one too many' }), 'sandbox');
+  for (let i = 0; i < 2; i++)
+    expect(
+      (await inject('POST', `/api/agents/${agent.id}/sandbox`, owner.auth, { prompt: `task ${i}` })).statusCode,
+    ).toBe(202);
+  expectLimited(
+    await inject('POST', `/api/agents/${agent.id}/sandbox`, owner.auth, { prompt: 'one too many' }),
+    'sandbox',
+  );
   // The same account from another address is the same account.
-  const elsewhere = await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox`, headers: owner.auth, payload: { prompt: 'from elsewhere' }, remoteAddress: '10.7.7.7' });
+  const elsewhere = await t.app.inject({
+    method: 'POST',
+    url: `/api/agents/${agent.id}/sandbox`,
+    headers: owner.auth,
+    payload: { prompt: 'from elsewhere' },
+    remoteAddress: '10.7.7.7',
+  });
   expectLimited(elsewhere, 'sandbox');
 
-  for (let i = 0; i < 2; i++) expect((await inject('POST', `/api/judge/${900_000 + i}/vote`, owner.auth, { winner: 'a' })).statusCode).toBe(404);
+  for (let i = 0; i < 2; i++)
+    expect((await inject('POST', `/api/judge/${900_000 + i}/vote`, owner.auth, { winner: 'a' })).statusCode).toBe(404);
   expectLimited(await inject('POST', '/api/judge/900009/vote', owner.auth, { winner: 'a' }), 'vote');
 
   expect((await inject('POST', '/api/battles', owner.auth, { prompt: 'who is there?' })).statusCode).toBe(409);
@@ -80,9 +106,13 @@ it('limits votes, sandbox tasks and live battles per account, not per address, a
 it('limits a pull agent’s work/next calls per agent, counting only calls with its secret', async () => {
   const puller = (await inject('POST', '/api/agents', owner.auth, { name: 'poller', mode: 'pull' })).json();
   // Someone hammering with a wrong secret gets 403s and does not use up the runner's budget.
-  for (let i = 0; i < 10; i++) expect((await inject('GET', `/api/agents/${puller.id}/work/next`, { 'x-arena-secret': 'agsec_wrong' })).statusCode).toBe(403);
+  for (let i = 0; i < 10; i++)
+    expect(
+      (await inject('GET', `/api/agents/${puller.id}/work/next`, { 'x-arena-secret': 'agsec_wrong' })).statusCode,
+    ).toBe(403);
   const secret = { 'x-arena-secret': puller.webhook_secret };
-  for (let i = 0; i < 3; i++) expect([200, 204]).toContain((await inject('GET', `/api/agents/${puller.id}/work/next`, secret)).statusCode);
+  for (let i = 0; i < 3; i++)
+    expect([200, 204]).toContain((await inject('GET', `/api/agents/${puller.id}/work/next`, secret)).statusCode);
   const refused = await inject('GET', `/api/agents/${puller.id}/work/next`, secret);
   expectLimited(refused, 'work/next');
   expect(refused.json().detail).toMatch(/rate limit exceeded/);
@@ -92,18 +122,39 @@ it('limits the pings an account causes (new push agents, retests, new webhook UR
   const me = await register(t.app);
   const pusher = (await inject('POST', '/api/agents', me.auth, { name: 'pinged', webhook_url: agents.url })).json();
   expect((await inject('POST', `/api/agents/${pusher.id}/retest`, me.auth)).statusCode).toBe(200);
-  const changed = await t.app.inject({ method: 'PATCH', url: `/api/agents/${pusher.id}`, headers: me.auth, payload: { webhook_url: `${agents.url}?v=2` } });
+  const changed = await t.app.inject({
+    method: 'PATCH',
+    url: `/api/agents/${pusher.id}`,
+    headers: me.auth,
+    payload: { webhook_url: `${agents.url}?v=2` },
+  });
   expect(changed.statusCode).toBe(200);
   const refused = await inject('POST', `/api/agents/${pusher.id}/retest`, me.auth);
   expectLimited(refused, 'retest');
   expect(refused.json().detail).toMatch(/^rate limit exceeded: at most 3 requests per 1 minute/);
-  expectLimited(await t.app.inject({ method: 'PATCH', url: `/api/agents/${pusher.id}`, headers: me.auth, payload: { webhook_url: `${agents.url}?v=3` } }), 'webhook URL change');
+  expectLimited(
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/api/agents/${pusher.id}`,
+      headers: me.auth,
+      payload: { webhook_url: `${agents.url}?v=3` },
+    }),
+    'webhook URL change',
+  );
   // Nothing of a refused edit is kept; an edit that pings nobody is not counted.
-  const renamed = await t.app.inject({ method: 'PATCH', url: `/api/agents/${pusher.id}`, headers: me.auth, payload: { name: 'renamed', webhook_url: `${agents.url}?v=2` } });
+  const renamed = await t.app.inject({
+    method: 'PATCH',
+    url: `/api/agents/${pusher.id}`,
+    headers: me.auth,
+    payload: { name: 'renamed', webhook_url: `${agents.url}?v=2` },
+  });
   expect(renamed.statusCode).toBe(200);
   expect(renamed.json()).toMatchObject({ name: 'renamed', webhook_url: `${agents.url}?v=2` });
   // Making push agents pings them too, so creating and deactivating cannot go round the limit.
-  expectLimited(await inject('POST', '/api/agents', me.auth, { name: 'another', webhook_url: agents.url }), 'push agent creation');
+  expectLimited(
+    await inject('POST', '/api/agents', me.auth, { name: 'another', webhook_url: agents.url }),
+    'push agent creation',
+  );
   expect((await inject('POST', '/api/agents', me.auth, { name: 'puller', mode: 'pull' })).statusCode).toBe(201);
 
   expect((await inject('POST', `/api/agents/${pusher.id}/gym/restart`, me.auth)).statusCode).toBe(200);
@@ -123,9 +174,18 @@ it('limits the agents an account may have, counting only those not deactivated',
   expect((await create('two')).statusCode).toBe(201);
   const third = await create('three');
   expect(third.statusCode).toBe(409);
-  expect(third.json()).toEqual({ detail: 'an account may have at most 2 agents that are not deactivated; deactivate one first' });
+  expect(third.json()).toEqual({
+    detail: 'an account may have at most 2 agents that are not deactivated; deactivate one first',
+  });
   refusals.agents = 1;
-  expect((await t.orm.em.fork().getConnection().execute<[{ n: number }]>(`select count(*)::int as n from agents where owner_id = ?`, [me.userId]))[0].n).toBe(2);
+  expect(
+    (
+      await t.orm.em
+        .fork()
+        .getConnection()
+        .execute<[{ n: number }]>(`select count(*)::int as n from agents where owner_id = ?`, [me.userId])
+    )[0].n,
+  ).toBe(2);
   await inject('POST', `/api/agents/${first.id}/deactivate`, me.auth);
   expect((await create('three')).statusCode).toBe(201);
 });
@@ -149,7 +209,10 @@ it('records an answer over 100,000 characters as an error on push, and refuses i
   const me = await register(t.app);
   const pusher = (await inject('POST', '/api/agents', me.auth, { name: 'verbose', webhook_url: agents.url })).json();
   const task = (await inject('POST', `/api/agents/${pusher.id}/sandbox`, me.auth, { prompt: 'long' })).json();
-  const client = new (await import('@temporalio/client')).Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
+  const client = new (await import('@temporalio/client')).Client({
+    connection: t.temporal,
+    namespace: t.config.temporalNamespace,
+  });
   expect(await client.workflow.getHandle(`delivery-${task.id.split('-')[1]}`).result()).toEqual({ status: 'error' });
   const feed = (await inject('GET', `/api/agents/${pusher.id}/activity`)).json();
   expect(feed.sessions.find((s: { id: string }) => s.id === task.id)).toMatchObject({
@@ -161,10 +224,15 @@ it('records an answer over 100,000 characters as an error on push, and refuses i
   const puller = (await inject('POST', '/api/agents', me.auth, { name: 'verbose-puller', mode: 'pull' })).json();
   const secret = { 'x-arena-secret': puller.webhook_secret };
   const work = (await inject('GET', `/api/agents/${puller.id}/work/next?wait=10`, secret)).json();
-  const tooLong = await inject('POST', `/api/agents/${puller.id}/work/${work.work_id}/result`, secret, { response: 'x'.repeat(100_001) });
+  const tooLong = await inject('POST', `/api/agents/${puller.id}/work/${work.work_id}/result`, secret, {
+    response: 'x'.repeat(100_001),
+  });
   expect(tooLong.statusCode).toBe(400);
   expect(tooLong.json().detail).toBe('response must be at most 100000 characters');
-  const [row] = await t.orm.em.fork().getConnection().execute(`select status from sessions where id = ?`, [Number(work.work_id.split('-')[1])]);
+  const [row] = await t.orm.em
+    .fork()
+    .getConnection()
+    .execute(`select status from sessions where id = ?`, [Number(work.work_id.split('-')[1])]);
   expect(row?.status).toBe('pending');
   refusals['over-long answers'] = 2;
 });

@@ -60,7 +60,11 @@ async function runner(base: string, agent: { id: number; webhook_secret: string 
     // The result goes through even if the API restarts in between.
     for (;;) {
       try {
-        const posted = await fetch(`${base}/api/agents/${agent.id}/work/${workId}/result`, { method: 'POST', headers, body: JSON.stringify({ response: `answer to ${workId}` }) });
+        const posted = await fetch(`${base}/api/agents/${agent.id}/work/${workId}/result`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ response: `answer to ${workId}` }),
+        });
         await posted.arrayBuffer();
         if (posted.status === 200) break;
       } catch {
@@ -75,7 +79,17 @@ it('loses and duplicates no work item when the API restarts under 100 long-polli
   api = new ApiProcess(apiEnv(t, port, LIMITS));
   const base = await api.ready;
   const agents: Array<{ id: number; webhook_secret: string }> = [];
-  for (let i = 0; i < AGENTS; i++) agents.push((await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: `runner-${i}`, mode: 'pull' } })).json());
+  for (let i = 0; i < AGENTS; i++)
+    agents.push(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/agents',
+          headers: owner.auth,
+          payload: { name: `runner-${i}`, mode: 'pull' },
+        })
+      ).json(),
+    );
   const runners = agents.flatMap((agent) => Array.from({ length: RUNNERS_PER_AGENT }, () => runner(base, agent)));
   await Promise.all(agents.map((a) => client.workflow.getHandle(`gym-${a.id}-1`).result()));
 
@@ -83,7 +97,12 @@ it('loses and duplicates no work item when the API restarts under 100 long-polli
   const queue = async (phase: string) => {
     for (let i = 0; i < TASKS_PER_PHASE; i++) {
       const agent = agents[i % AGENTS]!;
-      const res = await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox`, headers: owner.auth, payload: { prompt: `${phase} ${i}`, deadline_seconds: 120 } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/agents/${agent.id}/sandbox`,
+        headers: owner.auth,
+        payload: { prompt: `${phase} ${i}`, deadline_seconds: 120 },
+      });
       expect(res.statusCode).toBe(202);
       tasks.push(res.json().id);
     }
@@ -97,8 +116,13 @@ it('loses and duplicates no work item when the API restarts under 100 long-polli
   await api.ready;
   await queue('after');
 
-  const outcomes = await Promise.all(tasks.map((id) => client.workflow.getHandle(`delivery-${id.split('-')[1]}`).result()));
-  await eventually(async () => (tasks.every((id) => received.has(id)) ? true : undefined), 'every task to reach a runner');
+  const outcomes = await Promise.all(
+    tasks.map((id) => client.workflow.getHandle(`delivery-${id.split('-')[1]}`).result()),
+  );
+  await eventually(
+    async () => (tasks.every((id) => received.has(id)) ? true : undefined),
+    'every task to reach a runner',
+  );
   stopped = true;
   await api.stop();
   api = undefined;
@@ -112,7 +136,13 @@ it('loses and duplicates no work item when the API restarts under 100 long-polli
   );
   expect({ lost, twice }).toEqual({ lost: 0, twice: 0 });
   expect(figures.reconnects).toBeGreaterThan(0);
-  const feed = await Promise.all(agents.map(async (a) => (await t.app.inject({ method: 'GET', url: `/api/agents/${a.id}/activity?limit=100` })).json()));
-  const answered = feed.flatMap((f) => f.sessions).filter((s: { kind: string; status: string }) => s.kind === 'sandbox' && s.status === 'answered');
+  const feed = await Promise.all(
+    agents.map(async (a) =>
+      (await t.app.inject({ method: 'GET', url: `/api/agents/${a.id}/activity?limit=100` })).json(),
+    ),
+  );
+  const answered = feed
+    .flatMap((f) => f.sessions)
+    .filter((s: { kind: string; status: string }) => s.kind === 'sandbox' && s.status === 'answered');
   expect(answered).toHaveLength(tasks.length);
 }, 600_000);

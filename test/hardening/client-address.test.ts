@@ -13,7 +13,11 @@ describe('ARENA_TRUST_PROXY', () => {
     expect(loadConfig({ ARENA_TRUST_PROXY: '0' }).trustProxy).toBe(false);
     expect(loadConfig({ ARENA_TRUST_PROXY: '1' }).trustProxy).toBe(1);
     expect(loadConfig({ ARENA_TRUST_PROXY: '2' }).trustProxy).toBe(2);
-    expect(loadConfig({ ARENA_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,fd00::/8' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1', 'fd00::/8']);
+    expect(loadConfig({ ARENA_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,fd00::/8' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      'fd00::/8',
+    ]);
     expect(loadConfig({ ARENA_TRUST_PROXY: 'loopback,uniquelocal' }).trustProxy).toEqual(['loopback', 'uniquelocal']);
   });
 
@@ -31,7 +35,12 @@ describe('ARENA_TRUST_PROXY', () => {
 
 describe('registrations behind a proxy', () => {
   const register = (t: TestApp, forwardedFor: string, proxy = '10.0.0.5') =>
-    t.app.inject({ method: 'POST', url: '/api/register', remoteAddress: proxy, headers: { 'x-forwarded-for': forwardedFor } });
+    t.app.inject({
+      method: 'POST',
+      url: '/api/register',
+      remoteAddress: proxy,
+      headers: { 'x-forwarded-for': forwardedFor },
+    });
 
   it('with one proxy (ARENA_TRUST_PROXY=1), counts the address the proxy saw, whatever the client wrote to the left of it', async () => {
     const t = await startTestApp({ ARENA_TRUST_PROXY: '1', ARENA_REGISTER_RATE_LIMIT: '20' });
@@ -51,7 +60,8 @@ describe('registrations behind a proxy', () => {
     const t = await startTestApp({ ARENA_TRUST_PROXY: '10.0.0.0/8', ARENA_REGISTER_RATE_LIMIT: '2' });
     try {
       // A CDN (10.1.2.3) and the load balancer (10.0.0.5, the socket) in front of the API.
-      for (let i = 0; i < 2; i++) expect((await register(t, `192.0.2.${i}, 198.51.100.9, 10.1.2.3`)).statusCode).toBe(201);
+      for (let i = 0; i < 2; i++)
+        expect((await register(t, `192.0.2.${i}, 198.51.100.9, 10.1.2.3`)).statusCode).toBe(201);
       expect((await register(t, '203.0.113.2, 198.51.100.9, 10.1.2.3')).statusCode).toBe(429);
       // A client reaching the API directly is not a proxy: what it writes is ignored.
       const direct = (forwardedFor: string) => register(t, forwardedFor, '198.51.100.20');

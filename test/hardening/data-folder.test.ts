@@ -33,7 +33,9 @@ it('is created 0700, and an existing one open to others is tightened, saying so'
   fs.chmodSync(old, 0o755);
   await prepareDataFolder(old, (line) => said.push(line));
   expect(permissions(old)).toBe(0o700);
-  expect(said).toEqual([`made ${old} private to its owner (it was 755, now 700): it holds the encryption key and the database`]);
+  expect(said).toEqual([
+    `made ${old} private to its owner (it was 755, now 700): it holds the encryption key and the database`,
+  ]);
 });
 
 it('is created 0700 by the encryption key when the key comes first', async () => {

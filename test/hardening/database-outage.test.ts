@@ -32,7 +32,13 @@ beforeAll(async () => {
   // Sandbox prompts are answered after 3 s: they are open at the agent when the database goes.
   agents = await startAgentServer((req, res) => {
     const { category, prompt } = JSON.parse(req.body);
-    setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ response: `answer to ${prompt}` })), category === 'sandbox' ? 3_000 : 0);
+    setTimeout(
+      () =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ response: `answer to ${prompt}` })),
+      category === 'sandbox' ? 3_000 : 0,
+    );
   });
   await t.startWorker();
   owner = await register(t.app);
@@ -45,32 +51,63 @@ afterAll(async () => {
 }, 120_000);
 
 it('answers 503 naming the database while PostgreSQL is down, and finishes the deliveries in flight once it is back', async () => {
-  const create = async (payload: object) => (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload })).json();
+  const create = async (payload: object) =>
+    (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload })).json();
   const pusher = await create({ name: 'pusher', webhook_url: agents.url });
   const puller = await create({ name: 'puller', mode: 'pull' });
   const secret = { 'x-arena-secret': puller.webhook_secret };
   // The pull agent's gym: answer until it is complete.
   const gym = client.workflow.getHandle(`gym-${puller.id}-1`);
   while ((await gym.describe()).status.name === 'RUNNING') {
-    const res = await t.app.inject({ method: 'GET', url: `/api/agents/${puller.id}/work/next?wait=1`, headers: secret });
-    if (res.statusCode === 200) await t.app.inject({ method: 'POST', url: `/api/agents/${puller.id}/work/${res.json().work_id}/result`, headers: secret, payload: { response: 'gym' } });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/agents/${puller.id}/work/next?wait=1`,
+      headers: secret,
+    });
+    if (res.statusCode === 200)
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/agents/${puller.id}/work/${res.json().work_id}/result`,
+        headers: secret,
+        payload: { response: 'gym' },
+      });
   }
   await client.workflow.getHandle(`gym-${pusher.id}-1`).result();
 
   const sandbox = async (agentId: number, prompt: string) =>
-    (await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/sandbox`, headers: owner.auth, payload: { prompt, deadline_seconds: 120 } })).json().id as string;
+    (
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/agents/${agentId}/sandbox`,
+        headers: owner.auth,
+        payload: { prompt, deadline_seconds: 120 },
+      })
+    ).json().id as string;
   const pushTasks = [await sandbox(pusher.id, 'p1'), await sandbox(pusher.id, 'p2'), await sandbox(pusher.id, 'p3')];
   const pullTasks = [await sandbox(puller.id, 'q1'), await sandbox(puller.id, 'q2')];
   const leased: string[] = [];
   while (leased.length < pullTasks.length) {
-    const res = await t.app.inject({ method: 'GET', url: `/api/agents/${puller.id}/work/next?wait=2`, headers: secret });
+    const res = await t.app.inject({
+      method: 'GET',
+      url: `/api/agents/${puller.id}/work/next?wait=2`,
+      headers: secret,
+    });
     if (res.statusCode === 200) leased.push(res.json().work_id);
   }
-  await eventually(async () => (agents.received.filter((r) => JSON.parse(r.body).category === 'sandbox').length === 3 ? true : undefined), 'the pushes to be open');
+  await eventually(
+    async () =>
+      agents.received.filter((r) => JSON.parse(r.body).category === 'sandbox').length === 3 ? true : undefined,
+    'the pushes to be open',
+  );
 
   await pg.stop();
   const statuses: number[] = [];
-  const during = async (method: 'GET' | 'POST', url: string, headers: Record<string, string> = {}, payload?: object) => {
+  const during = async (
+    method: 'GET' | 'POST',
+    url: string,
+    headers: Record<string, string> = {},
+    payload?: object,
+  ) => {
     const res = await t.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
     statuses.push(res.statusCode);
     return res;
@@ -92,19 +129,35 @@ it('answers 503 naming the database while PostgreSQL is down, and finishes the d
   expect(statuses.every((s) => s === 503)).toBe(true);
 
   pg = await startEmbeddedPostgres({ dataDir: dir, port });
-  await eventually(async () => ((await t.app.inject({ method: 'GET', url: '/health' })).statusCode === 200 ? true : undefined), 'the API to see the database again', 60_000);
+  await eventually(
+    async () => ((await t.app.inject({ method: 'GET', url: '/health' })).statusCode === 200 ? true : undefined),
+    'the API to see the database again',
+    60_000,
+  );
   // The runner posts its results again now that the API can take them.
   for (const workId of leased) {
-    const posted = await eventually(async () => {
-      const res = await t.app.inject({ method: 'POST', url: `/api/agents/${puller.id}/work/${workId}/result`, headers: secret, payload: { response: `answer to ${workId}` } });
-      return res.statusCode === 200 ? res : undefined;
-    }, `the result of ${workId}`, 60_000);
+    const posted = await eventually(
+      async () => {
+        const res = await t.app.inject({
+          method: 'POST',
+          url: `/api/agents/${puller.id}/work/${workId}/result`,
+          headers: secret,
+          payload: { response: `answer to ${workId}` },
+        });
+        return res.statusCode === 200 ? res : undefined;
+      },
+      `the result of ${workId}`,
+      60_000,
+    );
     expect(posted.statusCode).toBe(200);
   }
-  const results = await Promise.all([...pushTasks, ...pullTasks].map((id) => client.workflow.getHandle(`delivery-${id.split('-')[1]}`).result()));
+  const results = await Promise.all(
+    [...pushTasks, ...pullTasks].map((id) => client.workflow.getHandle(`delivery-${id.split('-')[1]}`).result()),
+  );
   expect(results).toEqual([...pushTasks, ...pullTasks].map(() => ({ status: 'answered' })));
   const feed = (await t.app.inject({ method: 'GET', url: `/api/agents/${pusher.id}/activity` })).json();
-  for (const [i, id] of pushTasks.entries()) expect(feed.sessions.find((s: { id: string }) => s.id === id).response).toBe(`answer to p${i + 1}`);
+  for (const [i, id] of pushTasks.entries())
+    expect(feed.sessions.find((s: { id: string }) => s.id === id).response).toBe(`answer to p${i + 1}`);
   console.log(
     `database outage: ${statuses.length} requests while PostgreSQL was down, ${statuses.filter((s) => s === 503).length} answered 503, ` +
       `${statuses.filter((s) => s >= 500 && s !== 503).length} other 5xx; ${results.length} deliveries in flight finished after it returned`,

@@ -11,16 +11,24 @@ const TOKEN = 'a-long-scrape-token-for-tests';
 
 describe('private webhooks', () => {
   it('are allowed by default only on the embedded stack listening on loopback', () => {
-    for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]', '127.0.0.2']) expect(loadConfig({ HOST: host }).allowPrivateWebhooks).toBe(true);
-    for (const host of ['0.0.0.0', '::', '192.168.1.20', 'arena.example']) expect(loadConfig({ HOST: host }).allowPrivateWebhooks).toBe(false);
+    for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]', '127.0.0.2'])
+      expect(loadConfig({ HOST: host }).allowPrivateWebhooks).toBe(true);
+    for (const host of ['0.0.0.0', '::', '192.168.1.20', 'arena.example'])
+      expect(loadConfig({ HOST: host }).allowPrivateWebhooks).toBe(false);
     expect(loadConfig({ HOST: '127.0.0.1', DATABASE_URL: 'postgres://u@db/arena' }).allowPrivateWebhooks).toBe(false);
     // Saying so is still allowed, and then warned about.
     expect(loadConfig({ HOST: '0.0.0.0', ARENA_ALLOW_PRIVATE_WEBHOOKS: 'true' }).allowPrivateWebhooks).toBe(true);
   });
 
   it('are warned about whenever they are allowed', () => {
-    expect(startupWarnings(loadConfig({ HOST: '0.0.0.0', ARENA_ALLOW_PRIVATE_WEBHOOKS: 'true', ARENA_METRICS_TOKEN: TOKEN }))).toEqual([
-      expect.stringMatching(/^ARENA_ALLOW_PRIVATE_WEBHOOKS is true: webhooks may reach private, loopback and link-local addresses/),
+    expect(
+      startupWarnings(
+        loadConfig({ HOST: '0.0.0.0', ARENA_ALLOW_PRIVATE_WEBHOOKS: 'true', ARENA_METRICS_TOKEN: TOKEN }),
+      ),
+    ).toEqual([
+      expect.stringMatching(
+        /^ARENA_ALLOW_PRIVATE_WEBHOOKS is true: webhooks may reach private, loopback and link-local addresses/,
+      ),
     ]);
     expect(startupWarnings(loadConfig({}))).toEqual([expect.stringMatching(/^ARENA_ALLOW_PRIVATE_WEBHOOKS is true/)]);
     expect(startupWarnings(loadConfig({ DATABASE_URL: 'postgres://u@db/arena' }))).toEqual([]);
@@ -48,9 +56,14 @@ describe('/metrics', () => {
       const res = await t.app.inject({ method: 'GET', url: '/metrics' });
       expect(res.statusCode).toBe(403);
       expect(res.json()).toEqual({
-        detail: 'metrics are not served to the network without a token: set ARENA_METRICS_TOKEN and send Authorization: Bearer <token>',
+        detail:
+          'metrics are not served to the network without a token: set ARENA_METRICS_TOKEN and send Authorization: Bearer <token>',
       });
-      expect(startupWarnings(t.config)).toContainEqual(expect.stringMatching(/^\/metrics is closed: HOST=0\.0\.0\.0 is not loopback and ARENA_METRICS_TOKEN is not set/));
+      expect(startupWarnings(t.config)).toContainEqual(
+        expect.stringMatching(
+          /^\/metrics is closed: HOST=0\.0\.0\.0 is not loopback and ARENA_METRICS_TOKEN is not set/,
+        ),
+      );
     } finally {
       await t.close();
     }
@@ -60,7 +73,10 @@ describe('/metrics', () => {
     const t = await startTestApp({ HOST: '0.0.0.0', ARENA_METRICS_TOKEN: TOKEN });
     try {
       expect((await t.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
-      expect((await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).statusCode).toBe(200);
+      expect(
+        (await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } }))
+          .statusCode,
+      ).toBe(200);
     } finally {
       await t.close();
     }
@@ -77,7 +93,9 @@ describe('/metrics', () => {
     try {
       const res = await fetch(open.url.replace('0.0.0.0', '127.0.0.1'));
       expect(res.status).toBe(403);
-      expect(((await res.json()) as { detail: string }).detail).toMatch(/^metrics are not served to the network without a token/);
+      expect(((await res.json()) as { detail: string }).detail).toMatch(
+        /^metrics are not served to the network without a token/,
+      );
     } finally {
       await open.close();
     }

@@ -37,9 +37,19 @@ beforeAll(async () => {
   });
   base = await t.app.listen({ port: 0, host: '127.0.0.1' });
   const owner = await register(t.app);
-  await t.orm.em.fork().getConnection().execute(`update users set username = 'fuzz-operator' where id = ?`, [owner.userId]);
+  await t.orm.em
+    .fork()
+    .getConnection()
+    .execute(`update users set username = 'fuzz-operator' where id = ?`, [owner.userId]);
   auth = owner.apiKey;
-  const puller = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'fuzzed', mode: 'pull' } })).json();
+  const puller = (
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: owner.auth,
+      payload: { name: 'fuzzed', mode: 'pull' },
+    })
+  ).json();
   secret = puller.webhook_secret;
 }, 60_000);
 afterAll(() => t.close());
@@ -60,25 +70,39 @@ async function fuzz(checks: string[], phases: string): Promise<Report> {
     ...tool.command.slice(1),
     'run',
     `${base}/openapi.json`,
-    '--checks', checks.join(','),
-    '--phases', phases,
-    '--mode', 'all',
-    '--max-examples', String(EXAMPLES_PER_OPERATION),
-    '--seed', '20261122',
+    '--checks',
+    checks.join(','),
+    '--phases',
+    phases,
+    '--mode',
+    'all',
+    '--max-examples',
+    String(EXAMPLES_PER_OPERATION),
+    '--seed',
+    '20261122',
     // One worker: with two, Hypothesis's lambda descriptions (ast.parse in threads) failed now and then inside CPython 3.11.
-    '--workers', '1',
-    '--request-timeout', '70',
-    '--suppress-health-check', 'all',
+    '--workers',
+    '1',
+    '--request-timeout',
+    '70',
+    '--suppress-health-check',
+    'all',
     '--continue-on-failure',
     '--no-color',
-    '--report', 'ndjson',
-    '--report-ndjson-path', ndjson,
-    '--header', `Authorization: Bearer ${auth}`,
-    '--header', `X-Arena-Secret: ${secret}`,
-    '--generation-database', 'none',
+    '--report',
+    'ndjson',
+    '--report-ndjson-path',
+    ndjson,
+    '--header',
+    `Authorization: Bearer ${auth}`,
+    '--header',
+    `X-Arena-Secret: ${secret}`,
+    '--generation-database',
+    'none',
     // Revoking API keys is left to test/api/keys.test.ts: a generated DELETE may hit the fuzzing
     // account's own key, and every request after it would be a 401 that tests nothing.
-    '--exclude-path-regex', '^/api/keys/\\{id\\}$',
+    '--exclude-path-regex',
+    '^/api/keys/\\{id\\}$',
   ];
   // Run from the scratch folder: Schemathesis keeps its own state in the working directory.
   const child = spawn(tool.command[0]!, args, { cwd: dir, env: tool.env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -86,7 +110,13 @@ async function fuzz(checks: string[], phases: string): Promise<Report> {
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
-  const events = fs.existsSync(ndjson) ? fs.readFileSync(ndjson, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line)) : [];
+  const events = fs.existsSync(ndjson)
+    ? fs
+        .readFileSync(ndjson, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line))
+    : [];
   fs.rmSync(dir, { recursive: true, force: true });
   let requests = 0;
   const operations = new Set<string>();
@@ -96,9 +126,14 @@ async function fuzz(checks: string[], phases: string): Promise<Report> {
     if (!scenario) continue;
     const recorder = scenario.recorder;
     operations.add(recorder?.label ?? scenario.label ?? '?');
-    for (const interactions of Object.values(recorder?.interactions ?? {}) as Array<{ response?: unknown }>) if (interactions.response) requests++;
-    for (const checks of Object.values(recorder?.checks ?? {}) as Array<Array<{ name: string; status: string; failure_info?: { failure?: { title?: string } } }>>) {
-      for (const check of checks) if (check.status === 'FAILURE' || check.status === 'failure') failures.push(`${recorder.label}: ${check.name} ${check.failure_info?.failure?.title ?? ''}`);
+    for (const interactions of Object.values(recorder?.interactions ?? {}) as Array<{ response?: unknown }>)
+      if (interactions.response) requests++;
+    for (const checks of Object.values(recorder?.checks ?? {}) as Array<
+      Array<{ name: string; status: string; failure_info?: { failure?: { title?: string } } }>
+    >) {
+      for (const check of checks)
+        if (check.status === 'FAILURE' || check.status === 'failure')
+          failures.push(`${recorder.label}: ${check.name} ${check.failure_info?.failure?.title ?? ''}`);
     }
   }
   return { requests, operations: operations.size, failures, output, code };
@@ -106,7 +141,9 @@ async function fuzz(checks: string[], phases: string): Promise<Report> {
 
 it('answers generated requests to every documented operation without a 5xx, as documented', async () => {
   const report = await fuzz(ALL_CHECKS, PER_OPERATION_PHASES);
-  console.log(`fuzzing: ${report.requests} requests over ${report.operations} operations (valid and invalid), ${report.failures.length} failed checks`);
+  console.log(
+    `fuzzing: ${report.requests} requests over ${report.operations} operations (valid and invalid), ${report.failures.length} failed checks`,
+  );
   // One line per distinct failure: the raw output repeats each, with request bodies up to 1 MiB.
   const distinct = [...new Set(report.failures)].sort();
   if (distinct.length > 0) console.log(distinct.join('\n'));

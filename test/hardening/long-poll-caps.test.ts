@@ -20,7 +20,14 @@ async function openPolls(t: TestApp): Promise<number> {
 
 async function pullAgent(t: TestApp): Promise<{ id: number; secret: { 'x-arena-secret': string } }> {
   const owner = await register(t.app);
-  const agent = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'runner', mode: 'pull' } })).json();
+  const agent = (
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: owner.auth,
+      payload: { name: 'runner', mode: 'pull' },
+    })
+  ).json();
   return { id: agent.id, secret: { 'x-arena-secret': agent.webhook_secret } };
 }
 
@@ -46,7 +53,11 @@ describe('per agent', () => {
     const agent = await pullAgent(t);
     const answers: number[] = [];
     const polls = Array.from({ length: 130 }, () => poll(t, agent).then((res) => answers.push(res.statusCode)));
-    await eventually(async () => (answers.length >= 126 ? true : undefined), '126 of the 130 long-polls to be answered', 15_000);
+    await eventually(
+      async () => (answers.length >= 126 ? true : undefined),
+      '126 of the 130 long-polls to be answered',
+      15_000,
+    );
     expect(answers.slice(0, 126).every((status) => status === 204)).toBe(true);
     expect(await openPolls(t)).toBe(4);
     expect(answers.length).toBe(126);
@@ -60,7 +71,10 @@ describe('per agent', () => {
     const open: Array<Promise<{ statusCode: number }>> = [];
     for (let i = 1; i <= 4; i++) {
       open.push(poll(t, agent));
-      await eventually(async () => ((await openPolls(t)) === before + i ? true : undefined), `long-poll ${i} to be waiting`);
+      await eventually(
+        async () => ((await openPolls(t)) === before + i ? true : undefined),
+        `long-poll ${i} to be waiting`,
+      );
     }
     let oldestAnswered = false;
     void open[0]!.then(() => (oldestAnswered = true));
@@ -86,7 +100,9 @@ describe('per API process', () => {
       const refused = await poll(t, c);
       expect(refused.statusCode).toBe(503);
       expect(refused.headers['retry-after']).toBe('5');
-      expect(refused.json()).toEqual({ detail: 'this API process has as many long-polls open as it takes (2); poll again shortly' });
+      expect(refused.json()).toEqual({
+        detail: 'this API process has as many long-polls open as it takes (2); poll again shortly',
+      });
       await Promise.all([first, second]);
       expect((await poll(t, c, 0)).statusCode).toBe(204);
     } finally {

@@ -52,7 +52,8 @@ const status = (res: { statusCode: number }) => res.statusCode;
 
 it('gives the API and the website one budget per action and account', async () => {
   const me = await person(one, '10.40.0.1');
-  const api = (method: 'POST', url: string, payload: object) => one.app.inject({ method, url, headers: me.api, payload });
+  const api = (method: 'POST', url: string, payload: object) =>
+    one.app.inject({ method, url, headers: me.api, payload });
 
   // Votes on battles that do not exist still spend the budget (it is checked before the battle is looked up).
   expect(status(await api('POST', '/api/judge/990001/vote', { winner: 'a' }))).toBe(404);
@@ -76,13 +77,18 @@ it('gives /api/register and the website’s sign-up one budget per address', asy
   const web = new WebClient(one.app, ip);
   await web.signUp(`signup${randomBytes(3).toString('hex')}`);
   expect(status(await one.app.inject({ method: 'POST', url: '/api/register', remoteAddress: ip }))).toBe(429);
-  const again = await web.submit('/signup', { email: `x${randomBytes(3).toString('hex')}@example.org`, username: `x${randomBytes(3).toString('hex')}`, password: 'a long enough password' });
+  const again = await web.submit('/signup', {
+    email: `x${randomBytes(3).toString('hex')}@example.org`,
+    username: `x${randomBytes(3).toString('hex')}`,
+    password: 'a long enough password',
+  });
   expect(again.statusCode).toBe(429);
 }, 60_000);
 
 it('shares every budget between API processes', async () => {
   const me = await person(one, '10.40.2.1');
-  const vote = (t: TestApp, battle: number) => t.app.inject({ method: 'POST', url: `/api/judge/${battle}/vote`, headers: me.api, payload: { winner: 'a' } });
+  const vote = (t: TestApp, battle: number) =>
+    t.app.inject({ method: 'POST', url: `/api/judge/${battle}/vote`, headers: me.api, payload: { winner: 'a' } });
   expect(status(await vote(one, 990011))).toBe(404);
   expect(status(await vote(two, 990012))).toBe(404);
   expect(status(await vote(one, 990013))).toBe(429);
@@ -107,7 +113,8 @@ it('counts an IPv6 client by its /64', async () => {
 
 it('starts a budget afresh when its window has passed, and clears budgets that ended', async () => {
   const me = await person(one, '10.40.3.1');
-  const vote = (battle: number) => one.app.inject({ method: 'POST', url: `/api/judge/${battle}/vote`, headers: me.api, payload: { winner: 'a' } });
+  const vote = (battle: number) =>
+    one.app.inject({ method: 'POST', url: `/api/judge/${battle}/vote`, headers: me.api, payload: { winner: 'a' } });
   expect(status(await vote(990021))).toBe(404);
   expect(status(await vote(990022))).toBe(404);
   expect(status(await vote(990023))).toBe(429);
@@ -117,11 +124,19 @@ it('starts a budget afresh when its window has passed, and clears budgets that e
   expect(status(await vote(990024))).toBe(404);
 
   // A budget that ended long ago is deleted by the next process that counts something.
-  await sql(`insert into rate_limit_budgets (key, used, resets_at) values ('vote:account:0', 5, now() - interval '1 hour')`);
+  await sql(
+    `insert into rate_limit_budgets (key, used, resets_at) values ('vote:account:0', 5, now() - interval '1 hour')`,
+  );
   const fresh = await startTestApp({ ARENA_VOTE_RATE_LIMIT: '2' }, { databaseUrl: db.url });
   try {
-    expect(status(await fresh.app.inject({ method: 'POST', url: '/api/register', remoteAddress: '10.40.3.2' }))).toBe(201);
-    await eventually(async () => ((await sql(`select 1 from rate_limit_budgets where key = 'vote:account:0'`)).length === 0 ? true : undefined), 'the ended budget to be cleared');
+    expect(status(await fresh.app.inject({ method: 'POST', url: '/api/register', remoteAddress: '10.40.3.2' }))).toBe(
+      201,
+    );
+    await eventually(
+      async () =>
+        (await sql(`select 1 from rate_limit_budgets where key = 'vote:account:0'`)).length === 0 ? true : undefined,
+      'the ended budget to be cleared',
+    );
   } finally {
     await fresh.close();
   }

@@ -43,7 +43,9 @@ const answers = new Map<string, string[]>();
 const resolveHost = async (hostname: string, options: dns.LookupAllOptions): Promise<dns.LookupAddress[]> => {
   const set = answers.get(hostname.toLowerCase());
   if (!set) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
-  return set.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })).filter((a) => !options.family || a.family === options.family);
+  return set
+    .map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))
+    .filter((a) => !options.family || a.family === options.family);
 };
 
 let t: TestApp;
@@ -53,7 +55,10 @@ let owner: Registered;
 let refusedCount = 0;
 
 beforeAll(async () => {
-  t = await startTestApp({ ARENA_ALLOW_PRIVATE_WEBHOOKS: 'false', ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 1_500, resolveHost });
+  t = await startTestApp(
+    { ARENA_ALLOW_PRIVATE_WEBHOOKS: 'false', ARENA_GYM_RETRY_SECONDS: '1' },
+    { pingTimeoutMs: 1_500, resolveHost },
+  );
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   // What an attacker would like to reach: a service on this host.
   target = await startAgentServer(answer(200, { response: 'inside' }));
@@ -61,18 +66,26 @@ beforeAll(async () => {
   owner = await register(t.app);
 }, 60_000);
 afterAll(async () => {
-  console.log(`SSRF: ${refusedCount} inward targets refused, ${target.received.length} requests reached the inside service`);
+  console.log(
+    `SSRF: ${refusedCount} inward targets refused, ${target.received.length} requests reached the inside service`,
+  );
   await target.close();
   await t.close();
 });
 
-const agents = async () => (await t.orm.em.fork().getConnection().execute<Array<{ n: number }>>(`select count(*)::int as n from agents`))[0]!.n;
+const agents = async () =>
+  (await t.orm.em.fork().getConnection().execute<Array<{ n: number }>>(`select count(*)::int as n from agents`))[0]!.n;
 
 it(`refuses ${INWARD_URLS.length} forms of inward targets when a webhook URL is saved, and stores nothing`, async () => {
   expect(INWARD_URLS.length).toBeGreaterThanOrEqual(20);
   const before = await agents();
   for (const url of INWARD_URLS) {
-    const res = await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'probe', webhook_url: url } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: owner.auth,
+      payload: { name: 'probe', webhook_url: url },
+    });
     expect({ url, status: res.statusCode }).toEqual({ url, status: 400 });
     expect(res.json().detail).toMatch(/^webhook_url points to a (private or loopback address|loopback host) \(/);
     refusedCount++;
@@ -81,9 +94,21 @@ it(`refuses ${INWARD_URLS.length} forms of inward targets when a webhook URL is 
 
   // Changing an agent's URL to one of them is refused the same way, and the old URL stays.
   answers.set('agent.example', ['192.0.2.10']);
-  const agent = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'kept', webhook_url: 'http://agent.example/hook' } })).json();
+  const agent = (
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: owner.auth,
+      payload: { name: 'kept', webhook_url: 'http://agent.example/hook' },
+    })
+  ).json();
   for (const url of INWARD_URLS) {
-    const res = await t.app.inject({ method: 'PATCH', url: `/api/agents/${agent.id}`, headers: owner.auth, payload: { webhook_url: url } });
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/agents/${agent.id}`,
+      headers: owner.auth,
+      payload: { webhook_url: url },
+    });
     expect({ url, status: res.statusCode }).toEqual({ url, status: 400 });
     refusedCount++;
   }
@@ -96,35 +121,69 @@ it('refuses at connect time a public-looking name whose DNS answer is inward, or
   const port = new URL(target.url).port;
   // Inward from the start: saved (nothing about the name looks inward), but the ping never connects.
   answers.set('metadata.example', ['169.254.169.254']);
-  const direct = await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'meta', webhook_url: `http://metadata.example:${port}/hook` } });
+  const direct = await t.app.inject({
+    method: 'POST',
+    url: '/api/agents',
+    headers: owner.auth,
+    payload: { name: 'meta', webhook_url: `http://metadata.example:${port}/hook` },
+  });
   expect(direct.statusCode).toBe(201);
-  expect(direct.json()).toMatchObject({ active: false, ping_error: 'refused: metadata.example resolves to a private address (169.254.169.254)' });
+  expect(direct.json()).toMatchObject({
+    active: false,
+    ping_error: 'refused: metadata.example resolves to a private address (169.254.169.254)',
+  });
   refusedCount++;
   // One inward answer among public ones is enough to refuse the name.
   answers.set('mixed.example', ['192.0.2.20', '127.0.0.1']);
-  const mixed = await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'mixed', webhook_url: `http://mixed.example:${port}/hook` } });
+  const mixed = await t.app.inject({
+    method: 'POST',
+    url: '/api/agents',
+    headers: owner.auth,
+    payload: { name: 'mixed', webhook_url: `http://mixed.example:${port}/hook` },
+  });
   expect(mixed.json().ping_error).toBe('refused: mixed.example resolves to a private address (127.0.0.1)');
   refusedCount++;
 
   // DNS rebinding: public when saved, the inside service's address afterwards.
   answers.set('rebind.example', ['192.0.2.30']);
-  const saved = await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'rebinder', webhook_url: `http://rebind.example:${port}/hook` } });
+  const saved = await t.app.inject({
+    method: 'POST',
+    url: '/api/agents',
+    headers: owner.auth,
+    payload: { name: 'rebinder', webhook_url: `http://rebind.example:${port}/hook` },
+  });
   expect(saved.statusCode).toBe(201);
   const agentId = saved.json().id;
   answers.set('rebind.example', ['127.0.0.1']);
   const retest = await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/retest`, headers: owner.auth });
-  expect(retest.json()).toEqual({ id: agentId, active: false, ping_error: 'refused: rebind.example resolves to a private address (127.0.0.1)' });
+  expect(retest.json()).toEqual({
+    id: agentId,
+    active: false,
+    ping_error: 'refused: rebind.example resolves to a private address (127.0.0.1)',
+  });
   refusedCount++;
 
   // Even an agent that had passed its ping earlier gets no delivery through: the worker's socket is refused too.
-  await t.orm.em.fork().getConnection().execute(`update agents set ping_ok = true, ping_error = null where id = ?`, [agentId]);
-  const task = await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/sandbox`, headers: owner.auth, payload: { prompt: 'reach in', deadline_seconds: 5 } });
+  await t.orm.em
+    .fork()
+    .getConnection()
+    .execute(`update agents set ping_ok = true, ping_error = null where id = ?`, [agentId]);
+  const task = await t.app.inject({
+    method: 'POST',
+    url: `/api/agents/${agentId}/sandbox`,
+    headers: owner.auth,
+    payload: { prompt: 'reach in', deadline_seconds: 5 },
+  });
   expect(task.statusCode).toBe(202);
   const sessionId = Number(task.json().id.split('-')[1]);
   expect(await client.workflow.getHandle(`delivery-${sessionId}`).result()).toEqual({ status: 'timeout' });
   // The owner reads the cause; the public only its class, without the name or the address.
-  const feed = (await t.app.inject({ method: 'GET', url: `/api/agents/${agentId}/activity`, headers: owner.auth })).json();
-  expect(feed.sessions.find((s: { id: string }) => s.id === task.json().id).error).toMatch(/refused: rebind\.example resolves to a private address \(127\.0\.0\.1\)/);
+  const feed = (
+    await t.app.inject({ method: 'GET', url: `/api/agents/${agentId}/activity`, headers: owner.auth })
+  ).json();
+  expect(feed.sessions.find((s: { id: string }) => s.id === task.json().id).error).toMatch(
+    /refused: rebind\.example resolves to a private address \(127\.0\.0\.1\)/,
+  );
   const publicFeed = (await t.app.inject({ method: 'GET', url: `/api/agents/${agentId}/activity` })).json();
   expect(publicFeed.sessions.find((s: { id: string }) => s.id === task.json().id).error).toBe(
     'deadline exceeded (5 s); last attempt: the webhook resolves to an address the arena does not call',

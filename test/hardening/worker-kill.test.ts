@@ -28,15 +28,22 @@ let killed = false;
 const runners: Array<Promise<void>> = [];
 
 beforeAll(async () => {
-  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ARENA_SANDBOX_RATE_LIMIT: '100000', ARENA_WORK_POLL_RATE_LIMIT: '100000' }, { pingTimeoutMs: 5_000 });
+  t = await startTestApp(
+    { ARENA_GYM_RETRY_SECONDS: '1', ARENA_SANDBOX_RATE_LIMIT: '100000', ARENA_WORK_POLL_RATE_LIMIT: '100000' },
+    { pingTimeoutMs: 5_000 },
+  );
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   // Push agents hold their answers to sandbox prompts until the worker has been killed, so every
   // request the first worker sent is still open then.
   server = await startAgentServer((req, res: http.ServerResponse) => {
     const { category } = JSON.parse(req.body);
     const delivery = String(req.headers['x-arena-delivery']);
-    const reply = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ response: `answer to ${delivery}` }));
-    if (category === 'sandbox' && !killed) void eventually(async () => (killed ? true : undefined), 'the kill', 300_000).then(reply, reply);
+    const reply = () =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ response: `answer to ${delivery}` }));
+    if (category === 'sandbox' && !killed)
+      void eventually(async () => (killed ? true : undefined), 'the kill', 300_000).then(reply, reply);
     else reply();
   });
   owner = await register(t.app);
@@ -64,17 +71,25 @@ function runPuller(agent: { id: number; webhook_secret: string }): Promise<void>
       if (res.statusCode !== 200) continue;
       const workId: string = res.json().work_id;
       leased.set(workId, (leased.get(workId) ?? 0) + 1);
-      if (res.json().kind === 'sandbox') await eventually(async () => (killed || runnersStopped ? true : undefined), 'the kill', 300_000);
-      await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/work/${workId}/result`, headers, payload: { response: `answer to ${workId}` } });
+      if (res.json().kind === 'sandbox')
+        await eventually(async () => (killed || runnersStopped ? true : undefined), 'the kill', 300_000);
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/agents/${agent.id}/work/${workId}/result`,
+        headers,
+        payload: { response: `answer to ${workId}` },
+      });
     }
   })();
 }
 
 it('loses no delivery and sends none twice when the worker is killed with over 200 in flight', async () => {
   await startWorkerProcess().ready;
-  const create = async (payload: object) => (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload })).json();
+  const create = async (payload: object) =>
+    (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload })).json();
   const pushers = [];
-  for (let i = 0; i < PUSH_AGENTS; i++) pushers.push(await create({ name: `pusher-${i}`, webhook_url: server.url.replace('/hook', `/push-${i}`) }));
+  for (let i = 0; i < PUSH_AGENTS; i++)
+    pushers.push(await create({ name: `pusher-${i}`, webhook_url: server.url.replace('/hook', `/push-${i}`) }));
   const pullers = [];
   for (let i = 0; i < PULL_AGENTS; i++) pullers.push(await create({ name: `puller-${i}`, mode: 'pull' }));
   for (const puller of pullers) runners.push(runPuller(puller));
@@ -82,7 +97,12 @@ it('loses no delivery and sends none twice when the worker is killed with over 2
 
   const sessions: Array<{ id: string; n: number; mode: 'push' | 'pull' }> = [];
   const sandbox = async (agent: { id: number }, mode: 'push' | 'pull', i: number) => {
-    const res = await t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox`, headers: owner.auth, payload: { prompt: `task ${i}`, deadline_seconds: 120 } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/agents/${agent.id}/sandbox`,
+      headers: owner.auth,
+      payload: { prompt: `task ${i}`, deadline_seconds: 120 },
+    });
     expect(res.statusCode).toBe(202);
     const id: string = res.json().id;
     sessions.push({ id, n: Number(id.split('-')[1]), mode });
@@ -93,7 +113,14 @@ it('loses no delivery and sends none twice when the worker is killed with over 2
   await eventually(async () => (sandboxRequests().length >= 40 ? true : undefined), 'pushes to be open at the agents');
 
   const pending = async () =>
-    (await t.orm.em.fork().getConnection().execute<Array<{ n: number }>>(`select count(*)::int as n from sessions where kind = 'sandbox' and status = 'pending'`))[0]!.n;
+    (
+      await t.orm.em
+        .fork()
+        .getConnection()
+        .execute<Array<{ n: number }>>(
+          `select count(*)::int as n from sessions where kind = 'sandbox' and status = 'pending'`,
+        )
+    )[0]!.n;
   const inFlight = await pending();
   const openAtKill = sandboxRequests().length;
   await workers[0]!.kill();
@@ -101,17 +128,23 @@ it('loses no delivery and sends none twice when the worker is killed with over 2
   expect(inFlight).toBeGreaterThanOrEqual(200);
 
   await startWorkerProcess().ready;
-  const outcomes = await Promise.all(sessions.map((s) => client.workflow.getHandle(`delivery-${s.n}`).result() as Promise<{ status: string }>));
+  const outcomes = await Promise.all(
+    sessions.map((s) => client.workflow.getHandle(`delivery-${s.n}`).result() as Promise<{ status: string }>),
+  );
   runnersStopped = true;
 
   const rows = await t.orm.em
     .fork()
     .getConnection()
-    .execute<Array<{ id: number; status: string; error: string | null; response: string | null }>>(`select id, status, error, response from sessions where kind = 'sandbox'`);
+    .execute<Array<{ id: number; status: string; error: string | null; response: string | null }>>(
+      `select id, status, error, response from sessions where kind = 'sandbox'`,
+    );
   const byId = new Map(rows.map((r) => [r.id, r]));
   expect(rows).toHaveLength(sessions.length);
   const lost = rows.filter((r) => r.status === 'pending').length;
-  const sentTwice = sessions.filter((s) => s.mode === 'push' && sandboxRequests().filter((r) => r.headers['x-arena-delivery'] === s.id).length > 1).length;
+  const sentTwice = sessions.filter(
+    (s) => s.mode === 'push' && sandboxRequests().filter((r) => r.headers['x-arena-delivery'] === s.id).length > 1,
+  ).length;
   const leasedTwice = [...leased.values()].filter((n) => n > 1).length;
   const interrupted = rows.filter((r) => r.error === INTERRUPTED).length;
   console.log(

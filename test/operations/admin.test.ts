@@ -9,7 +9,10 @@ let flaky: { id: number };
 let failed: Array<{ id: string; sessionId: number }>;
 
 beforeAll(async () => {
-  arena = await startOpsArena({ ARENA_ADMIN_USERNAMES: 'ops-lead, Night-Shift', TEMPORAL_UI_URL: 'https://temporal.example' });
+  arena = await startOpsArena({
+    ARENA_ADMIN_USERNAMES: 'ops-lead, Night-Shift',
+    TEMPORAL_UI_URL: 'https://temporal.example',
+  });
   // An operator's account gets its name before the name is listed in ARENA_ADMIN_USERNAMES (then nobody else can take it).
   admin = await register(arena.t.app);
   await arena.sql(`update users set username = 'ops-lead' where id = ?`, [admin.userId]);
@@ -22,7 +25,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => arena.close());
 
-const get = (url: string, who: Registered | null) => arena.t.app.inject({ method: 'GET', url, headers: who ? who.auth : {} });
+const get = (url: string, who: Registered | null) =>
+  arena.t.app.inject({ method: 'GET', url, headers: who ? who.auth : {} });
 const post = (url: string, who: Registered | null, payload?: object) =>
   arena.t.app.inject({ method: 'POST', url, headers: who ? who.auth : {}, ...(payload ? { payload } : {}) });
 
@@ -34,7 +38,12 @@ it('lets only operators in: 401 without a key, 403 for other accounts, and nothi
   ] as const) {
     const anonymous = await arena.t.app.inject({ method, url, ...(method === 'POST' ? { payload: {} } : {}) });
     expect(anonymous.statusCode).toBe(401);
-    const other = await arena.t.app.inject({ method, url, headers: someone.auth, ...(method === 'POST' ? { payload: {} } : {}) });
+    const other = await arena.t.app.inject({
+      method,
+      url,
+      headers: someone.auth,
+      ...(method === 'POST' ? { payload: {} } : {}),
+    });
     expect(other.statusCode).toBe(403);
     expect(other.json()).toEqual({ detail: 'operators only: this account is not in ARENA_ADMIN_USERNAMES' });
   }
@@ -42,14 +51,28 @@ it('lets only operators in: 401 without a key, 403 for other accounts, and nothi
 });
 
 it("keeps operators' usernames for them: nobody else can take one, on the API or the website", async () => {
-  const taken = await arena.t.app.inject({ method: 'PATCH', url: '/api/account', headers: someone.auth, payload: { username: 'Night-Shift' } });
+  const taken = await arena.t.app.inject({
+    method: 'PATCH',
+    url: '/api/account',
+    headers: someone.auth,
+    payload: { username: 'Night-Shift' },
+  });
   expect(taken.statusCode).toBe(409);
   expect(taken.json()).toEqual({ detail: 'username night-shift is reserved' });
-  const signUp = await new WebClient(arena.t.app).submit('/signup', { email: 'eve@example.org', username: 'ops-lead', password: 'a long enough password' });
+  const signUp = await new WebClient(arena.t.app).submit('/signup', {
+    email: 'eve@example.org',
+    username: 'ops-lead',
+    password: 'a long enough password',
+  });
   expect(signUp.statusCode).toBe(409);
   expect(signUp.body).toContain('username ops-lead is reserved');
   // The operator keeps theirs when editing other fields.
-  const kept = await arena.t.app.inject({ method: 'PATCH', url: '/api/account', headers: admin.auth, payload: { username: 'ops-lead', bio: 'on call' } });
+  const kept = await arena.t.app.inject({
+    method: 'PATCH',
+    url: '/api/account',
+    headers: admin.auth,
+    payload: { username: 'ops-lead', bio: 'on call' },
+  });
   expect(kept.statusCode).toBe(200);
 });
 
@@ -60,7 +83,9 @@ it('lists deliveries with filters and Temporal UI links, and answers 400 for bad
     return res.json().length === 2 ? res.json() : undefined;
   }, 'both failures in visibility');
   expect(rows.map((r: { session_id: string }) => r.session_id).sort()).toEqual(failed.map((f) => f.id).sort());
-  expect(rows[0]?.ui_url).toMatch(new RegExp(`^https://temporal.example/namespaces/[^/]+/workflows/delivery-\\d+/[0-9a-f-]+/history$`));
+  expect(rows[0]?.ui_url).toMatch(
+    new RegExp(`^https://temporal.example/namespaces/[^/]+/workflows/delivery-\\d+/[0-9a-f-]+/history$`),
+  );
   for (const query of ['agent=abc', 'kind=other', 'outcome=exploded', 'since=forever', 'limit=0', 'limit=10001']) {
     const res = await get(`/api/admin/deliveries?${query}`, admin);
     expect(res.statusCode).toBe(400);
@@ -72,7 +97,11 @@ it('redelivers one delivery (202), refuses unknown (404) and running ones (409)'
   const res = await post(`/api/admin/deliveries/${failed[0]!.id}/redeliver`, admin);
   expect(res.statusCode).toBe(202);
   const body = res.json();
-  expect(body).toEqual({ session_id: expect.stringMatching(/^sandbox-\d+$/), redelivery_of: failed[0]!.id, workflow_id: expect.stringMatching(/^delivery-\d+$/) });
+  expect(body).toEqual({
+    session_id: expect.stringMatching(/^sandbox-\d+$/),
+    redelivery_of: failed[0]!.id,
+    workflow_id: expect.stringMatching(/^delivery-\d+$/),
+  });
   expect(await arena.client.workflow.getHandle(body.workflow_id).result()).toEqual({ status: 'answered' });
   expect((await post('/api/admin/deliveries/sandbox-999999999/redeliver', admin)).statusCode).toBe(404);
   expect((await post('/api/admin/deliveries/garbage/redeliver', admin)).statusCode).toBe(404);

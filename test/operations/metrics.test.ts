@@ -8,7 +8,9 @@ function sample(text: string, name: string, labels: Record<string, string> = {})
   for (const line of text.split('\n')) {
     const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
-    const found = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+    const found = Object.fromEntries(
+      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]),
+    );
     if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
   }
   return undefined;
@@ -34,7 +36,8 @@ describe('GET /metrics on the API', () => {
     const flaky = await arena.createAgent({ name: 'flaky', webhook_url: arena.server.url.replace('/hook', '/flaky') });
     await Promise.all([good, flaky].map((a) => arena.client.workflow.getHandle(`gym-${a.id}-1`).result()));
     const before = await scrape();
-    const count = (text: string, outcome: string) => sample(text, 'arena_deliveries_total', { kind: 'sandbox', mode: 'push', outcome }) ?? 0;
+    const count = (text: string, outcome: string) =>
+      sample(text, 'arena_deliveries_total', { kind: 'sandbox', mode: 'push', outcome }) ?? 0;
     arena.failing.flaky = true;
     const tasks = [await arena.sandbox(good.id), await arena.sandbox(good.id), await arena.sandbox(flaky.id)];
     await Promise.all(tasks.map((task) => arena.settle(task.sessionId)));
@@ -44,29 +47,63 @@ describe('GET /metrics on the API', () => {
     // Twelve gym prompts were answered before.
     expect(sample(after, 'arena_deliveries_total', { kind: 'gym', mode: 'push', outcome: 'answered' })).toBe(12);
     expect(sample(after, 'arena_delivery_latency_seconds_count', { kind: 'sandbox', mode: 'push' })).toBe(2);
-    expect(sample(after, 'arena_delivery_latency_seconds_bucket', { kind: 'sandbox', mode: 'push', le: '+Inf' })).toBe(2);
+    expect(sample(after, 'arena_delivery_latency_seconds_bucket', { kind: 'sandbox', mode: 'push', le: '+Inf' })).toBe(
+      2,
+    );
   });
 
   it('times requests by route pattern, never by raw URL', async () => {
     const text = await scrape();
-    expect(sample(text, 'arena_http_request_duration_seconds_count', { method: 'POST', route: '/api/agents/:id/sandbox', status_code: '202' })).toBe(3);
-    expect(sample(text, 'arena_http_request_duration_seconds_count', { method: 'POST', route: '/api/register', status_code: '201' })).toBe(1);
+    expect(
+      sample(text, 'arena_http_request_duration_seconds_count', {
+        method: 'POST',
+        route: '/api/agents/:id/sandbox',
+        status_code: '202',
+      }),
+    ).toBe(3);
+    expect(
+      sample(text, 'arena_http_request_duration_seconds_count', {
+        method: 'POST',
+        route: '/api/register',
+        status_code: '201',
+      }),
+    ).toBe(1);
     expect(text).not.toMatch(/route="\/api\/agents\/\d+/);
     await arena.t.app.inject({ method: 'GET', url: '/no/such/page?x=1' });
-    expect(sample(await scrape(), 'arena_http_request_duration_seconds_count', { method: 'GET', route: 'unmatched', status_code: '404' })).toBe(1);
+    expect(
+      sample(await scrape(), 'arena_http_request_duration_seconds_count', {
+        method: 'GET',
+        route: 'unmatched',
+        status_code: '404',
+      }),
+    ).toBe(1);
   });
 
   it('shows open long-polls and queued work items as they are', async () => {
     const puller = await arena.createAgent({ name: 'puller', mode: 'pull' });
     const secret = { 'x-arena-secret': puller.webhook_secret };
-    await eventually(async () => ((sample(await scrape(), 'arena_work_items_queued') ?? 0) >= 1 ? true : undefined), 'the gym’s work to be queued');
+    await eventually(
+      async () => ((sample(await scrape(), 'arena_work_items_queued') ?? 0) >= 1 ? true : undefined),
+      'the gym’s work to be queued',
+    );
     // Take everything that is queued, then wait for more: the long-poll stays open.
     for (;;) {
-      const res = await arena.t.app.inject({ method: 'GET', url: `/api/agents/${puller.id}/work/next?wait=0`, headers: secret });
+      const res = await arena.t.app.inject({
+        method: 'GET',
+        url: `/api/agents/${puller.id}/work/next?wait=0`,
+        headers: secret,
+      });
       if (res.statusCode === 204) break;
     }
-    const waiting = arena.t.app.inject({ method: 'GET', url: `/api/agents/${puller.id}/work/next?wait=3`, headers: secret });
-    await eventually(async () => (sample(await scrape(), 'arena_long_polls_open') === 1 ? true : undefined), 'the long-poll to be counted');
+    const waiting = arena.t.app.inject({
+      method: 'GET',
+      url: `/api/agents/${puller.id}/work/next?wait=3`,
+      headers: secret,
+    });
+    await eventually(
+      async () => (sample(await scrape(), 'arena_long_polls_open') === 1 ? true : undefined),
+      'the long-poll to be counted',
+    );
     expect((await waiting).statusCode).toBe(204);
     expect(sample(await scrape(), 'arena_long_polls_open')).toBe(0);
   });
@@ -87,8 +124,14 @@ describe('metrics with ARENA_METRICS_TOKEN', () => {
 
   it('want the token', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
-    expect((await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong' } })).statusCode).toBe(401);
-    const ok = await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer a-long-scrape-token-for-tests' } });
+    expect(
+      (await t.app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer wrong' } })).statusCode,
+    ).toBe(401);
+    const ok = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: 'Bearer a-long-scrape-token-for-tests' },
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.body).toContain('arena_long_polls_open');
   });
@@ -115,8 +158,16 @@ describe('a worker process', () => {
     expect((await fetch(url)).status).toBe(401);
     const scrape = { headers: { authorization: 'Bearer a-worker-scrape-token' } };
     const owner = await register(t.app);
-    const created = await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'counted', webhook_url: agents.url } });
-    const client = new (await import('@temporalio/client')).Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: owner.auth,
+      payload: { name: 'counted', webhook_url: agents.url },
+    });
+    const client = new (await import('@temporalio/client')).Client({
+      connection: t.temporal,
+      namespace: t.config.temporalNamespace,
+    });
     expect(await client.workflow.getHandle(`gym-${created.json().id}-1`).result()).toBe('complete');
     const text = await (await fetch(url, scrape)).text();
     expect(sample(text, 'arena_deliveries_total', { kind: 'gym', mode: 'push', outcome: 'answered' })).toBe(6);

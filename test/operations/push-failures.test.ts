@@ -9,7 +9,8 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => arena.close());
 
-const agentState = async (id: number) => (await arena.t.app.inject({ method: 'GET', url: `/api/agents/${id}`, headers: arena.owner.auth })).json();
+const agentState = async (id: number) =>
+  (await arena.t.app.inject({ method: 'GET', url: `/api/agents/${id}`, headers: arena.owner.auth })).json();
 /** A new push agent on the failing path, its gym done (the gym's good answers would end a run of failures). */
 async function fragileAgent(name: string): Promise<{ id: number }> {
   const agent = await arena.createAgent({ name, webhook_url: arena.server.url.replace('/hook', '/flaky') });
@@ -17,8 +18,10 @@ async function fragileAgent(name: string): Promise<{ id: number }> {
   return agent;
 }
 /** The run of failures began two minutes ago, as if the failures had been spread out. */
-const backdateRun = (id: number) => arena.sql(`update agents set failing_since = now() - interval '2 minutes' where id = ?`, [id]);
-const failures = async (id: number) => (await arena.sql<{ n: number }>(`select consecutive_failures as n from agents where id = ?`, [id]))[0]!.n;
+const backdateRun = (id: number) =>
+  arena.sql(`update agents set failing_since = now() - interval '2 minutes' where id = ?`, [id]);
+const failures = async (id: number) =>
+  (await arena.sql<{ n: number }>(`select consecutive_failures as n from agents where id = ?`, [id]))[0]!.n;
 
 async function failOnce(agentId: number): Promise<void> {
   const task = await arena.sandbox(agentId, 'fail');
@@ -36,13 +39,24 @@ it('makes a push agent inactive after a run of failed deliveries, says why, and 
   await failOnce(agent.id);
   const inactive = await agentState(agent.id);
   expect(inactive.active).toBe(false);
-  expect(inactive.ping_error).toMatch(/^made inactive after 4 failed deliveries in a row over 2 minutes \(last: the webhook answered HTTP 500.*\); fix the webhook, then retest$/);
+  expect(inactive.ping_error).toMatch(
+    /^made inactive after 4 failed deliveries in a row over 2 minutes \(last: the webhook answered HTTP 500.*\); fix the webhook, then retest$/,
+  );
   // Inactive: no more prompts for it.
-  const refused = await arena.t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox`, headers: arena.owner.auth, payload: { prompt: 'x' } });
+  const refused = await arena.t.app.inject({
+    method: 'POST',
+    url: `/api/agents/${agent.id}/sandbox`,
+    headers: arena.owner.auth,
+    payload: { prompt: 'x' },
+  });
   expect(refused.statusCode).toBe(409);
 
   arena.failing.flaky = false;
-  const retest = await arena.t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/retest`, headers: arena.owner.auth });
+  const retest = await arena.t.app.inject({
+    method: 'POST',
+    url: `/api/agents/${agent.id}/retest`,
+    headers: arena.owner.auth,
+  });
   expect(retest.json()).toEqual({ id: agent.id, active: true, ping_error: null });
   expect(await failures(agent.id)).toBe(0);
   // A fresh run: one new failure does not make it inactive again, even with the old start date gone.
@@ -70,7 +84,11 @@ it('ends the run on a good answer, and never brings back a deactivated agent', a
   expect((await agentState(agent.id)).active).toBe(false);
   await arena.t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/deactivate`, headers: arena.owner.auth });
   arena.failing.flaky = false;
-  const retest = await arena.t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/retest`, headers: arena.owner.auth });
+  const retest = await arena.t.app.inject({
+    method: 'POST',
+    url: `/api/agents/${agent.id}/retest`,
+    headers: arena.owner.auth,
+  });
   expect(retest.statusCode).toBe(409);
   expect((await agentState(agent.id)).active).toBe(false);
 });
@@ -92,7 +110,9 @@ describe('what counts', () => {
     expect(countsAsPushFailure('timeout', { status: 'deadline' })).toBe(true);
     expect(countsAsPushFailure('cancelled', { status: 'cancelled' })).toBe(false);
     expect(countsAsPushFailure('answered', { status: 'answered', response: 'x', latencyMs: 1 })).toBe(false);
-    expect(countsAsPushFailure('error', { status: 'error', error: 'interrupted', latencyMs: 0, notAgentsFault: true })).toBe(false);
+    expect(
+      countsAsPushFailure('error', { status: 'error', error: 'interrupted', latencyMs: 0, notAgentsFault: true }),
+    ).toBe(false);
   });
 
   it('explains the reason in minutes for long runs', () => {

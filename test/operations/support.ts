@@ -27,7 +27,9 @@ export async function startOpsArena(env: Record<string, string> = {}): Promise<O
       res.writeHead(500, { 'content-type': 'text/plain' }).end('broken');
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ response: `${req.url} answers ${prompt}` }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ response: `${req.url} answers ${prompt}` }));
   });
   await t.startWorker();
   const owner = await register(t.app);
@@ -37,7 +39,12 @@ export async function startOpsArena(env: Record<string, string> = {}): Promise<O
     return res.json();
   };
   const sandbox = async (agentId: number, prompt = 'hello', deadlineSeconds = 20) => {
-    const res = await t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/sandbox`, headers: owner.auth, payload: { prompt, deadline_seconds: deadlineSeconds } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/agents/${agentId}/sandbox`,
+      headers: owner.auth,
+      payload: { prompt, deadline_seconds: deadlineSeconds },
+    });
     if (res.statusCode !== 202) throw new Error(`sandbox failed: ${res.statusCode} ${res.body}`);
     const { id } = res.json();
     return { id, sessionId: Number(id.split('-')[1]) };

@@ -37,7 +37,12 @@ describe('the pool seed', () => {
 
   it('is rejected when an entry breaks a rule, naming the entry and field', () => {
     const seed = readSeed() as Record<string, unknown>[];
-    const broken = [...seed, { ...seed[0] }, { slug: 'pool/coding/x', category: 'cooking', text: 'Bake bread.' }, { slug: 'gym/x', category: 'math', text: 'Add 1 and 1.' }];
+    const broken = [
+      ...seed,
+      { ...seed[0] },
+      { slug: 'pool/coding/x', category: 'cooking', text: 'Bake bread.' },
+      { slug: 'gym/x', category: 'math', text: 'Add 1 and 1.' },
+    ];
     const n = seed.length;
     const outcome = validatePoolSeed(broken);
     expect(outcome.ok).toBe(false);
@@ -48,6 +53,9 @@ describe('the pool seed', () => {
       `entry ${n + 1}: slug: "${String(seed[0]?.slug)}" is already used by entry 1`,
       `entry ${n + 1}: text: same text as entry 1`,
     ]);
-    expect(validatePoolSeed({ prompts: seed })).toEqual({ ok: false, errors: ['the pool seed must be a JSON array of prompts'] });
+    expect(validatePoolSeed({ prompts: seed })).toEqual({
+      ok: false,
+      errors: ['the pool seed must be a JSON array of prompts'],
+    });
   });
 });

@@ -52,7 +52,11 @@ describe('Elo', () => {
       for (let rb = 900; rb <= 2300; rb += 29) {
         for (const outcome of ['a', 'b', 'tie', 'both_bad'] as const) {
           const { a, b } = eloUpdate(ra, rb, outcome);
-          const sound = Number.isInteger(a.after) && Number.isInteger(b.after) && a.delta + b.delta === 0 && Math.abs(a.delta) <= ELO_K;
+          const sound =
+            Number.isInteger(a.after) &&
+            Number.isInteger(b.after) &&
+            a.delta + b.delta === 0 &&
+            Math.abs(a.delta) <= ELO_K;
           if (!sound) broken.push(`${ra} vs ${rb}, ${outcome}`);
         }
       }

@@ -36,9 +36,17 @@ describe('findOutlierJudges', () => {
   });
 
   it('catches a contrarian within 30 votes, and a judge who calls every battle a draw', () => {
-    const ties: JudgeVote[] = contrarianVotes(98, 40, 11).map((vote, i) => ({ ...vote, outcome: i % 2 ? 'tie' : 'both_bad' }));
+    const ties: JudgeVote[] = contrarianVotes(98, 40, 11).map((vote, i) => ({
+      ...vote,
+      outcome: i % 2 ? 'tie' : 'both_bad',
+    }));
     const reports = findOutlierJudges([...honestVotes(12), ...contrarianVotes(99, 30, 13), ...ties]);
-    expect(reports.filter((report) => report.flagged).map((report) => report.judgeId).sort((x, y) => x - y)).toEqual([98, 99]);
+    expect(
+      reports
+        .filter((report) => report.flagged)
+        .map((report) => report.judgeId)
+        .sort((x, y) => x - y),
+    ).toEqual([98, 99]);
     for (const report of reports.slice(0, 2)) expect(report.statistic).toBeGreaterThan(2 * report.scoredVotes);
   });
 

@@ -32,14 +32,19 @@ const SCENARIOS = [
 
 interface Saved {
   name: string;
-  json: { events: Array<{ eventType: string; workflowExecutionStartedEventAttributes?: { workflowType: { name: string } } }> };
+  json: {
+    events: Array<{ eventType: string; workflowExecutionStartedEventAttributes?: { workflowType: { name: string } } }>;
+  };
 }
 
 const saved: Saved[] = fs
   .readdirSync(HISTORIES_DIR)
   .filter((file) => file.endsWith('.json'))
   .sort()
-  .map((file) => ({ name: path.basename(file, '.json'), json: JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')) }));
+  .map((file) => ({
+    name: path.basename(file, '.json'),
+    json: JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')),
+  }));
 
 const workflowType = (s: Saved) => s.json.events[0]?.workflowExecutionStartedEventAttributes?.workflowType.name;
 
@@ -57,17 +62,28 @@ describe('saved workflow histories', () => {
   it('cover every delivery scenario and the gym, each a finished execution', () => {
     expect(saved.map((s) => s.name)).toEqual(expect.arrayContaining(SCENARIOS));
     for (const s of saved) {
-      expect({ name: s.name, type: workflowType(s) }).toEqual({ name: s.name, type: s.name.startsWith('gym-') ? 'runGym' : 'deliverPrompt' });
-      expect({ name: s.name, last: s.json.events.at(-1)!.eventType }).toEqual({ name: s.name, last: 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED' });
+      expect({ name: s.name, type: workflowType(s) }).toEqual({
+        name: s.name,
+        type: s.name.startsWith('gym-') ? 'runGym' : 'deliverPrompt',
+      });
+      expect({ name: s.name, last: s.json.events.at(-1)!.eventType }).toEqual({
+        name: s.name,
+        last: 'EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED',
+      });
     }
   });
 
   it('replay without error on the current workflow code', async () => {
     const codePath = process.env.TEST_WORKFLOW_BUNDLE;
-    if (!codePath) throw new Error('TEST_WORKFLOW_BUNDLE is not set: run the tests through jest (its global setup bundles the workflows)');
+    if (!codePath)
+      throw new Error(
+        'TEST_WORKFLOW_BUNDLE is not set: run the tests through jest (its global setup bundles the workflows)',
+      );
     expect(saved.length).toBeGreaterThanOrEqual(SCENARIOS.length);
     const results = await replay({ codePath }, saved);
-    expect(results.map((r) => ({ name: r.name, error: r.error?.message ?? null }))).toEqual(saved.map((s) => ({ name: s.name, error: null })));
+    expect(results.map((r) => ({ name: r.name, error: r.error?.message ?? null }))).toEqual(
+      saved.map((s) => ({ name: s.name, error: null })),
+    );
   }, 60_000);
 
   it('fail with a determinism violation on a deliverPrompt that runs its activities in another order', async () => {
@@ -82,7 +98,9 @@ describe('saved workflow histories', () => {
     expect(results.map((r) => r.name)).toEqual(['pull-answered.v1', 'push-answered.v1']);
     for (const { error } of results) {
       expect(error).toBeInstanceOf(DeterminismViolationError);
-      expect(error!.message).toMatch(/Nondeterminism error: Activity type of scheduled event '(pushPrompt|queueWork)' does not match .* 'recordOutcome'/);
+      expect(error!.message).toMatch(
+        /Nondeterminism error: Activity type of scheduled event '(pushPrompt|queueWork)' does not match .* 'recordOutcome'/,
+      );
     }
   }, 60_000);
 });

@@ -68,7 +68,9 @@ describe('runAgentCommand', () => {
   });
 
   it('reports a non-zero exit with the last line of stderr', async () => {
-    const failing = nodeScript(`console.error('loading model'); console.error('  RuntimeError: out of credits  '); console.error(''); process.exit(3);`);
+    const failing = nodeScript(
+      `console.error('loading model'); console.error('  RuntimeError: out of credits  '); console.error(''); process.exit(3);`,
+    );
     expect(await runAgentCommand(failing, delivery())).toEqual({
       ok: false,
       error: 'command exited with code 3: RuntimeError: out of credits',
@@ -76,7 +78,10 @@ describe('runAgentCommand', () => {
   });
 
   it('reports a non-zero exit without stderr, and shortens a very long stderr line', async () => {
-    expect(await runAgentCommand(nodeScript('process.exit(2)'), delivery())).toEqual({ ok: false, error: 'command exited with code 2' });
+    expect(await runAgentCommand(nodeScript('process.exit(2)'), delivery())).toEqual({
+      ok: false,
+      error: 'command exited with code 2',
+    });
     const outcome = await runAgentCommand(nodeScript(`console.error('x'.repeat(5000)); process.exit(1)`), delivery());
     expect(outcome.ok).toBe(false);
     const error = outcome.ok ? '' : outcome.error;
@@ -120,7 +125,10 @@ describe('runAgentCommand', () => {
   });
 
   it('accepts an answer of exactly the limit once trimmed', async () => {
-    const outcome = await runAgentCommand(nodeScript(`process.stdout.write('y'.repeat(100000) + '\\n'.repeat(500))`), delivery());
+    const outcome = await runAgentCommand(
+      nodeScript(`process.stdout.write('y'.repeat(100000) + '\\n'.repeat(500))`),
+      delivery(),
+    );
     expect(outcome.ok && outcome.response.length).toBe(100000);
   });
 

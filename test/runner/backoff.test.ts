@@ -42,7 +42,8 @@ describe('pause', () => {
 
 describe('parseDelivery', () => {
   it('keeps every field and the raw text for the command', () => {
-    const raw = '{"prompt_id":"p-1","prompt":"Hi","category":"chat","deadline_seconds":60,"kind":"main","work_id":"main-4","extra":true}';
+    const raw =
+      '{"prompt_id":"p-1","prompt":"Hi","category":"chat","deadline_seconds":60,"kind":"main","work_id":"main-4","extra":true}';
     const parsed = parseDelivery(raw);
     expect(parsed).toEqual({ ok: true, delivery: { raw, payload: JSON.parse(raw) } });
   });

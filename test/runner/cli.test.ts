@@ -37,10 +37,25 @@ describe('arena-runner run', () => {
     const arena = await fakeArena();
     arena.queue({ prompt: 'Hello there' });
     const started = path.join(os.tmpdir(), `arena-runner-cli-started-${process.pid}-${Date.now()}`);
-    const run = cli(['run', '--base-url', arena.baseUrl, '--agent', arena.agentId, '--wait', '1', '--env', 'RUNNER_TEST_STARTED', '--', ...AGENT], {
-      ARENA_AGENT_SECRET: arena.secret,
-      RUNNER_TEST_STARTED: started,
-    });
+    const run = cli(
+      [
+        'run',
+        '--base-url',
+        arena.baseUrl,
+        '--agent',
+        arena.agentId,
+        '--wait',
+        '1',
+        '--env',
+        'RUNNER_TEST_STARTED',
+        '--',
+        ...AGENT,
+      ],
+      {
+        ARENA_AGENT_SECRET: arena.secret,
+        RUNNER_TEST_STARTED: started,
+      },
+    );
     // Only once the command runs: a process still being started has not left the runner's group yet.
     await until(() => fs.existsSync(started), 'the command to start', 20_000);
     fs.rmSync(started);
@@ -60,7 +75,11 @@ describe('arena-runner run', () => {
     const arena = await fakeArena();
     arena.queue({ prompt: 'Never mind' });
     const pidFile = path.join(os.tmpdir(), `arena-runner-cli-${process.pid}-${Date.now()}`);
-    const slow = [process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setTimeout(() => {}, 20000)`];
+    const slow = [
+      process.execPath,
+      '-e',
+      `require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setTimeout(() => {}, 20000)`,
+    ];
     const run = cli(['run', '--base-url', arena.baseUrl, '--agent', arena.agentId, '--wait', '1', '--', ...slow], {
       ARENA_AGENT_SECRET: arena.secret,
     });
@@ -80,10 +99,22 @@ describe('arena-runner run', () => {
 
   it('exits 1 with a clear message on a wrong secret', async () => {
     const arena = await fakeArena();
-    const run = cli(['run', '--base-url', arena.baseUrl, '--agent', arena.agentId, '--secret', 'agsec_wrong', '--', ...AGENT]);
+    const run = cli([
+      'run',
+      '--base-url',
+      arena.baseUrl,
+      '--agent',
+      arena.agentId,
+      '--secret',
+      'agsec_wrong',
+      '--',
+      ...AGENT,
+    ]);
 
     expect(await run.exited).toEqual({ code: 1, signal: null });
-    expect(run.stderr()).toContain('[arena-runner] error: the arena rejected the secret for agent 7 (HTTP 403: invalid agent secret)');
+    expect(run.stderr()).toContain(
+      '[arena-runner] error: the arena rejected the secret for agent 7 (HTTP 403: invalid agent secret)',
+    );
     expect(run.stderr()).not.toMatch(/^\s+at /m);
   }, 30_000);
 
@@ -108,16 +139,27 @@ describe('arena-runner run', () => {
 });
 
 // Answers with everything it can see of its own process: environment and arguments.
-const NOSY_AGENT = [process.execPath, '-e', `process.stdin.resume().on('end', () => process.stdout.write(JSON.stringify({ env: process.env, argv: process.argv })))`];
+const NOSY_AGENT = [
+  process.execPath,
+  '-e',
+  `process.stdin.resume().on('end', () => process.stdout.write(JSON.stringify({ env: process.env, argv: process.argv })))`,
+];
 
 interface Seen {
   env: Record<string, string>;
   argv: string[];
 }
 
-async function answerOnce(arena: FakeArena, args: string[], env: NodeJS.ProcessEnv): Promise<{ seen: Seen; raw: string }> {
+async function answerOnce(
+  arena: FakeArena,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ seen: Seen; raw: string }> {
   arena.queue({ prompt: 'What do you see?' });
-  const run = cli(['run', '--base-url', arena.baseUrl, '--agent', arena.agentId, '--wait', '1', ...args, '--', ...NOSY_AGENT], env);
+  const run = cli(
+    ['run', '--base-url', arena.baseUrl, '--agent', arena.agentId, '--wait', '1', ...args, '--', ...NOSY_AGENT],
+    env,
+  );
   await until(() => arena.results.length > 0 || run.child.exitCode !== null, 'the answer', 20_000);
   run.child.kill('SIGTERM');
   await run.exited;
@@ -140,8 +182,18 @@ describe('the agent command environment', () => {
     });
 
     expect(raw).not.toContain(arena.secret);
-    expect(seen.env).toMatchObject({ PATH: process.env.PATH, HOME: '/home/owner', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', TZ: 'UTC' });
-    expect(seen.env).toMatchObject({ ARENA_PROMPT: 'What do you see?', TESSERAX_PROMPT: 'What do you see?', ARENA_WORK_ID: 'sandbox-1' });
+    expect(seen.env).toMatchObject({
+      PATH: process.env.PATH,
+      HOME: '/home/owner',
+      LANG: 'C.UTF-8',
+      LC_ALL: 'C.UTF-8',
+      TZ: 'UTC',
+    });
+    expect(seen.env).toMatchObject({
+      ARENA_PROMPT: 'What do you see?',
+      TESSERAX_PROMPT: 'What do you see?',
+      ARENA_WORK_ID: 'sandbox-1',
+    });
     expect(seen.env).not.toHaveProperty('ARENA_AGENT_SECRET');
     expect(seen.env).not.toHaveProperty('RUNNER_TEST_UNLISTED');
     expect(seen.env).not.toHaveProperty('ARENA_BASE_URL');
@@ -162,14 +214,30 @@ describe('the agent command environment', () => {
   it('refuses to start when the secret would reach the command', async () => {
     const secret = 'agsec_never_for_the_agent';
     const cases: Array<{ args: string[]; env?: NodeJS.ProcessEnv; message: string }> = [
-      { args: ['--env', 'ARENA_AGENT_SECRET'], message: 'error: --env ARENA_AGENT_SECRET: the agent secret is never passed to the command' },
-      { args: ['--env', 'AGENT_KEY'], env: { AGENT_KEY: `Bearer ${secret}` }, message: 'error: --env AGENT_KEY: it holds the agent secret, which is never passed to the command' },
-      { args: ['--env', 'RUNNER_TEST_NOT_SET'], message: 'error: --env RUNNER_TEST_NOT_SET: not set in the runner environment' },
-      { args: ['--', 'agent', `--key=${secret}`], message: 'error: the agent command arguments contain the agent secret; give it no secret (the runner keeps it)' },
+      {
+        args: ['--env', 'ARENA_AGENT_SECRET'],
+        message: 'error: --env ARENA_AGENT_SECRET: the agent secret is never passed to the command',
+      },
+      {
+        args: ['--env', 'AGENT_KEY'],
+        env: { AGENT_KEY: `Bearer ${secret}` },
+        message: 'error: --env AGENT_KEY: it holds the agent secret, which is never passed to the command',
+      },
+      {
+        args: ['--env', 'RUNNER_TEST_NOT_SET'],
+        message: 'error: --env RUNNER_TEST_NOT_SET: not set in the runner environment',
+      },
+      {
+        args: ['--', 'agent', `--key=${secret}`],
+        message: 'error: the agent command arguments contain the agent secret; give it no secret (the runner keeps it)',
+      },
     ];
     for (const { args, env, message } of cases) {
       const command = args.includes('--') ? [] : ['--', 'true'];
-      const run = cli(['run', '--base-url', 'http://127.0.0.1:9', '--agent', '7', ...args, ...command], { ARENA_AGENT_SECRET: secret, ...env });
+      const run = cli(['run', '--base-url', 'http://127.0.0.1:9', '--agent', '7', ...args, ...command], {
+        ARENA_AGENT_SECRET: secret,
+        ...env,
+      });
       expect(await run.exited).toEqual({ code: 1, signal: null });
       expect(run.stderr()).toContain(message);
       expect(run.stderr()).not.toContain(secret);
@@ -177,7 +245,10 @@ describe('the agent command environment', () => {
   }, 30_000);
 
   it('refuses --env with a value, so values stay out of the process list', async () => {
-    const run = cli(['run', '--base-url', 'http://127.0.0.1:9', '--agent', '7', '--env', 'OPENAI_API_KEY=sk-123', '--', 'true'], { ARENA_AGENT_SECRET: 'agsec_x' });
+    const run = cli(
+      ['run', '--base-url', 'http://127.0.0.1:9', '--agent', '7', '--env', 'OPENAI_API_KEY=sk-123', '--', 'true'],
+      { ARENA_AGENT_SECRET: 'agsec_x' },
+    );
     expect(await run.exited).toEqual({ code: 1, signal: null });
     expect(run.stderr()).toContain(
       "option '--env <name>' argument 'OPENAI_API_KEY=sk-123' is invalid. --env takes a variable name; set its value in the runner environment",
@@ -188,15 +259,26 @@ describe('the agent command environment', () => {
 describe('arena-runner push', () => {
   it('keeps the agent secret from the command it runs', async () => {
     const secret = 'agsec_cli_push_secret_env';
-    const run = cli(['push', '--port', '0', '--', ...NOSY_AGENT], { ARENA_AGENT_SECRET: secret, RUNNER_TEST_UNLISTED: 'not for the agent' });
+    const run = cli(['push', '--port', '0', '--', ...NOSY_AGENT], {
+      ARENA_AGENT_SECRET: secret,
+      RUNNER_TEST_UNLISTED: 'not for the agent',
+    });
     await until(() => /listening on (http:\/\/\S+)/.test(run.stderr()), 'the listening URL', 20_000);
     const url = /listening on (http:\/\/\S+)/.exec(run.stderr())![1]!;
 
-    const prompt = JSON.stringify({ prompt_id: '5', prompt: 'What do you see?', category: 'chat', deadline_seconds: 15 });
+    const prompt = JSON.stringify({
+      prompt_id: '5',
+      prompt: 'What do you see?',
+      category: 'chat',
+      deadline_seconds: 15,
+    });
     const res = await request(url, {
       method: 'POST',
       body: prompt,
-      headers: { 'content-type': 'application/json', ...signatureHeaders(secret, prompt, { deliveryId: 'main-5', timestamp: Date.now() / 1000 }) },
+      headers: {
+        'content-type': 'application/json',
+        ...signatureHeaders(secret, prompt, { deliveryId: 'main-5', timestamp: Date.now() / 1000 }),
+      },
     });
     const text = await res.body.text();
     expect(res.statusCode).toBe(200);
@@ -215,7 +297,6 @@ describe('arena-runner push', () => {
     expect(run.stderr()).toContain('--tolerance takes a whole number from 1 to 3600');
   }, 30_000);
 
-
   it('prints its URL, answers a ping, and exits 0 on SIGTERM', async () => {
     const secret = 'agsec_cli_push_secret';
     const run = cli(['push', '--port', '0', '--', ...AGENT], { ARENA_AGENT_SECRET: secret });
@@ -226,7 +307,10 @@ describe('arena-runner push', () => {
     const res = await request(url, {
       method: 'POST',
       body: ping,
-      headers: { 'content-type': 'application/json', ...signatureHeaders(secret, ping, { deliveryId: 'ping-1', timestamp: Date.now() / 1000 }) },
+      headers: {
+        'content-type': 'application/json',
+        ...signatureHeaders(secret, ping, { deliveryId: 'ping-1', timestamp: Date.now() / 1000 }),
+      },
     });
     expect(res.statusCode).toBe(200);
     expect(await res.body.json()).toEqual({ response: 'pong' });

@@ -41,16 +41,18 @@ describe('commandEnvironment', () => {
     expect(() => commandEnvironment(runnerEnv, { secret, pass: ['ARENA_AGENT_SECRET'] })).toThrow(
       '--env ARENA_AGENT_SECRET: the agent secret is never passed to the command',
     );
-    expect(() => commandEnvironment({ ...runnerEnv, TESSERAX_SECRET: secret }, { secret, pass: ['TESSERAX_SECRET'] })).toThrow(
-      '--env TESSERAX_SECRET: it holds the agent secret, which is never passed to the command',
-    );
+    expect(() =>
+      commandEnvironment({ ...runnerEnv, TESSERAX_SECRET: secret }, { secret, pass: ['TESSERAX_SECRET'] }),
+    ).toThrow('--env TESSERAX_SECRET: it holds the agent secret, which is never passed to the command');
     const env = commandEnvironment({ ...runnerEnv, HOME: `/home/${secret}` }, { secret });
     expect(env).not.toHaveProperty('HOME');
     expect(JSON.stringify(env)).not.toContain(secret);
   });
 
   it('refuses a name that is not set, rather than running the command without it', () => {
-    expect(() => commandEnvironment(runnerEnv, { secret, pass: ['ANTHROPIC_API_KEY'] })).toThrow('--env ANTHROPIC_API_KEY: not set in the runner environment');
+    expect(() => commandEnvironment(runnerEnv, { secret, pass: ['ANTHROPIC_API_KEY'] })).toThrow(
+      '--env ANTHROPIC_API_KEY: not set in the runner environment',
+    );
   });
 
   it('lists no variable that usually holds a credential', () => {

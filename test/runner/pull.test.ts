@@ -88,14 +88,20 @@ describe('runPullLoop', () => {
     arena.queue({ fail: 'no model configured' });
 
     await until(() => arena.results.length === 1, 'the result');
-    expect(arena.results[0]!.body).toEqual({ error: 'command exited with code 2: agent failed: no model configured', latency_ms: expect.any(Number) });
+    expect(arena.results[0]!.body).toEqual({
+      error: 'command exited with code 2: agent failed: no model configured',
+      latency_ms: expect.any(Number),
+    });
     running.stop.abort();
     await running.done;
   });
 
   it('drops a result the arena refuses with 409, logs why, and keeps working', async () => {
     const arena = await fakeArena({
-      onResult: (r) => (r.workId === 'sandbox-1' ? { status: 409, body: { detail: 'the deadline passed before the result arrived' } } : undefined),
+      onResult: (r) =>
+        r.workId === 'sandbox-1'
+          ? { status: 409, body: { detail: 'the deadline passed before the result arrived' } }
+          : undefined,
     });
     const running = startLoop(arena);
     arena.queue();
@@ -104,27 +110,43 @@ describe('runPullLoop', () => {
 
     await until(() => arena.results.length === 1, 'the second result');
     expect(arena.results[0]!.workId).toBe('sandbox-2');
-    expect(running.lines).toContain('sandbox-1: result not recorded (HTTP 409): the deadline passed before the result arrived');
+    expect(running.lines).toContain(
+      'sandbox-1: result not recorded (HTTP 409): the deadline passed before the result arrived',
+    );
     running.stop.abort();
     await running.done;
   });
 
   it('retries posting a result after a 503', async () => {
     let refused = 0;
-    const arena = await fakeArena({ onResult: () => (refused++ === 0 ? { status: 503, body: { detail: 'database unavailable' } } : undefined) });
+    const arena = await fakeArena({
+      onResult: () => (refused++ === 0 ? { status: 503, body: { detail: 'database unavailable' } } : undefined),
+    });
     const running = startLoop(arena);
     arena.queue();
 
     await until(() => arena.results.length === 1, 'the result after a retry');
     expect(refused).toBe(2);
-    expect(running.lines).toContainEqual(expect.stringMatching(/^sandbox-1: posting the result failed \(HTTP 503\); retrying in/));
+    expect(running.lines).toContainEqual(
+      expect.stringMatching(/^sandbox-1: posting the result failed \(HTTP 503\); retrying in/),
+    );
     running.stop.abort();
     await running.done;
   });
 
   it.each([
-    [403, 'wrong secret', { secret: 'agsec_wrong' }, /rejected the secret for agent 7 \(HTTP 403: invalid agent secret\)/],
-    [404, 'unknown agent', { agentId: '8' }, /agent 8 was not found at http:\/\/127\.0\.0\.1:\d+ \(HTTP 404: agent not found\)/],
+    [
+      403,
+      'wrong secret',
+      { secret: 'agsec_wrong' },
+      /rejected the secret for agent 7 \(HTTP 403: invalid agent secret\)/,
+    ],
+    [
+      404,
+      'unknown agent',
+      { agentId: '8' },
+      /agent 8 was not found at http:\/\/127\.0\.0\.1:\d+ \(HTTP 404: agent not found\)/,
+    ],
   ])('stops with a fatal error on %s (%s)', async (_status, _case, override, message) => {
     const arena = await fakeArena();
     const running = startLoop(arena, override);
@@ -185,7 +207,10 @@ describe('runPullLoop', () => {
     const arena = await fakeArena();
     const running = startLoop(arena, { waitSeconds: 25, concurrency: 2 });
     arena.queue({ sleep_ms: 1000 });
-    await until(() => arena.leases.length === 1 && arena.polls === 2, 'the prompt to be leased and the free loop to poll again');
+    await until(
+      () => arena.leases.length === 1 && arena.polls === 2,
+      'the prompt to be leased and the free loop to poll again',
+    );
 
     running.stop.abort();
     await running.done;

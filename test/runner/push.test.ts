@@ -35,7 +35,13 @@ function agent(): ReturnType<typeof nodeScript> {
 }
 
 async function start(lines: string[] = [], toleranceSeconds?: number): Promise<PushServer> {
-  const server = await startPushServer({ secret, command: agent(), port: 0, toleranceSeconds, log: (line) => lines.push(line) });
+  const server = await startPushServer({
+    secret,
+    command: agent(),
+    port: 0,
+    toleranceSeconds,
+    log: (line) => lines.push(line),
+  });
   servers.push(server);
   return server;
 }
@@ -45,10 +51,13 @@ async function deliver(url: string, body: string, headers: Record<string, string
   return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
 }
 
-const prompt = (text: string) => JSON.stringify({ prompt_id: 'p-3', prompt: text, category: 'chat', deadline_seconds: 10 });
+const prompt = (text: string) =>
+  JSON.stringify({ prompt_id: 'p-3', prompt: text, category: 'chat', deadline_seconds: 10 });
 const nowSeconds = () => Math.floor(Date.now() / 1000);
-const signed = (body: string, deliveryId = 'main-230', timestamp = nowSeconds()) => signatureHeaders(secret, body, { deliveryId, timestamp });
-const runs = async () => (await fs.readFile(path.join(dir, 'ran'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
+const signed = (body: string, deliveryId = 'main-230', timestamp = nowSeconds()) =>
+  signatureHeaders(secret, body, { deliveryId, timestamp });
+const runs = async () =>
+  (await fs.readFile(path.join(dir, 'ran'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
 
 describe('startPushServer', () => {
   it('answers a correctly signed prompt with the command output', async () => {
@@ -87,7 +96,10 @@ describe('startPushServer', () => {
   it('answers the connectivity ping with pong without running the command', async () => {
     const server = await start();
     const ping = JSON.stringify({ prompt_id: 'ping-1', prompt: 'ping', category: 'ping', deadline_seconds: 15 });
-    expect(await deliver(server.url, ping, signed(ping, 'ping-1'))).toEqual({ status: 200, body: { response: 'pong' } });
+    expect(await deliver(server.url, ping, signed(ping, 'ping-1'))).toEqual({
+      status: 200,
+      body: { response: 'pong' },
+    });
     expect(await runs()).toBe(0);
   });
 
@@ -102,10 +114,18 @@ describe('startPushServer', () => {
 
   it('refuses a body over 1 MiB with 413, and a signed body that is not a prompt with 400', async () => {
     const server = await start();
-    const huge = JSON.stringify({ prompt_id: 'p', prompt: 'x'.repeat(1024 * 1024), category: 'c', deadline_seconds: 5 });
+    const huge = JSON.stringify({
+      prompt_id: 'p',
+      prompt: 'x'.repeat(1024 * 1024),
+      category: 'c',
+      deadline_seconds: 5,
+    });
     expect((await deliver(server.url, huge, signed(huge))).status).toBe(413);
     const notPrompt = JSON.stringify({ hello: 'world' });
-    expect(await deliver(server.url, notPrompt, signed(notPrompt))).toEqual({ status: 400, body: { detail: 'not a prompt payload: prompt_id is missing' } });
+    expect(await deliver(server.url, notPrompt, signed(notPrompt))).toEqual({
+      status: 400,
+      body: { detail: 'not a prompt payload: prompt_id is missing' },
+    });
   });
 
   it('refuses a delivery signed in 2001 with 401, however often it is sent', async () => {
@@ -113,20 +133,31 @@ describe('startPushServer', () => {
     const server = await start(lines);
     const body = prompt('old news');
     const headers = signed(body, 'main-7', 978307200);
-    const stale = { status: 401, body: { detail: "timestamp outside the 300 s tolerance: a replay, or this machine's clock is wrong" } };
+    const stale = {
+      status: 401,
+      body: { detail: "timestamp outside the 300 s tolerance: a replay, or this machine's clock is wrong" },
+    };
 
     expect(await deliver(server.url, body, headers)).toEqual(stale);
     expect(await deliver(server.url, body, headers)).toEqual(stale);
 
     expect(await runs()).toBe(0);
-    expect(lines).toContain("main-7: refused: timestamp outside the 300 s tolerance: a replay, or this machine's clock is wrong");
+    expect(lines).toContain(
+      "main-7: refused: timestamp outside the 300 s tolerance: a replay, or this machine's clock is wrong",
+    );
   });
 
   it('refuses a timestamp too far in the future, and a wrong timestamped signature, with 401', async () => {
     const server = await start();
     const body = prompt('hello');
     expect((await deliver(server.url, body, signed(body, 'main-8', nowSeconds() + 301))).status).toBe(401);
-    const forged = { ...signed(body, 'main-9'), 'X-Arena-Signature-Timestamped': signatureHeaders('agsec_other', body, { deliveryId: 'main-9', timestamp: nowSeconds() })['X-Arena-Signature-Timestamped']! };
+    const forged = {
+      ...signed(body, 'main-9'),
+      'X-Arena-Signature-Timestamped': signatureHeaders('agsec_other', body, {
+        deliveryId: 'main-9',
+        timestamp: nowSeconds(),
+      })['X-Arena-Signature-Timestamped']!,
+    };
     expect(await deliver(server.url, body, forged)).toEqual({ status: 401, body: { detail: 'invalid signature' } });
     expect(await runs()).toBe(0);
   });
@@ -149,7 +180,10 @@ describe('startPushServer', () => {
     const headers = signed(body, 'main-12');
     const replayed = { status: 409, body: { detail: 'this delivery was already received; a replay is refused' } };
 
-    expect(await deliver(server.url, body, headers)).toEqual({ status: 200, body: { response: 'answer to once only [main-12 main]' } });
+    expect(await deliver(server.url, body, headers)).toEqual({
+      status: 200,
+      body: { response: 'answer to once only [main-12 main]' },
+    });
     expect(await deliver(server.url, body, headers)).toEqual(replayed);
     // X-Arena-Delivery is not signed, so a replay may come with any id.
     expect(await deliver(server.url, body, { ...headers, 'X-Arena-Delivery': 'main-13' })).toEqual(replayed);
@@ -174,7 +208,9 @@ describe('startPushServer', () => {
     const server = await start();
     const body = prompt('racing');
     const headers = signed(body, 'main-14');
-    const statuses = (await Promise.all([deliver(server.url, body, headers), deliver(server.url, body, headers)])).map((r) => r.status);
+    const statuses = (await Promise.all([deliver(server.url, body, headers), deliver(server.url, body, headers)])).map(
+      (r) => r.status,
+    );
     expect(statuses.sort()).toEqual([200, 409]);
     expect(await runs()).toBe(1);
   });

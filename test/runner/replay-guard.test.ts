@@ -9,7 +9,9 @@ function guardAt(clock: { now: number }, toleranceSeconds = 300): ReplayGuard {
 }
 
 function delivery(n: number, timestamp: number): { headers: Record<string, string>; body: Buffer } {
-  const body = Buffer.from(JSON.stringify({ prompt_id: String(n), prompt: `prompt ${n}`, category: 'chat', deadline_seconds: 30 }));
+  const body = Buffer.from(
+    JSON.stringify({ prompt_id: String(n), prompt: `prompt ${n}`, category: 'chat', deadline_seconds: 30 }),
+  );
   return { headers: signatureHeaders(secret, body, { deliveryId: `main-${n}`, timestamp }), body };
 }
 
@@ -21,7 +23,10 @@ describe('ReplayGuard', () => {
 
     expect(guard.admit(first.headers, first.body)).toBeUndefined();
     clock.now = T0 + 299;
-    expect(guard.admit(first.headers, first.body)).toEqual({ status: 409, detail: 'this delivery was already received; a replay is refused' });
+    expect(guard.admit(first.headers, first.body)).toEqual({
+      status: 409,
+      detail: 'this delivery was already received; a replay is refused',
+    });
     clock.now = T0 + 301;
     expect(guard.admit(first.headers, first.body)?.status).toBe(401);
     expect(guard.remembered).toBe(0);

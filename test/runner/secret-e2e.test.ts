@@ -24,11 +24,33 @@ afterAll(async () => {
 });
 
 it('keeps the agent secret out of the public feed when the agent command prints everything it can see', async () => {
-  const agent = (await t.app.inject({ method: 'POST', url: '/api/agents', headers: owner.auth, payload: { name: 'nosy', mode: 'pull' } })).json();
+  const agent = (
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: owner.auth,
+      payload: { name: 'nosy', mode: 'pull' },
+    })
+  ).json();
   const secret: string = agent.webhook_secret;
-  startRunner(['run', '--base-url', baseUrl, '--agent', String(agent.id), '--wait', '1', '--', process.execPath, '-e', NOSY_AGENT], {
-    ARENA_AGENT_SECRET: secret,
-  });
+  startRunner(
+    [
+      'run',
+      '--base-url',
+      baseUrl,
+      '--agent',
+      String(agent.id),
+      '--wait',
+      '1',
+      '--',
+      process.execPath,
+      '-e',
+      NOSY_AGENT,
+    ],
+    {
+      ARENA_AGENT_SECRET: secret,
+    },
+  );
 
   await client.workflow.getHandle(`gym-${agent.id}-1`).result();
   const feed = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=50` })).json();

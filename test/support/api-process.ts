@@ -34,7 +34,10 @@ export class ApiProcess {
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.text += chunk));
     this.closed = new Promise((resolve) => this.child.once('close', (code) => resolve(code)));
     this.ready = new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`API not ready after ${READY_MS} ms:\n${this.text.slice(-4000)}`)), READY_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`API not ready after ${READY_MS} ms:\n${this.text.slice(-4000)}`)),
+        READY_MS,
+      );
       const onData = () => {
         const ready = READY_LINE.exec(this.text);
         if (!ready) return;

@@ -12,7 +12,8 @@ import { runCommand } from '../../infra/embedded/processes';
 const run = promisify(execFile);
 export const SCHEMATHESIS_PACKAGE = 'schemathesis==4.32.5';
 const TOOL_DIR = path.resolve(__dirname, '..', '..', '.arena', 'tools');
-const ENTRY = "import sys; sys.argv[0] = 'schemathesis'; from schemathesis.cli import schemathesis; sys.exit(schemathesis())";
+const ENTRY =
+  "import sys; sys.argv[0] = 'schemathesis'; from schemathesis.cli import schemathesis; sys.exit(schemathesis())";
 
 export interface Schemathesis {
   /** The command and its leading arguments: `[...command, 'run', ...]`. */
@@ -21,12 +22,18 @@ export interface Schemathesis {
 }
 
 function inFolder(folder: string): Schemathesis {
-  return { command: ['python3', '-c', ENTRY], env: { ...process.env, PYTHONPATH: folder, PYTHONDONTWRITEBYTECODE: '1' } };
+  return {
+    command: ['python3', '-c', ENTRY],
+    env: { ...process.env, PYTHONPATH: folder, PYTHONDONTWRITEBYTECODE: '1' },
+  };
 }
 
 async function works(tool: Schemathesis): Promise<boolean> {
   try {
-    const { stdout } = await run(tool.command[0]!, [...tool.command.slice(1), '--version'], { env: tool.env, timeout: 60_000 });
+    const { stdout } = await run(tool.command[0]!, [...tool.command.slice(1), '--version'], {
+      env: tool.env,
+      timeout: 60_000,
+    });
     return /^schemathesis, version \d/m.test(stdout);
   } catch {
     return false;
@@ -42,7 +49,17 @@ export async function findOrInstallSchemathesis(log: (line: string) => void = ()
   const staging = `${folder}.tmp-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
   log(`installing ${SCHEMATHESIS_PACKAGE} into ${folder}`);
   try {
-    await runCommand('python3', ['-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--quiet', '--target', staging, SCHEMATHESIS_PACKAGE]);
+    await runCommand('python3', [
+      '-m',
+      'pip',
+      'install',
+      '--disable-pip-version-check',
+      '--no-input',
+      '--quiet',
+      '--target',
+      staging,
+      SCHEMATHESIS_PACKAGE,
+    ]);
     await fs.rename(staging, folder).catch((err: NodeJS.ErrnoException) => {
       // Someone else finished first; theirs is as good as ours.
       if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;

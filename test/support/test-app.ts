@@ -30,7 +30,10 @@ function quietWorkerLogs(): void {
 /** The workflow code, bundled once by the global setup for every test file. */
 export function workflowBundlePath(): string {
   const file = process.env.TEST_WORKFLOW_BUNDLE;
-  if (!file) throw new Error('TEST_WORKFLOW_BUNDLE is not set: run the tests through jest (its global setup bundles the workflows)');
+  if (!file)
+    throw new Error(
+      'TEST_WORKFLOW_BUNDLE is not set: run the tests through jest (its global setup bundles the workflows)',
+    );
   return file;
 }
 
@@ -55,7 +58,9 @@ export async function startTestApp(
     databaseUrl?: string;
   } = {},
 ): Promise<TestApp> {
-  const db = options.databaseUrl ? { url: options.databaseUrl, drop: async () => undefined } : await createTestDatabase();
+  const db = options.databaseUrl
+    ? { url: options.databaseUrl, drop: async () => undefined }
+    : await createTestDatabase();
   const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS!;
   const config = {
     ...loadConfig({
@@ -72,7 +77,15 @@ export async function startTestApp(
   const orm = await MikroORM.init(ormConfig(db.url));
   const temporal = await Connection.connect({ address: temporalAddress });
   const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks, resolveHost: options.resolveHost });
-  const app = await buildApp({ config, orm, temporal, webhooks, pingTimeoutMs: options.pingTimeoutMs, loadOpenidClient: options.loadOpenidClient, logStream: options.logStream });
+  const app = await buildApp({
+    config,
+    orm,
+    temporal,
+    webhooks,
+    pingTimeoutMs: options.pingTimeoutMs,
+    loadOpenidClient: options.loadOpenidClient,
+    logStream: options.logStream,
+  });
   await app.ready();
   const workers: RunningWorker[] = [];
   return {
@@ -82,7 +95,11 @@ export async function startTestApp(
     temporal,
     async startWorker({ schedules = false } = {}) {
       quietWorkerLogs();
-      const worker = await startWorker(config, { workflowBundle: { codePath: workflowBundlePath() }, schedules, resolveHost: options.resolveHost });
+      const worker = await startWorker(config, {
+        workflowBundle: { codePath: workflowBundlePath() },
+        schedules,
+        resolveHost: options.resolveHost,
+      });
       workers.push(worker);
       return worker;
     },
@@ -105,11 +122,19 @@ export interface Registered {
 let registrations = 0;
 
 /** Registers an account; each call comes from its own address unless one is given, so rate limits stay out of the way. */
-export async function register(app: FastifyInstance, ip = `10.200.${Math.floor(++registrations / 250)}.${registrations % 250}`): Promise<Registered> {
+export async function register(
+  app: FastifyInstance,
+  ip = `10.200.${Math.floor(++registrations / 250)}.${registrations % 250}`,
+): Promise<Registered> {
   const res = await app.inject({ method: 'POST', url: '/api/register', remoteAddress: ip });
   if (res.statusCode !== 201) throw new Error(`register failed: ${res.statusCode} ${res.body}`);
   const body = res.json();
-  return { apiKey: body.api_key, userId: body.user_id, username: body.username, auth: { authorization: `Bearer ${body.api_key}` } };
+  return {
+    apiKey: body.api_key,
+    userId: body.user_id,
+    username: body.username,
+    auth: { authorization: `Bearer ${body.api_key}` },
+  };
 }
 
 /** What a separate API or worker process needs to share this test app's database, Temporal server, task queue and key. */

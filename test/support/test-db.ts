@@ -5,7 +5,8 @@ import { migrateDatabase } from '../../infra/db/migrate';
 
 function adminUrl(): string {
   const url = process.env.TEST_PG_ADMIN_URL;
-  if (!url) throw new Error('TEST_PG_ADMIN_URL is not set: run the tests through jest (its global setup starts PostgreSQL)');
+  if (!url)
+    throw new Error('TEST_PG_ADMIN_URL is not set: run the tests through jest (its global setup starts PostgreSQL)');
   return url;
 }
 
@@ -45,8 +46,11 @@ async function spreadIds(url: string): Promise<void> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ seq: string }>(`select sequencename as seq from pg_sequences where schemaname = 'public'`);
-    for (const { seq } of rows) await client.query(`alter sequence ${client.escapeIdentifier(seq)} restart with ${base}`);
+    const { rows } = await client.query<{ seq: string }>(
+      `select sequencename as seq from pg_sequences where schemaname = 'public'`,
+    );
+    for (const { seq } of rows)
+      await client.query(`alter sequence ${client.escapeIdentifier(seq)} restart with ${base}`);
   } finally {
     await client.end();
   }

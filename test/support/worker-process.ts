@@ -53,7 +53,10 @@ export class WorkerProcess {
       this.child.once('error', (err) => ((this.text += `\n${err.message}`), gone()));
     });
     this.ready = new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`worker not ready after ${WORKER_READY_MS} ms:\n${this.tail()}`)), WORKER_READY_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`worker not ready after ${WORKER_READY_MS} ms:\n${this.tail()}`)),
+        WORKER_READY_MS,
+      );
       const onData = () => {
         const ready = READY_LINE.exec(this.text);
         if (!ready) return;

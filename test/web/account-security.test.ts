@@ -28,8 +28,10 @@ async function anotherBrowser(email: string, password = PASSWORD): Promise<WebCl
 }
 
 const shownKey = (res: LightMyRequestResponse) => /id="secret">([^<]+)</.exec(res.body)![1]!;
-const accountPage = (browser: WebClient) => browser.request({ method: 'GET', url: '/account', headers: { accept: 'text/html' } });
-const api = (apiKey: string, method: 'GET' | 'DELETE', url: string) => t.app.inject({ method, url, headers: { authorization: `Bearer ${apiKey}` } });
+const accountPage = (browser: WebClient) =>
+  browser.request({ method: 'GET', url: '/account', headers: { accept: 'text/html' } });
+const api = (apiKey: string, method: 'GET' | 'DELETE', url: string) =>
+  t.app.inject({ method, url, headers: { authorization: `Bearer ${apiKey}` } });
 
 describe('API keys on /account', () => {
   it('lists the keys with prefix, created and last used, and revokes one, which the API refuses at once', async () => {
@@ -52,7 +54,11 @@ describe('API keys on /account', () => {
     expect([revoked.statusCode, revoked.headers.location]).toEqual([303, '/account?done=revoked']);
     expect((await api(second, 'GET', '/api/account')).statusCode).toBe(401);
     expect((await api(first, 'GET', '/api/account')).statusCode).toBe(200);
-    const after = await browser.request({ method: 'GET', url: '/account?done=revoked', headers: { accept: 'text/html' } });
+    const after = await browser.request({
+      method: 'GET',
+      url: '/account?done=revoked',
+      headers: { accept: 'text/html' },
+    });
     expect(after.body).toContain('API key revoked: it no longer works.');
     expect(after.body).not.toContain(`id="key-${keys[1]!.id}"`);
   });
@@ -87,7 +93,10 @@ describe('password change', () => {
   it('needs the current password, then ends the other sessions of the person and keeps this one', async () => {
     const { email, browser } = await person('changer');
     const elsewhere = await anotherBrowser(email);
-    const wrong = await browser.submit('/account/password', { current_password: 'not my password', new_password: 'a brand new password' });
+    const wrong = await browser.submit('/account/password', {
+      current_password: 'not my password',
+      new_password: 'a brand new password',
+    });
     expect(wrong.statusCode).toBe(400);
     expect(wrong.body).toContain('current_password: is not your password');
     const short = await browser.submit('/account/password', { current_password: PASSWORD, new_password: 'short' });
@@ -95,7 +104,10 @@ describe('password change', () => {
     expect(short.body).toContain('new_password: must be 10 to 200 characters');
     expect((await accountPage(elsewhere)).statusCode).toBe(200);
 
-    const changed = await browser.submit('/account/password', { current_password: PASSWORD, new_password: 'a brand new password' });
+    const changed = await browser.submit('/account/password', {
+      current_password: PASSWORD,
+      new_password: 'a brand new password',
+    });
     expect([changed.statusCode, changed.headers.location]).toEqual([303, '/account?done=password']);
     expect((await accountPage(browser)).statusCode).toBe(200);
     const ended = await accountPage(elsewhere);
@@ -106,7 +118,11 @@ describe('password change', () => {
 
   it('refuses a form without a CSRF token and changes nothing', async () => {
     const { email, browser } = await person('csrf');
-    const res = await browser.submit('/account/password', { current_password: PASSWORD, new_password: 'a brand new password' }, false);
+    const res = await browser.submit(
+      '/account/password',
+      { current_password: PASSWORD, new_password: 'a brand new password' },
+      false,
+    );
     expect(res.statusCode).toBe(403);
     await anotherBrowser(email);
   });
@@ -130,9 +146,17 @@ describe('sign out everywhere', () => {
 describe('linking failures on /account', () => {
   it("shows the arena's own sentence, and nothing a crafted link makes up", async () => {
     const { browser } = await person('linker');
-    const linkedElsewhere = await browser.request({ method: 'GET', url: `/account?error=${encodeURIComponent('this identity is already linked to another account')}`, headers: { accept: 'text/html' } });
+    const linkedElsewhere = await browser.request({
+      method: 'GET',
+      url: `/account?error=${encodeURIComponent('this identity is already linked to another account')}`,
+      headers: { accept: 'text/html' },
+    });
     expect(linkedElsewhere.body).toContain('role="alert">this identity is already linked to another account</p>');
-    const crafted = await browser.request({ method: 'GET', url: `/account?error=${encodeURIComponent('Send your API key to support@evil.example')}`, headers: { accept: 'text/html' } });
+    const crafted = await browser.request({
+      method: 'GET',
+      url: `/account?error=${encodeURIComponent('Send your API key to support@evil.example')}`,
+      headers: { accept: 'text/html' },
+    });
     expect(crafted.statusCode).toBe(200);
     expect(crafted.body).not.toContain('role="alert"');
   });

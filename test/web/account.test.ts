@@ -26,7 +26,8 @@ afterAll(async () => {
   await t?.close();
 });
 
-const sql = <T = Record<string, unknown>>(query: string, params: unknown[] = []) => t.orm.em.fork().getConnection().execute<T[]>(query, params);
+const sql = <T = Record<string, unknown>>(query: string, params: unknown[] = []) =>
+  t.orm.em.fork().getConnection().execute<T[]>(query, params);
 
 it('edits the profile, issues an API key, and manages an agent: sandbox prompt, new secret, deactivate', async () => {
   const page = await browser.newPage();
@@ -48,7 +49,10 @@ it('edits the profile, issues an API key, and manages an agent: sandbox prompt, 
   await page.click('#profile button[type=submit]');
   await page.waitForURL(`${base}/account?done=saved`);
   expect(await page.locator('[role=status]').innerText()).toBe('Profile saved.');
-  const [me] = await sql<{ id: number; display_name: string; bio: string }>(`select id, display_name, bio from users where username = ?`, [username]);
+  const [me] = await sql<{ id: number; display_name: string; bio: string }>(
+    `select id, display_name, bio from users where username = ?`,
+    [username],
+  );
   expect(me).toMatchObject({ display_name: 'Ada L.', bio: 'Builds careful agents.' });
 
   // An API key for this person, shown once, and it works on the API as the same account.
@@ -60,11 +64,19 @@ it('edits the profile, issues an API key, and manages an agent: sandbox prompt, 
   await screenshot(page, 'account-api-key');
   const auth = { authorization: `Bearer ${apiKey}` };
   expect((await t.app.inject({ method: 'GET', url: '/api/account', headers: auth })).json().username).toBe(username);
-  const [stored] = await sql<{ n: number }>(`select count(*)::int as n from api_keys where key_hash = ? and user_id = ?`, [hashToken(apiKey), me!.id]);
+  const [stored] = await sql<{ n: number }>(
+    `select count(*)::int as n from api_keys where key_hash = ? and user_id = ?`,
+    [hashToken(apiKey), me!.id],
+  );
   expect(stored!.n).toBe(1);
 
   // An agent registered with that key shows up on the account page.
-  const created = await t.app.inject({ method: 'POST', url: '/api/agents', headers: auth, payload: { name: 'careful-bot', webhook_url: agents.url } });
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/api/agents',
+    headers: auth,
+    payload: { name: 'careful-bot', webhook_url: agents.url },
+  });
   expect(created.json().active).toBe(true);
   const { id: agentId, webhook_secret: firstSecret } = created.json();
   await page.goto(`${base}/account`);
@@ -81,7 +93,10 @@ it('edits the profile, issues an API key, and manages an agent: sandbox prompt, 
   expect(await page.locator('.answer em').innerText()).toBe('hello sandbox');
   await screenshot(page, 'account-sandbox-task');
   const feed = (await t.app.inject({ method: 'GET', url: `/api/agents/${agentId}/activity` })).json();
-  expect(feed.sessions.find((s: { kind: string }) => s.kind === 'sandbox')).toMatchObject({ prompt: 'hello sandbox', status: 'answered' });
+  expect(feed.sessions.find((s: { kind: string }) => s.kind === 'sandbox')).toMatchObject({
+    prompt: 'hello sandbox',
+    status: 'answered',
+  });
 
   // A new secret: shown once, and the old one stops working at once.
   await page.goto(`${base}/account`);
@@ -99,7 +114,9 @@ it('edits the profile, issues an API key, and manages an agent: sandbox prompt, 
   await page.waitForURL(`${base}/account?done=deactivated`);
   expect(await card.locator('.meta').innerText()).toContain('deactivated');
   expect(await card.locator('form').count()).toBe(0);
-  expect((await t.app.inject({ method: 'GET', url: `/api/agents/${agentId}`, headers: auth })).json().active).toBe(false);
+  expect((await t.app.inject({ method: 'GET', url: `/api/agents/${agentId}`, headers: auth })).json().active).toBe(
+    false,
+  );
   await page.close();
 });
 
@@ -113,7 +130,12 @@ describe('account and judging pages refuse what they must', () => {
     await owner.signUp(`owner${Date.now() % 100000}`);
     const key = await owner.submit('/account/api-key', {});
     const apiKey = /id="secret">([^<]+)</.exec(key.body)![1]!;
-    const created = await t.app.inject({ method: 'POST', url: '/api/agents', headers: { authorization: `Bearer ${apiKey}` }, payload: { name: 'owned', mode: 'pull' } });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: { authorization: `Bearer ${apiKey}` },
+      payload: { name: 'owned', mode: 'pull' },
+    });
     agentId = created.json().id;
     stranger = new WebClient(t.app);
     await stranger.signUp(`stranger${Date.now() % 100000}`);
@@ -144,7 +166,11 @@ describe('account and judging pages refuse what they must', () => {
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.body).toContain('agent not found');
     }
-    for (const url of [`/account/agents/${agentId}/sandbox/sandbox-1`, '/account/agents/abc/sandbox/sandbox-1', `/account/agents/${agentId}/sandbox/not-an-id`]) {
+    for (const url of [
+      `/account/agents/${agentId}/sandbox/sandbox-1`,
+      '/account/agents/abc/sandbox/sandbox-1',
+      `/account/agents/${agentId}/sandbox/not-an-id`,
+    ]) {
       expect((await stranger.request({ method: 'GET', url })).statusCode).toBe(404);
     }
     const [row] = await sql<{ deactivated: boolean }>(`select deactivated from agents where id = ?`, [agentId]);
@@ -174,7 +200,11 @@ describe('account and judging pages refuse what they must', () => {
     const bad = await owner.submit('/account/profile', { username: 'no spaces allowed', display_name: '', bio: '' });
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('username must be');
-    const long = await owner.submit('/account/profile', { username: 'fine-name', display_name: 'x'.repeat(101), bio: '' });
+    const long = await owner.submit('/account/profile', {
+      username: 'fine-name',
+      display_name: 'x'.repeat(101),
+      bio: '',
+    });
     expect(long.statusCode).toBe(400);
     expect(long.body).toContain('display_name must be at most 100 characters');
     const empty = await owner.submit(`/account/agents/${agentId}/sandbox`, { prompt: '   ' });
@@ -204,7 +234,8 @@ describe('account and judging pages refuse what they must', () => {
     expect(res.body).toContain('Nothing is left for you to judge right now');
     const markdown = await stranger.request({ method: 'GET', url: '/judge', headers: { accept: 'text/markdown' } });
     expect(markdown.headers['content-type']).toBe('text/markdown; charset=utf-8');
-    for (const url of ['/battle/999999', '/battle/abc']) expect((await stranger.request({ method: 'GET', url })).statusCode).toBe(404);
+    for (const url of ['/battle/999999', '/battle/abc'])
+      expect((await stranger.request({ method: 'GET', url })).statusCode).toBe(404);
     expect((await stranger.submit('/battle/999999/vote', { winner: 'a' })).statusCode).toBe(404);
   });
 });

@@ -10,12 +10,20 @@ export async function launchBrowser(): Promise<Browser> {
   // Set by test/support/global-setup.ts when it could neither find nor install Chromium.
   if (process.env.TEST_CHROMIUM_ERROR) throw new Error(process.env.TEST_CHROMIUM_ERROR);
   if (!fs.existsSync(CHROMIUM)) {
-    throw new Error(`no Chromium at ${CHROMIUM}: install Debian's chromium package (the test set-up does, as root) or set CHROMIUM_PATH`);
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: install Debian's chromium package (the test set-up does, as root) or set CHROMIUM_PATH`,
+    );
   }
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 

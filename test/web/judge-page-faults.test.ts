@@ -18,7 +18,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const judgePage = (voted: number) => judge.request({ method: 'GET', url: `/judge?voted=${voted}`, headers: { accept: 'text/html' } });
+const judgePage = (voted: number) =>
+  judge.request({ method: 'GET', url: `/judge?voted=${voted}`, headers: { accept: 'text/html' } });
 
 it('shows the page without a reveal when the voted battle is not the judge’s', async () => {
   const res = await judgePage(2_000_000_000);

@@ -11,7 +11,10 @@ let browser: Browser;
 let base: string;
 
 const refreshLeaderboard = () =>
-  arena.client.workflow.execute(workflows.refreshLeaderboard, { taskQueue: arena.t.config.taskQueue, workflowId: `refresh-judging-${Date.now()}` });
+  arena.client.workflow.execute(workflows.refreshLeaderboard, {
+    taskQueue: arena.t.config.taskQueue,
+    workflowId: `refresh-judging-${Date.now()}`,
+  });
 
 beforeAll(async () => {
   arena = await startArena(2, { ARENA_MIN_GAP_SECONDS: '0', ARENA_PUBLIC_URL: 'http://127.0.0.1' });
@@ -19,7 +22,12 @@ beforeAll(async () => {
   // One vote through the API, so the leaderboard has rows before the browser votes.
   const judge = await register(arena.t.app);
   const battle = (await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth })).json();
-  await arena.t.app.inject({ method: 'POST', url: `/api/judge/${battle.battle_id}/vote`, headers: judge.auth, payload: { winner: 'tie' } });
+  await arena.t.app.inject({
+    method: 'POST',
+    url: `/api/judge/${battle.battle_id}/vote`,
+    headers: judge.auth,
+    payload: { winner: 'tie' },
+  });
   await refreshLeaderboard();
   base = await arena.t.app.listen({ port: 0, host: '127.0.0.1' });
   browser = await launchBrowser();
@@ -31,7 +39,9 @@ afterAll(async () => {
 
 const eloOnLeaderboard = async (page: import('playwright-core').Page) => {
   await page.goto(`${base}/`);
-  const rows = await page.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())));
+  const rows = await page
+    .locator('tbody tr')
+    .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())));
   // Columns: rank, agent, owner, tier, rating, Elo, votes.
   return Object.fromEntries(rows.map((cells) => [cells[1], { elo: Number(cells[5]), votes: Number(cells[6]) }]));
 };
@@ -55,7 +65,12 @@ it('judges a pair on /judge: anonymous answers side by side, four buttons, then 
   const text = await page.locator('main').innerText();
   for (const owner of arena.owners) expect(text).not.toContain(`agent-${owner.userId}`);
   expect(await page.locator('main a[href^="/agents/"]').count()).toBe(0);
-  expect(await page.locator('form.vote button').allInnerTexts()).toEqual(['A is better', 'B is better', 'Tie', 'Both bad']);
+  expect(await page.locator('form.vote button').allInnerTexts()).toEqual([
+    'A is better',
+    'B is better',
+    'Tie',
+    'Both bad',
+  ]);
   const answerA = (await page.locator('#side-a .answer').innerText()).trim();
   const battleId = Number((await page.locator('form.vote').getAttribute('action'))!.match(/\/battle\/(\d+)\/vote/)![1]);
 
@@ -64,7 +79,9 @@ it('judges a pair on /judge: anonymous answers side by side, four buttons, then 
   await screenshot(page, 'judge-reveal');
   const reveal = page.locator('.reveal');
   expect(await reveal.locator('h2').innerText()).toBe('Your vote: A is better');
-  const revealed = await reveal.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())));
+  const revealed = await reveal
+    .locator('tbody tr')
+    .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())));
   expect(revealed).toHaveLength(2);
   const winnerName = answerA.replace('answer from /', '');
   expect(revealed[0]![1]).toBe(winnerName);
@@ -93,7 +110,8 @@ it('runs a live battle on /battle: answers appear as they arrive, then the vote 
   const held = new Promise<void>((resolve) => (release = resolve));
   arena.server.behave((req, res) => {
     const live = JSON.parse(req.body).category === 'live';
-    if (live && req.url === '/agent-1') void held.then(() => answer(200, { response: '**bold** answer from /agent-1' })(req, res));
+    if (live && req.url === '/agent-1')
+      void held.then(() => answer(200, { response: '**bold** answer from /agent-1' })(req, res));
     else answer(200, { response: `answer from ${req.url}` })(req, res);
   });
   const page = await browser.newPage({ viewport: { width: 390, height: 844 } });

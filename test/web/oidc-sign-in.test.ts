@@ -20,10 +20,18 @@ beforeAll(async () => {
   provider = await startOidcProvider({
     ...CLIENT,
     redirectUri: `${base}/auth/oidc/callback`,
-    accounts: { grace: { email: 'Grace@Example.org', email_verified: true }, hopper: { email: 'hopper@provider.example', email_verified: true } },
+    accounts: {
+      grace: { email: 'Grace@Example.org', email_verified: true },
+      hopper: { email: 'hopper@provider.example', email_verified: true },
+    },
   });
   t = await startTestApp(
-    { ARENA_PUBLIC_URL: base, ARENA_OIDC_ISSUER: provider.issuer, ARENA_OIDC_CLIENT_ID: CLIENT.clientId, ARENA_OIDC_CLIENT_SECRET: CLIENT.clientSecret },
+    {
+      ARENA_PUBLIC_URL: base,
+      ARENA_OIDC_ISSUER: provider.issuer,
+      ARENA_OIDC_CLIENT_ID: CLIENT.clientId,
+      ARENA_OIDC_CLIENT_SECRET: CLIENT.clientSecret,
+    },
     { loadOpenidClient: loadOpenidClientInJest },
   );
   await t.app.listen({ port, host: '127.0.0.1' });
@@ -54,9 +62,12 @@ it('signs a person in through the identity provider in a real browser, creating 
   await page.waitForURL(`${base}/account`);
   await screenshot(page, 'oidc-signed-in-account');
   expect(await page.locator('main').innerText()).toContain('signed in as grace@example.org');
-  const [user] = await t.orm.em.fork().getConnection().execute(
-    `select u.username, i.provider, i.subject from users u join user_identities i on i.user_id = u.id where u.email = 'grace@example.org'`,
-  );
+  const [user] = await t.orm.em
+    .fork()
+    .getConnection()
+    .execute(
+      `select u.username, i.provider, i.subject from users u join user_identities i on i.user_id = u.id where u.email = 'grace@example.org'`,
+    );
   expect(user).toMatchObject({ provider: provider.issuer, subject: 'grace' });
   expect(await page.locator('header').innerText()).toContain(user!.username);
 
@@ -82,7 +93,9 @@ it('links the identity provider to an account made with a password, from the acc
   await page.click('button[type=submit]');
 
   await page.waitForURL(`${base}/account?done=linked`);
-  expect(await page.locator('[role=status]').innerText()).toBe('Identity provider linked: you can sign in with it from now on.');
+  expect(await page.locator('[role=status]').innerText()).toBe(
+    'Identity provider linked: you can sign in with it from now on.',
+  );
   expect(await page.locator('ul.identities').innerText()).toContain(new URL(provider.issuer).host);
   await screenshot(page, 'oidc-linked-account');
 

@@ -18,12 +18,30 @@ beforeAll(async () => {
   await arena.dispatch();
   const judge = await register(arena.t.app);
   const battle = (await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth })).json();
-  await arena.t.app.inject({ method: 'POST', url: `/api/judge/${battle.battle_id}/vote`, headers: judge.auth, payload: { winner: 'a' } });
-  await arena.client.workflow.execute(refreshLeaderboard, { taskQueue: arena.t.config.taskQueue, workflowId: `refresh-readable-${Date.now()}` });
+  await arena.t.app.inject({
+    method: 'POST',
+    url: `/api/judge/${battle.battle_id}/vote`,
+    headers: judge.auth,
+    payload: { winner: 'a' },
+  });
+  await arena.client.workflow.execute(refreshLeaderboard, {
+    taskQueue: arena.t.config.taskQueue,
+    workflowId: `refresh-readable-${Date.now()}`,
+  });
   // A name as long as people give them, and parentheses as people write them.
   const [first, second] = arena.agents;
-  await arena.t.app.inject({ method: 'PATCH', url: `/api/agents/${first!.id}`, headers: first!.owner.auth, payload: { name: 'careful-bot (v2)', description: 'Answers carefully (second try), with [sources].' } });
-  await arena.t.app.inject({ method: 'PATCH', url: `/api/agents/${second!.id}`, headers: second!.owner.auth, payload: { name: 'AnAgentWithARatherLongNameAndNoBreaksV3' } });
+  await arena.t.app.inject({
+    method: 'PATCH',
+    url: `/api/agents/${first!.id}`,
+    headers: first!.owner.auth,
+    payload: { name: 'careful-bot (v2)', description: 'Answers carefully (second try), with [sources].' },
+  });
+  await arena.t.app.inject({
+    method: 'PATCH',
+    url: `/api/agents/${second!.id}`,
+    headers: second!.owner.auth,
+    payload: { name: 'AnAgentWithARatherLongNameAndNoBreaksV3' },
+  });
   // An older exchange, so the feed has a time that is not "just now".
   await arena.sql(
     `insert into sessions (agent_id, kind, prompt_id, mode, category, deadline_seconds, status, response, latency_ms, created_at)
@@ -38,8 +56,10 @@ afterAll(async () => {
   await arena.close();
 });
 
-const markdown = async (url: string) => (await arena.t.app.inject({ method: 'GET', url, headers: { accept: 'text/markdown' } })).body;
-const html = async (url: string) => (await arena.t.app.inject({ method: 'GET', url, headers: { accept: 'text/html' } })).body;
+const markdown = async (url: string) =>
+  (await arena.t.app.inject({ method: 'GET', url, headers: { accept: 'text/markdown' } })).body;
+const html = async (url: string) =>
+  (await arena.t.app.inject({ method: 'GET', url, headers: { accept: 'text/html' } })).body;
 
 /** Loads a page and collects every response that failed, the icon the browser asks for included. */
 async function visit(page: Page, url: string): Promise<string[]> {
@@ -76,10 +96,15 @@ describe('on a phone', () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     expect(await visit(page, `${base}/`)).toEqual([]);
     await screenshot(page, 'leaderboard-phone');
-    expect(await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(
+      0,
+    );
     const wrap = page.locator('.table-wrap');
     expect(await wrap.evaluate((box) => box.scrollWidth - box.clientWidth)).toBeLessThanOrEqual(0);
-    const lastColumn = [page.locator('table thead th').last(), ...(await page.locator('table tbody tr td:last-child').all())];
+    const lastColumn = [
+      page.locator('table thead th').last(),
+      ...(await page.locator('table tbody tr td:last-child').all()),
+    ];
     expect(await lastColumn[0]!.innerText()).toBe('Votes');
     for (const cell of lastColumn) {
       expect(await cell.isVisible()).toBe(true);
@@ -114,7 +139,9 @@ describe('times on the pages', () => {
     for (const url of ['/', `/agents/${arena.agents[0]!.id}`, '/users', `/users/${arena.owners[0]!.userId}`]) {
       const body = await html(url);
       expect(body).not.toMatch(RAW_TIMESTAMP);
-      expect(body).toMatch(/<time datetime="\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z" title="\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC">[^<]+<\/time>/);
+      expect(body).toMatch(
+        /<time datetime="\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z" title="\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC">[^<]+<\/time>/,
+      );
     }
     const page = await browser.newPage();
     await page.goto(`${base}/agents/${arena.agents[0]!.id}`);
@@ -129,7 +156,7 @@ describe('times on the pages', () => {
     await page.close();
   });
 
-  it('label the Elo history chart\'s time axis', async () => {
+  it("label the Elo history chart's time axis", async () => {
     const page = await browser.newPage();
     await page.goto(`${base}/agents/${arena.agents[0]!.id}`);
     await screenshot(page, 'agent-elo-chart');

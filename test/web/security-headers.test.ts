@@ -17,8 +17,16 @@ beforeAll(async () => {
   for (let i = 0; i < 3; i++) await arena.dispatch();
   const judge = await register(arena.t.app);
   const battle = (await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth })).json();
-  await arena.t.app.inject({ method: 'POST', url: `/api/judge/${battle.battle_id}/vote`, headers: judge.auth, payload: { winner: 'a' } });
-  await arena.client.workflow.execute(refreshLeaderboard, { taskQueue: arena.t.config.taskQueue, workflowId: `refresh-headers-${Date.now()}` });
+  await arena.t.app.inject({
+    method: 'POST',
+    url: `/api/judge/${battle.battle_id}/vote`,
+    headers: judge.auth,
+    payload: { winner: 'a' },
+  });
+  await arena.client.workflow.execute(refreshLeaderboard, {
+    taskQueue: arena.t.config.taskQueue,
+    workflowId: `refresh-headers-${Date.now()}`,
+  });
   base = await arena.t.app.listen({ port: 0, host: '127.0.0.1' });
   browser = await launchBrowser();
 }, 120_000);
@@ -93,7 +101,9 @@ it('cannot be framed by another site: /account in an iframe elsewhere stays empt
   // Another origin (localhost is not 127.0.0.1 to a browser) that frames the account page.
   const attacker = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(`<!doctype html><title>win a prize</title><iframe id="victim" src="${base}/account" width="800" height="600"></iframe>`);
+    res.end(
+      `<!doctype html><title>win a prize</title><iframe id="victim" src="${base}/account" width="800" height="600"></iframe>`,
+    );
   });
   await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
   const page = await browser.newPage();
@@ -137,11 +147,25 @@ it('breaks nothing on the main pages under its policy: no violations, scripts an
   const { page, problems } = await watchedPage();
   const policed: string[] = [];
   page.on('response', (res) => {
-    if (res.request().resourceType() === 'document' && res.headers()['content-security-policy']?.includes("frame-ancestors 'none'")) policed.push(res.url());
+    if (
+      res.request().resourceType() === 'document' &&
+      res.headers()['content-security-policy']?.includes("frame-ancestors 'none'")
+    )
+      policed.push(res.url());
   });
   await signUpInBrowser(page, base);
   const agentId = arena.agents[0]!.id;
-  for (const path of ['/', `/agents/${agentId}`, '/users', `/users/${arena.owners[0]!.userId}`, '/judge', '/battle', '/account', '/docs/', '/docs/guides/quick-start']) {
+  for (const path of [
+    '/',
+    `/agents/${agentId}`,
+    '/users',
+    `/users/${arena.owners[0]!.userId}`,
+    '/judge',
+    '/battle',
+    '/account',
+    '/docs/',
+    '/docs/guides/quick-start',
+  ]) {
     await page.goto(`${base}${path}`);
     expect(await page.locator('main h1').count()).toBeGreaterThan(0);
   }
@@ -157,7 +181,8 @@ it('breaks nothing on the main pages under its policy: no violations, scripts an
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   arena.server.behave((req, res) => {
-    if (JSON.parse(req.body).category === 'live' && req.url === '/agent-1') void held.then(() => answer(200, { response: 'late answer' })(req, res));
+    if (JSON.parse(req.body).category === 'live' && req.url === '/agent-1')
+      void held.then(() => answer(200, { response: 'late answer' })(req, res));
     else answer(200, { response: `answer from ${req.url}` })(req, res);
   });
   await page.goto(`${base}/battle`);

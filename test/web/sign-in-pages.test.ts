@@ -58,11 +58,19 @@ describe('where log-in sends the person afterwards', () => {
   it('refuses the probe `next=/%09/evil.example` on the real form, in the query and in the body', async () => {
     const email = await signedUpEmail();
     const person = new WebClient(t.app);
-    const page = await person.request({ method: 'GET', url: '/login?next=/%09/evil.example', headers: { accept: 'text/html' } });
+    const page = await person.request({
+      method: 'GET',
+      url: '/login?next=/%09/evil.example',
+      headers: { accept: 'text/html' },
+    });
     expect(page.body).toContain('name="next" value="/"');
     for (const next of ELSEWHERE) {
       const res = await new WebClient(t.app).submit('/login', { email, password: PASSWORD, next });
-      expect({ next, status: res.statusCode, location: res.headers.location }).toEqual({ next, status: 303, location: '/' });
+      expect({ next, status: res.statusCode, location: res.headers.location }).toEqual({
+        next,
+        status: 303,
+        location: '/',
+      });
     }
     const raw = await person.request({
       method: 'POST',
@@ -78,7 +86,11 @@ describe('where log-in sends the person afterwards', () => {
 
 describe('sign-up', () => {
   /** The page without what differs on every render (the CSRF token) and the email typed in. */
-  const normalised = (body: string, email: string) => body.replace(/name="_csrf" value="[^"]+"/g, 'name="_csrf" value=""').split(email).join('<email>');
+  const normalised = (body: string, email: string) =>
+    body
+      .replace(/name="_csrf" value="[^"]+"/g, 'name="_csrf" value=""')
+      .split(email)
+      .join('<email>');
 
   it('answers the same whether or not the email already has an account, and leaves that account alone', async () => {
     const known = await signedUpEmail();
@@ -96,8 +108,12 @@ describe('sign-up', () => {
     expect(forKnown.body).toContain('If this email already has an account');
 
     // The new account works with its password; the old one still has only its own.
-    expect((await new WebClient(t.app).submit('/login', { email: fresh, password: 'the claimant password' })).statusCode).toBe(303);
-    expect((await new WebClient(t.app).submit('/login', { email: known, password: 'the claimant password' })).statusCode).toBe(401);
+    expect(
+      (await new WebClient(t.app).submit('/login', { email: fresh, password: 'the claimant password' })).statusCode,
+    ).toBe(303);
+    expect(
+      (await new WebClient(t.app).submit('/login', { email: known, password: 'the claimant password' })).statusCode,
+    ).toBe(401);
     expect((await new WebClient(t.app).submit('/login', { email: known, password: PASSWORD })).statusCode).toBe(303);
   });
 
@@ -109,12 +125,21 @@ describe('sign-up', () => {
 });
 
 describe('failures sent back from the identity provider', () => {
-  const EMAIL_IN_USE = 'an account with this email already exists: sign in to it with its password, then link your identity provider on your account page';
+  const EMAIL_IN_USE =
+    'an account with this email already exists: sign in to it with its password, then link your identity provider on your account page';
 
   it("shows the arena's own sentence on the login page, and nothing a crafted link makes up", async () => {
-    const shown = await new WebClient(t.app).request({ method: 'GET', url: `/login?error=${encodeURIComponent(EMAIL_IN_USE)}`, headers: { accept: 'text/html' } });
+    const shown = await new WebClient(t.app).request({
+      method: 'GET',
+      url: `/login?error=${encodeURIComponent(EMAIL_IN_USE)}`,
+      headers: { accept: 'text/html' },
+    });
     expect(shown.body).toContain(`<p class="status-error" role="alert">${EMAIL_IN_USE}</p>`);
-    const crafted = await new WebClient(t.app).request({ method: 'GET', url: `/login?error=${encodeURIComponent('Your account is locked: call +1 555 0100')}`, headers: { accept: 'text/html' } });
+    const crafted = await new WebClient(t.app).request({
+      method: 'GET',
+      url: `/login?error=${encodeURIComponent('Your account is locked: call +1 555 0100')}`,
+      headers: { accept: 'text/html' },
+    });
     expect(crafted.statusCode).toBe(200);
     expect(crafted.body).not.toContain('call +1 555 0100');
     expect(crafted.body).not.toContain('role="alert"');

@@ -25,7 +25,9 @@ it('signs up, signs in on the page that follows, logs out, refuses a wrong passw
   await screenshot(page, 'signup');
   await page.click('form.card button[type=submit]');
   // Sign-up answers alike for a new and a known email, so it never signs in by itself.
-  expect(await page.locator('[role=status]').innerText()).toMatch(/^Thank you\. If this email is new, your account is ready/);
+  expect(await page.locator('[role=status]').innerText()).toMatch(
+    /^Thank you\. If this email is new, your account is ready/,
+  );
   expect(await page.inputValue('input[name=email]')).toBe('Ada@Example.com');
   await screenshot(page, 'signed-up');
   await page.fill('input[name=password]', 'correct horse battery');
@@ -62,9 +64,19 @@ it('shows sign-up rule failures on the form and refuses forms without a CSRF tok
   expect(await page.locator('[role=alert]').innerText()).toBe('username ada is already taken');
   expect(await page.inputValue('input[name=email]')).toBe('someone-else@example.com');
   await page.close();
-  const forged = await t.app.inject({ method: 'POST', url: '/login', payload: 'email=a%40b.c&password=xxxxxxxxxxxx', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const forged = await t.app.inject({
+    method: 'POST',
+    url: '/login',
+    payload: 'email=a%40b.c&password=xxxxxxxxxxxx',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   expect(forged.statusCode).toBe(403);
   // The API still takes JSON only.
-  const form = await t.app.inject({ method: 'POST', url: '/api/register', payload: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const form = await t.app.inject({
+    method: 'POST',
+    url: '/api/register',
+    payload: 'a=b',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   expect(form.statusCode).toBe(415);
 });

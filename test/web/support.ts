@@ -5,7 +5,11 @@ import { Browser } from './auth/support';
 let people = 0;
 
 /** Signs a new person up through the real form, then in on the page sign-up answers with; returns their username, signed in on `page`. */
-export async function signUpInBrowser(page: Page, base: string, name = `person${++people}${Date.now() % 100000}`): Promise<string> {
+export async function signUpInBrowser(
+  page: Page,
+  base: string,
+  name = `person${++people}${Date.now() % 100000}`,
+): Promise<string> {
   await page.goto(`${base}/signup`);
   await page.fill('input[name=email]', `${name}@example.org`);
   await page.fill('input[name=username]', name);
@@ -35,7 +39,8 @@ export class WebClient extends Browser {
     const res = await this.submit('/signup', { email, username: name, password: 'a long enough password' });
     if (res.statusCode !== 200) throw new Error(`sign-up failed: ${res.statusCode} ${res.body.slice(0, 300)}`);
     const login = await this.submit('/login', { email, password: 'a long enough password' });
-    if (login.statusCode !== 303) throw new Error(`log-in after sign-up failed: ${login.statusCode} ${login.body.slice(0, 300)}`);
+    if (login.statusCode !== 303)
+      throw new Error(`log-in after sign-up failed: ${login.statusCode} ${login.body.slice(0, 300)}`);
     return name;
   }
 }

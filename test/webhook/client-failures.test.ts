@@ -12,7 +12,13 @@ describe('WebhookClient failures', () => {
       /* never answers */
     });
     const result = await post(client(), hook.url, { timeoutMs: 300 });
-    expect(result).toEqual({ kind: 'failure', stage: 'timeout', neverSent: false, message: 'timed out after 0.3 s', sentAt: expect.any(Number) });
+    expect(result).toEqual({
+      kind: 'failure',
+      stage: 'timeout',
+      neverSent: false,
+      message: 'timed out after 0.3 s',
+      sentAt: expect.any(Number),
+    });
     expect((await hook.nextRequest()).body.length).toBeGreaterThan(0);
     await hook.allConnectionsClosed();
   });
@@ -31,7 +37,9 @@ describe('WebhookClient failures', () => {
     const received: Buffer[] = [];
     const silent = net.createServer((socket) => socket.on('data', (chunk) => received.push(chunk)));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const closed = new Promise<void>((resolve) => silent.on('connection', (socket) => socket.on('close', () => resolve())));
+    const closed = new Promise<void>((resolve) =>
+      silent.on('connection', (socket) => socket.on('close', () => resolve())),
+    );
     try {
       const { port } = silent.address() as AddressInfo;
       const c = client();
@@ -55,12 +63,22 @@ describe('WebhookClient failures', () => {
   it('reports a refused connection as never sent', async () => {
     const port = await closedPort();
     const result = await post(client(), `http://127.0.0.1:${port}/hook`);
-    expect(result).toEqual({ kind: 'failure', stage: 'refused', neverSent: true, message: `connection refused by 127.0.0.1:${port}` });
+    expect(result).toEqual({
+      kind: 'failure',
+      stage: 'refused',
+      neverSent: true,
+      message: `connection refused by 127.0.0.1:${port}`,
+    });
   });
 
   it('reports a DNS failure as never sent', async () => {
     const result = await post(client({ allowPrivate: false }), 'https://nosuch.invalid/hook');
-    expect(result).toEqual({ kind: 'failure', stage: 'dns', neverSent: true, message: 'DNS lookup failed for nosuch.invalid' });
+    expect(result).toEqual({
+      kind: 'failure',
+      stage: 'dns',
+      neverSent: true,
+      message: 'DNS lookup failed for nosuch.invalid',
+    });
   });
 
   it('reports a TLS handshake failure as never sent', async () => {
@@ -81,7 +99,12 @@ describe('WebhookClient failures', () => {
     try {
       const { port } = tlsHook.address() as AddressInfo;
       const result = await post(client(), `https://127.0.0.1:${port}/hook`);
-      expect(result).toEqual({ kind: 'failure', stage: 'tls', neverSent: true, message: 'TLS handshake failed: self-signed certificate' });
+      expect(result).toEqual({
+        kind: 'failure',
+        stage: 'tls',
+        neverSent: true,
+        message: 'TLS handshake failed: self-signed certificate',
+      });
       expect(requests).toBe(0);
     } finally {
       tlsHook.closeAllConnections();
@@ -97,7 +120,12 @@ describe('WebhookClient failures', () => {
     const pending = post(client(), hook.url, { signal: controller.signal });
     await hook.nextRequest();
     controller.abort();
-    expect(await pending).toMatchObject({ kind: 'failure', stage: 'network', neverSent: false, message: 'cancelled before the webhook answered' });
+    expect(await pending).toMatchObject({
+      kind: 'failure',
+      stage: 'network',
+      neverSent: false,
+      message: 'cancelled before the webhook answered',
+    });
     await hook.allConnectionsClosed();
   });
 
@@ -120,6 +148,7 @@ describe('WebhookClient failures', () => {
     const hook = await server((req) => req.socket.destroy());
     const result = await post(client(), hook.url);
     expect(result).toMatchObject({ kind: 'failure', stage: 'network', neverSent: false });
-    if (result.kind === 'failure') expect(result.message).toBe(`connection to 127.0.0.1:${hook.port} closed before the response was complete`);
+    if (result.kind === 'failure')
+      expect(result.message).toBe(`connection to 127.0.0.1:${hook.port} closed before the response was complete`);
   });
 });

@@ -62,5 +62,4 @@ describe('WebhookClient URL and address guard', () => {
   ])('refuses an invalid URL %s without sending', async (url, message) => {
     expect(await post(client(), url)).toEqual({ kind: 'failure', stage: 'invalid-url', neverSent: true, message });
   });
-
 });

@@ -11,7 +11,13 @@ describe('WebhookClient responses', () => {
     const result = await post(client(), `${hook.url}/agent/hook?token=abc`);
     const after = Date.now();
 
-    expect(result).toEqual({ kind: 'response', status: 200, body: '{"response":"hi there"}', sentAt: expect.any(Number), receivedAt: expect.any(Number) });
+    expect(result).toEqual({
+      kind: 'response',
+      status: 200,
+      body: '{"response":"hi there"}',
+      sentAt: expect.any(Number),
+      receivedAt: expect.any(Number),
+    });
     if (result.kind !== 'response') throw new Error('unreachable');
     expect(before).toBeLessThanOrEqual(result.sentAt);
     expect(result.sentAt).toBeLessThanOrEqual(result.receivedAt);
@@ -70,7 +76,12 @@ describe('WebhookClient responses', () => {
       res.end('y'.repeat(2000));
     });
     const result = await post(client({ allowPrivate: true, maxResponseBytes: 1000 }), hook.url);
-    expect(result).toMatchObject({ kind: 'failure', stage: 'too-large', neverSent: false, message: 'response larger than 1000 bytes' });
+    expect(result).toMatchObject({
+      kind: 'failure',
+      stage: 'too-large',
+      neverSent: false,
+      message: 'response larger than 1000 bytes',
+    });
     if (result.kind === 'failure') expect(result.sentAt).toEqual(expect.any(Number));
     await hook.allConnectionsClosed();
   });
@@ -86,7 +97,12 @@ describe('WebhookClient responses', () => {
       res.on('close', () => clearInterval(timer));
     });
     const result = await post(client({ allowPrivate: true, maxResponseBytes: 2048 }), hook.url);
-    expect(result).toMatchObject({ kind: 'failure', stage: 'too-large', neverSent: false, message: 'response larger than 2 KiB' });
+    expect(result).toMatchObject({
+      kind: 'failure',
+      stage: 'too-large',
+      neverSent: false,
+      message: 'response larger than 2 KiB',
+    });
     await hook.allConnectionsClosed();
     expect(writes).toBeLessThan(50);
   });
@@ -100,7 +116,6 @@ describe('WebhookClient responses', () => {
     expect(result).toMatchObject({ kind: 'failure', stage: 'too-large', message: 'response larger than 1 MiB' });
   });
 });
-
 
 describe('WebhookClient lifecycle', () => {
   it('reuses one kept-alive connection for consecutive deliveries', async () => {
@@ -123,7 +138,12 @@ describe('WebhookClient lifecycle', () => {
     await hook.nextRequest();
     await c.close();
     expect(await pending).toMatchObject({ kind: 'response', status: 200, body: 'late but fine' });
-    expect(await post(c, hook.url)).toEqual({ kind: 'failure', stage: 'network', neverSent: true, message: 'webhook client is closed' });
+    expect(await post(c, hook.url)).toEqual({
+      kind: 'failure',
+      stage: 'network',
+      neverSent: true,
+      message: 'webhook client is closed',
+    });
     await hook.allConnectionsClosed();
   });
 });

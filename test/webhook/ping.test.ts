@@ -32,7 +32,9 @@ describe('pingWebhook', () => {
       category: 'ping',
       deadline_seconds: 15,
     });
-    expect(received.body.toString('utf8')).toBe('{"prompt_id":"ping-3","prompt":"ping","category":"ping","deadline_seconds":15}');
+    expect(received.body.toString('utf8')).toBe(
+      '{"prompt_id":"ping-3","prompt":"ping","category":"ping","deadline_seconds":15}',
+    );
     expect(received.headers['x-arena-delivery']).toBe('ping-3');
     expect(verifySignature(secret, received.headers, received.body, { requireTimestamp: true })).toBe(true);
   });

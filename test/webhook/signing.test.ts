@@ -6,7 +6,12 @@ import { answerJson, startServer } from './support/loopback-server';
 
 const secret = 'agsec_k3Y-example_secret_with_ünïcode';
 // Non-ASCII text, so a mismatch between characters and bytes would show.
-const body = JSON.stringify({ prompt_id: 'p-1', prompt: 'Résumé in 3 words — naïve? 🚀', category: 'writing', deadline_seconds: 300 });
+const body = JSON.stringify({
+  prompt_id: 'p-1',
+  prompt: 'Résumé in 3 words — naïve? 🚀',
+  category: 'writing',
+  deadline_seconds: 300,
+});
 
 function pythonHmac(key: string, bytes: Buffer, prefix = ''): string {
   const script = [
@@ -46,14 +51,22 @@ describe('signatures on the wire', () => {
     const server = await startServer(answerJson(200, { response: 'ok' }));
     const client = new WebhookClient({ allowPrivate: true });
     try {
-      const result = await client.post({ url: `${server.url}/hook`, body, secret, deliveryId: 'gym-17', timeoutMs: 5000 });
+      const result = await client.post({
+        url: `${server.url}/hook`,
+        body,
+        secret,
+        deliveryId: 'gym-17',
+        timeoutMs: 5000,
+      });
       expect(result.kind).toBe('response');
       const received = await server.nextRequest();
 
       expect(received.body.equals(Buffer.from(body, 'utf8'))).toBe(true);
       expect(received.headers['x-arena-signature']).toBe(pythonHmac(secret, received.body));
       const timestamp = received.headers['x-arena-timestamp'] as string;
-      expect(received.headers['x-arena-signature-timestamped']).toBe(pythonHmac(secret, received.body, `${timestamp}.`));
+      expect(received.headers['x-arena-signature-timestamped']).toBe(
+        pythonHmac(secret, received.body, `${timestamp}.`),
+      );
       expect(received.headers['x-arena-signature']).toBe(
         createHmac('sha256', secret).update(received.body).digest('hex'),
       );
@@ -96,7 +109,9 @@ describe('verifySignature', () => {
     expect(verifySignature(secret, headers, body, { requireTimestamp: true, now: now + 300 })).toBe(true);
     expect(verifySignature(secret, headers, body, { requireTimestamp: true, now: now + 301 })).toBe(false);
     expect(verifySignature(secret, headers, body, { requireTimestamp: true, now: now - 301 })).toBe(false);
-    expect(verifySignature(secret, headers, body, { requireTimestamp: true, now: now + 1000, toleranceSeconds: 1000 })).toBe(true);
+    expect(
+      verifySignature(secret, headers, body, { requireTimestamp: true, now: now + 1000, toleranceSeconds: 1000 }),
+    ).toBe(true);
     // Without requireTimestamp only the body signature counts, as for the original service's verifiers.
     expect(verifySignature(secret, headers, body, { now: now + 10_000 })).toBe(true);
   });

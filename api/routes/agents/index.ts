@@ -2,7 +2,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { gymCounts } from '../../../infra/db/repositories/session.repository';
-import { createAgent, editAgent, type AgentCreate, type AgentEdit, type AgentLifecycleDeps } from '../../../services/agent-lifecycle';
+import {
+  createAgent,
+  editAgent,
+  type AgentCreate,
+  type AgentEdit,
+  type AgentLifecycleDeps,
+} from '../../../services/agent-lifecycle';
 import { agentsOf, ownedAgent } from '../../../services/agents';
 import type { WorkflowDeps } from '../../../services/workflow-client';
 import type { AppDeps } from '../../deps';
@@ -17,7 +23,10 @@ import { sandboxRoutes } from './sandbox';
 agentCreate satisfies z.ZodType<AgentCreate>;
 agentPatch satisfies z.ZodType<AgentEdit>;
 
-export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: WorkflowDeps }> = async (app, { deps, workflows }) => {
+export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: WorkflowDeps }> = async (
+  app,
+  { deps, workflows },
+) => {
   app.addHook('onRequest', app.requireAccount);
   const { config } = deps;
   const security = [{ bearerAuth: [] }];
@@ -49,14 +58,28 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
       },
     },
     async (request, reply) => {
-      const { agent, secret } = await createAgent(request.em, lifecycle, request.account, request.body, () => spendPing(request, reply), request.log);
+      const { agent, secret } = await createAgent(
+        request.em,
+        lifecycle,
+        request.account,
+        request.body,
+        () => spendPing(request, reply),
+        request.log,
+      );
       return reply.code(201).send(agentCreatedJson(agent, secret, config.publicUrl));
     },
   );
 
   app.get(
     '/',
-    { schema: { summary: 'Your agents', tags: ['agents'], security, response: { 200: z.array(agentListItem), ...errors(401) } } },
+    {
+      schema: {
+        summary: 'Your agents',
+        tags: ['agents'],
+        security,
+        response: { 200: z.array(agentListItem), ...errors(401) },
+      },
+    },
     async (request) => (await agentsOf(request.em, request.account.id)).map(agentListItemJson),
   );
 
@@ -91,7 +114,15 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
     },
     async (request, reply) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
-      await editAgent(request.em, lifecycle, request.account, agent, request.body, () => spendPing(request, reply), request.log);
+      await editAgent(
+        request.em,
+        lifecycle,
+        request.account,
+        agent,
+        request.body,
+        () => spendPing(request, reply),
+        request.log,
+      );
       return agentDetailJson(agent, config.publicUrl, await gymCounts(request.em, agent.id, agent.gymStartedAt));
     },
   );

@@ -20,7 +20,10 @@ export interface LifecycleOptions {
   gymRestartsPerHour: number;
 }
 
-export const lifecycleRoutes: FastifyPluginAsyncZod<LifecycleOptions> = async (app, { lifecycle, spendPing, gymRestartsPerHour }) => {
+export const lifecycleRoutes: FastifyPluginAsyncZod<LifecycleOptions> = async (
+  app,
+  { lifecycle, spendPing, gymRestartsPerHour },
+) => {
   const security = [{ bearerAuth: [] }];
   // Each restart starts a gym of its own (a workflow and its prompts).
   const gymRestartBudget = app.rateLimit(accountBudget('gym-restart', gymRestartsPerHour, '1 hour'));
@@ -56,7 +59,10 @@ export const lifecycleRoutes: FastifyPluginAsyncZod<LifecycleOptions> = async (a
     },
     async (request) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
-      return { id: agent.id, webhook_secret: await regenerateSecret(request.em, agent, lifecycle.ping.encryptionKey, request.log) };
+      return {
+        id: agent.id,
+        webhook_secret: await regenerateSecret(request.em, agent, lifecycle.ping.encryptionKey, request.log),
+      };
     },
   );
 

@@ -7,7 +7,10 @@ import { perAccountPerMinute } from '../../plugins/rate-limits';
 import { activitySession, sandboxCreate, sandboxParams } from '../../schemas/session';
 import { sessionJson } from '../../json/agents';
 
-export const sandboxRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; sandboxPerMinute: number }> = async (app, { workflows, sandboxPerMinute }) => {
+export const sandboxRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; sandboxPerMinute: number }> = async (
+  app,
+  { workflows, sandboxPerMinute },
+) => {
   const security = [{ bearerAuth: [] }];
 
   app.post(

@@ -32,11 +32,27 @@ export const webAuthPlugin = fp<WebAuthOptions>(
   { name: 'web-auth', dependencies: ['orm'] },
 );
 
-export { changePassword, hasPassword, logIn, normaliseEmail, setPassword, signUp, WRONG_LOGIN, type LogInInput, type SignUpInput } from '../../../services/sign-in';
+export {
+  changePassword,
+  hasPassword,
+  logIn,
+  normaliseEmail,
+  setPassword,
+  signUp,
+  WRONG_LOGIN,
+  type LogInInput,
+  type SignUpInput,
+} from '../../../services/sign-in';
 export { CSRF_COOKIE, SESSION_COOKIE } from './cookies';
 export { accountForIdentity, identitiesOf, linkIdentity } from '../../../services/identities';
 export { OIDC_FAILURES, oidcRedirectUri, oidcRoutes, type OidcRoutesOptions } from './oidc.routes';
 export { PASSWORD_RULE } from '../../../services/passwords';
 export { loginRateLimit, signUpRateLimit } from './rate-limits';
-export { deleteExpiredSessions, endAllSessions, endSession, findSession, startSession } from '../../../services/web-sessions';
+export {
+  deleteExpiredSessions,
+  endAllSessions,
+  endSession,
+  findSession,
+  startSession,
+} from '../../../services/web-sessions';
 export { safeNextPath, webSessionPlugin } from './web-session.plugin';

@@ -43,7 +43,11 @@ export class OidcRelyingParty {
   /** The provider's authorization URL for a new sign-in (code flow with PKCE, state and nonce), and what to remember. */
   async begin(): Promise<{ url: string; pending: PendingSignIn }> {
     const [client, config] = await Promise.all([this.openidClient(), this.discovered()]);
-    const pending = { state: client.randomState(), nonce: client.randomNonce(), codeVerifier: client.randomPKCECodeVerifier() };
+    const pending = {
+      state: client.randomState(),
+      nonce: client.randomNonce(),
+      codeVerifier: client.randomPKCECodeVerifier(),
+    };
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri,
       scope: 'openid email profile',
@@ -95,10 +99,16 @@ export class OidcRelyingParty {
   private discovered(): Promise<Configuration> {
     this.configuration ??= this.openidClient()
       .then((client) =>
-        client.discovery(new URL(this.settings.issuer), this.settings.clientId, undefined, client.ClientSecretBasic(this.settings.clientSecret), {
-          // Plain http is only accepted by the configuration for a provider on localhost (development, tests).
-          execute: this.settings.issuer.startsWith('http:') ? [client.allowInsecureRequests] : [],
-        }),
+        client.discovery(
+          new URL(this.settings.issuer),
+          this.settings.clientId,
+          undefined,
+          client.ClientSecretBasic(this.settings.clientSecret),
+          {
+            // Plain http is only accepted by the configuration for a provider on localhost (development, tests).
+            execute: this.settings.issuer.startsWith('http:') ? [client.allowInsecureRequests] : [],
+          },
+        ),
       )
       .catch((err: unknown) => {
         this.configuration = undefined;

@@ -9,7 +9,12 @@ import type { OidcSettings } from '../../../infra/config';
 import { ApiError, expectedFailure } from '../../errors';
 import { isSecureSite, OIDC_COOKIE } from './cookies';
 import { accountForIdentity, EMAIL_IN_USE, LINKED_ELSEWHERE, linkIdentity } from '../../../services/identities';
-import { OidcRelyingParty, ProviderUnavailableError, type OpenidClientLoader, type ProviderIdentity } from './oidc-client';
+import {
+  OidcRelyingParty,
+  ProviderUnavailableError,
+  type OpenidClientLoader,
+  type ProviderIdentity,
+} from './oidc-client';
 import { safeNextPath } from './web-session.plugin';
 
 export const OIDC_CALLBACK_PATH = '/auth/oidc/callback';
@@ -25,7 +30,15 @@ const OTHER_SIGN_IN = 'this link was started in another sign-in; start again fro
  * Every sentence a failed sign-in or link is sent back with. The pages show `?error=` only when it
  * is one of these, so a crafted link cannot put words of its own on the arena's pages.
  */
-export const OIDC_FAILURES: ReadonlySet<string> = new Set([UNAVAILABLE, EXPIRED, REFUSED, NOT_COMPLETED, OTHER_SIGN_IN, EMAIL_IN_USE, LINKED_ELSEWHERE]);
+export const OIDC_FAILURES: ReadonlySet<string> = new Set([
+  UNAVAILABLE,
+  EXPIRED,
+  REFUSED,
+  NOT_COMPLETED,
+  OTHER_SIGN_IN,
+  EMAIL_IN_USE,
+  LINKED_ELSEWHERE,
+]);
 
 export interface OidcRoutesOptions {
   /** `config.oidc`; when unset the plugin adds no routes. */
@@ -50,7 +63,10 @@ const pendingCookie = z.object({
   linkTo: z.number().int().optional(),
 });
 type PendingCookie = z.infer<typeof pendingCookie>;
-const callbackQuery = z.object({ error: z.string().max(200).optional(), error_description: z.string().max(500).optional() });
+const callbackQuery = z.object({
+  error: z.string().max(200).optional(),
+  error_description: z.string().max(500).optional(),
+});
 
 export function oidcRedirectUri(publicUrl: string): string {
   return `${publicUrl.replace(/\/+$/, '')}${OIDC_CALLBACK_PATH}`;
@@ -62,7 +78,13 @@ export const oidcRoutes: FastifyPluginAsync<OidcRoutesOptions> = async (app, opt
     throw new Error('oidcRoutes needs webAuthPlugin registered before it');
   }
   const relyingParty = new OidcRelyingParty(opts.oidc, oidcRedirectUri(opts.publicUrl), opts.loadClient);
-  const cookieOptions = { path: '/auth/oidc', httpOnly: true, sameSite: 'lax' as const, secure: isSecureSite(opts.publicUrl), signed: true };
+  const cookieOptions = {
+    path: '/auth/oidc',
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: isSecureSite(opts.publicUrl),
+    signed: true,
+  };
   const accountPage = opts.accountPage ?? '/account';
 
   function fail(reply: FastifyReply, status: number, message: string, to = opts.failureRedirect): FastifyReply {
@@ -82,7 +104,12 @@ export const oidcRoutes: FastifyPluginAsync<OidcRoutesOptions> = async (app, opt
   }
 
   /** Leaves for the provider, remembering (in a signed cookie) what the callback must check and where to go next. */
-  async function leaveForProvider(request: FastifyRequest, reply: FastifyReply, next: string, linkTo?: number): Promise<FastifyReply> {
+  async function leaveForProvider(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    next: string,
+    linkTo?: number,
+  ): Promise<FastifyReply> {
     let begun;
     try {
       begun = await relyingParty.begin();
@@ -92,7 +119,10 @@ export const oidcRoutes: FastifyPluginAsync<OidcRoutesOptions> = async (app, opt
       return fail(reply, 503, UNAVAILABLE, linkTo === undefined ? opts.failureRedirect : accountPage);
     }
     const pending: PendingCookie = { ...begun.pending, next, expires: Date.now() + PENDING_SECONDS * 1000, linkTo };
-    reply.setCookie(OIDC_COOKIE, Buffer.from(JSON.stringify(pending)).toString('base64url'), { ...cookieOptions, maxAge: PENDING_SECONDS });
+    reply.setCookie(OIDC_COOKIE, Buffer.from(JSON.stringify(pending)).toString('base64url'), {
+      ...cookieOptions,
+      maxAge: PENDING_SECONDS,
+    });
     return reply.redirect(begun.url, 303);
   }
 
@@ -101,8 +131,10 @@ export const oidcRoutes: FastifyPluginAsync<OidcRoutesOptions> = async (app, opt
   );
 
   // A POST with a CSRF token: no other site can make a signed-in browser start linking.
-  app.post('/auth/oidc/link', { onRequest: app.requireWebUser, preHandler: app.csrfProtection }, async (request, reply) =>
-    leaveForProvider(request, reply, `${accountPage}?done=linked`, request.webUser!.id),
+  app.post(
+    '/auth/oidc/link',
+    { onRequest: app.requireWebUser, preHandler: app.csrfProtection },
+    async (request, reply) => leaveForProvider(request, reply, `${accountPage}?done=linked`, request.webUser!.id),
   );
 
   app.get(OIDC_CALLBACK_PATH, async (request, reply) => {
@@ -113,7 +145,10 @@ export const oidcRoutes: FastifyPluginAsync<OidcRoutesOptions> = async (app, opt
     const failTo = pending.linkTo === undefined ? opts.failureRedirect : accountPage;
     const query = callbackQuery.safeParse(request.query);
     if (query.success && query.data.error) {
-      request.log.info({ error: query.data.error, description: query.data.error_description }, 'the identity provider refused the sign-in');
+      request.log.info(
+        { error: query.data.error, description: query.data.error_description },
+        'the identity provider refused the sign-in',
+      );
       return fail(reply, 400, REFUSED, failTo);
     }
     let identity: ProviderIdentity;

@@ -5,7 +5,13 @@ import type { User } from '../../../infra/db/entities/user.entity';
 import type { WebSession } from '../../../infra/db/entities/web-session.entity';
 import { ApiError } from '../../errors';
 import { SESSION_COOKIE, sessionCookieOptions } from './cookies';
-import { DEFAULT_SESSION_DAYS, deleteExpiredSessions, endSession, findSession, startSession } from '../../../services/web-sessions';
+import {
+  DEFAULT_SESSION_DAYS,
+  deleteExpiredSessions,
+  endSession,
+  findSession,
+  startSession,
+} from '../../../services/web-sessions';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -104,7 +110,8 @@ export const webSessionPlugin = fp<WebSessionOptions>(
     app.decorate('requireWebUser', async (request: FastifyRequest, reply: FastifyReply) => {
       if (request.webUser) return undefined;
       if (!wantsHtml(request)) throw new ApiError(401, 'sign in on the website first');
-      const back = request.method === 'GET' || request.method === 'HEAD' ? `?next=${encodeURIComponent(request.url)}` : '';
+      const back =
+        request.method === 'GET' || request.method === 'HEAD' ? `?next=${encodeURIComponent(request.url)}` : '';
       return reply.redirect(`/login${back}`, 303);
     });
 

@@ -45,7 +45,9 @@ export function intervalChart(rows: readonly IntervalRow[]): string {
     `<title id="ci-title">Bradley-Terry ratings with 95% intervals</title>`,
     `<line x1="${x(INITIAL_ELO)}" y1="${top}" x2="${x(INITIAL_ELO)}" y2="${axisY}" stroke="#999" stroke-dasharray="4 3"/>`,
     `<line x1="${left}" y1="${axisY}" x2="${WIDTH - right}" y2="${axisY}" stroke="#666"/>`,
-    ...ticks(min, max).map((t) => `<text x="${x(t)}" y="${axisY + 18}" font-size="11" text-anchor="middle" fill="#555">${t}</text>`),
+    ...ticks(min, max).map(
+      (t) => `<text x="${x(t)}" y="${axisY + 18}" font-size="11" text-anchor="middle" fill="#555">${t}</text>`,
+    ),
   ];
   rows.forEach((r, i) => {
     const y = top + i * rowHeight + rowHeight / 2;
@@ -71,13 +73,19 @@ export function eloHistoryChart(points: ReadonlyArray<{ at: Date; elo: number }>
   const x = (ms: number) => round(left + ((ms - from) / (to - from)) * (WIDTH - left - right));
   const y = (v: number) => round(top + (1 - (v - min) / (max - min)) * (height - top - bottom));
   // Elo holds between votes, so each vote is a step.
-  const path = [`M${x(from)},${y(INITIAL_ELO)}`, ...points.map((p) => `H${x(p.at.getTime())} V${y(p.elo)}`), `H${x(to)}`].join(' ');
+  const path = [
+    `M${x(from)},${y(INITIAL_ELO)}`,
+    ...points.map((p) => `H${x(p.at.getTime())} V${y(p.elo)}`),
+    `H${x(to)}`,
+  ].join(' ');
   const axisY = height - bottom;
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" role="img" width="100%" viewBox="0 0 ${WIDTH} ${height}" aria-labelledby="elo-title">`,
     `<title id="elo-title">Elo after each of ${points.length} vote${points.length === 1 ? '' : 's'}, over time (UTC)</title>`,
     `<line x1="${left}" y1="${axisY}" x2="${WIDTH - right}" y2="${axisY}" stroke="#666"/>`,
-    ...ticks(min, max, 4).map((t) => `<text x="${left - 6}" y="${y(t) + 4}" font-size="11" text-anchor="end" fill="#555">${t}</text>`),
+    ...ticks(min, max, 4).map(
+      (t) => `<text x="${left - 6}" y="${y(t) + 4}" font-size="11" text-anchor="end" fill="#555">${t}</text>`,
+    ),
     // Ticks close to the ends would run into the corner's "UTC" or off the chart.
     ...timeTicks(from, to)
       .filter((t) => x(t.at) >= left + 16 && x(t.at) <= WIDTH - right - 16)

@@ -6,7 +6,12 @@ const DAY = 24 * HOUR;
 // The Unix epoch was a Thursday: weekly ticks fall on Mondays, four days later.
 const MONDAY = 4 * DAY;
 
-const FIXED_STEPS = [1, 2, 5, 10, 15, 30].map((m) => m * MINUTE).concat([1, 2, 3, 6, 12].map((h) => h * HOUR), [DAY, 2 * DAY, 7 * DAY, 14 * DAY]);
+const FIXED_STEPS = [1, 2, 5, 10, 15, 30]
+  .map((m) => m * MINUTE)
+  .concat(
+    [1, 2, 3, 6, 12].map((h) => h * HOUR),
+    [DAY, 2 * DAY, 7 * DAY, 14 * DAY],
+  );
 const MONTH_STEPS = [1, 2, 3, 6, 12, 24, 60];
 
 const dayMonth = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
@@ -35,11 +40,19 @@ export function timeTicks(from: number, to: number, most = 5): TimeTick[] {
 
 function monthTicks(from: number, to: number, most: number): TimeTick[] {
   const start = new Date(from);
-  const months = (new Date(to).getUTCFullYear() - start.getUTCFullYear()) * 12 + new Date(to).getUTCMonth() - start.getUTCMonth() + 1;
+  const months =
+    (new Date(to).getUTCFullYear() - start.getUTCFullYear()) * 12 +
+    new Date(to).getUTCMonth() -
+    start.getUTCMonth() +
+    1;
   const step = MONTH_STEPS.find((n) => months / n <= most) ?? Math.ceil(months / most);
   const ticks: TimeTick[] = [];
   let month = Math.ceil((start.getUTCFullYear() * 12 + start.getUTCMonth()) / step) * step;
-  for (let at = Date.UTC(Math.floor(month / 12), month % 12, 1); at <= to; month += step, at = Date.UTC(Math.floor(month / 12), month % 12, 1)) {
+  for (
+    let at = Date.UTC(Math.floor(month / 12), month % 12, 1);
+    at <= to;
+    month += step, at = Date.UTC(Math.floor(month / 12), month % 12, 1)
+  ) {
     if (at >= from) ticks.push({ at, label: monthYear.format(at) });
   }
   return ticks;

@@ -10,7 +10,12 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
-const calendarDate = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+const calendarDate = new Intl.DateTimeFormat('en-GB', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  timeZone: 'UTC',
+});
 
 export function toDate(at: Instant): Date {
   if (at instanceof Date) return at;

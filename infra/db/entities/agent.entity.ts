@@ -6,7 +6,24 @@ import { AgentRepository } from '../repositories/agent.repository';
 import { User } from './user.entity';
 
 export class Agent {
-  [OptionalProps]?: 'createdAt' | 'webhookUrl' | 'deactivated' | 'pingOk' | 'pingError' | 'pingsSent' | 'modelClaimed' | 'costClaimed' | 'toolsClaimed' | 'description' | 'elo' | 'gymComplete' | 'gymAttempt' | 'gymStartedAt' | 'gymCompletedAt' | 'consecutiveFailures' | 'failingSince';
+  [OptionalProps]?:
+    | 'createdAt'
+    | 'webhookUrl'
+    | 'deactivated'
+    | 'pingOk'
+    | 'pingError'
+    | 'pingsSent'
+    | 'modelClaimed'
+    | 'costClaimed'
+    | 'toolsClaimed'
+    | 'description'
+    | 'elo'
+    | 'gymComplete'
+    | 'gymAttempt'
+    | 'gymStartedAt'
+    | 'gymCompletedAt'
+    | 'consecutiveFailures'
+    | 'failingSince';
   id!: number;
   owner!: Ref<User>;
   name!: string;

@@ -35,4 +35,3 @@ export const PromptSchema = new EntitySchema<Prompt>({
     createdAt: { type: 'datetime', length: 6 },
   },
 });
-

@@ -6,7 +6,20 @@ import { Agent } from './agent.entity';
 import { Prompt } from './prompt.entity';
 
 export class Session {
-  [OptionalProps]?: 'createdAt' | 'status' | 'response' | 'error' | 'errorDetail' | 'latencyMs' | 'agentLatencyMs' | 'pushState' | 'sentAt' | 'completedAt' | 'resultHash' | 'dedupeKey' | 'redeliveryOf';
+  [OptionalProps]?:
+    | 'createdAt'
+    | 'status'
+    | 'response'
+    | 'error'
+    | 'errorDetail'
+    | 'latencyMs'
+    | 'agentLatencyMs'
+    | 'pushState'
+    | 'sentAt'
+    | 'completedAt'
+    | 'resultHash'
+    | 'dedupeKey'
+    | 'redeliveryOf';
   id!: number;
   agent!: Ref<Agent>;
   kind!: SessionKind;
@@ -80,7 +93,14 @@ export const SessionSchema = new EntitySchema<Session>({
     completedAt: { type: 'datetime', length: 6, nullable: true },
     resultHash: { type: 'string', length: 64, nullable: true },
     dedupeKey: { type: 'string', length: 200, nullable: true, unique: true },
-    redeliveryOf: { kind: 'm:1', entity: () => Session, ref: true, nullable: true, index: true, deleteRule: 'set null' },
+    redeliveryOf: {
+      kind: 'm:1',
+      entity: () => Session,
+      ref: true,
+      nullable: true,
+      index: true,
+      deleteRule: 'set null',
+    },
     createdAt: { type: 'datetime', length: 6 },
   },
 });

@@ -5,7 +5,6 @@ import { Migration } from '@mikro-orm/migrations';
  * before this keep none: only their hash was ever stored.
  */
 export class Migration20261123121000 extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`alter table "api_keys" add column "key_prefix" varchar(16) null;`);
   }
@@ -13,5 +12,4 @@ export class Migration20261123121000 extends Migration {
   override async down(): Promise<void> {
     this.addSql(`alter table "api_keys" drop column "key_prefix";`);
   }
-
 }

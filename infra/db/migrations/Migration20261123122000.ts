@@ -10,15 +10,23 @@ const PUBLIC_FORMS: Array<[pattern: string, replacement: string]> = [
   ['connection refused by \\S+$', 'the webhook refused the connection'],
   ['timed out (after [0-9.]+ s )?connecting to \\S+$', 'the webhook timed out'],
   ['could not connect to \\S+ \\(.*\\)$', 'the webhook could not be reached'],
-  ['connection to \\S+ closed before the response was complete$', 'the connection to the webhook broke before its answer was complete'],
+  [
+    'connection to \\S+ closed before the response was complete$',
+    'the connection to the webhook broke before its answer was complete',
+  ],
   ['request to \\S+ failed \\(.*\\)$', 'the connection to the webhook broke before its answer was complete'],
   ['TLS handshake failed: .*$', "the webhook's TLS handshake failed"],
-  ['refused: \\S+ resolves to a private address \\(.*\\)$', 'the webhook resolves to an address the arena does not call'],
-  ['webhook_url points to a private or loopback address \\(.*\\)$', 'the webhook resolves to an address the arena does not call'],
+  [
+    'refused: \\S+ resolves to a private address \\(.*\\)$',
+    'the webhook resolves to an address the arena does not call',
+  ],
+  [
+    'webhook_url points to a private or loopback address \\(.*\\)$',
+    'the webhook resolves to an address the arena does not call',
+  ],
 ];
 
 export class Migration20261123122000 extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`alter table "sessions" add column "error_detail" text null;`);
     for (const [pattern, replacement] of PUBLIC_FORMS) {
@@ -34,5 +42,4 @@ export class Migration20261123122000 extends Migration {
     this.addSql(`update "sessions" set "error" = "error_detail" where "error_detail" is not null;`);
     this.addSql(`alter table "sessions" drop column "error_detail";`);
   }
-
 }

@@ -23,7 +23,9 @@ export function shellBlocks(markdown: string): string[] {
 
 /** Names the guide tells the reader to `export`, in order. */
 export function exportedVariables(markdown: string): string[] {
-  return shellBlocks(markdown).flatMap((block) => [...block.matchAll(/^export ([A-Z_][A-Z0-9_]*)=/gm)].map((m) => m[1]!));
+  return shellBlocks(markdown).flatMap((block) =>
+    [...block.matchAll(/^export ([A-Z_][A-Z0-9_]*)=/gm)].map((m) => m[1]!),
+  );
 }
 
 function expand(text: string, vars: Record<string, string>): string {
@@ -102,7 +104,8 @@ export function parseCurl(source: string, vars: Record<string, string>): CurlCom
   }
   if (!url) throw new Error(`no URL in: ${source}`);
   // curl's own defaults: -d means POST and a form body unless the command says otherwise.
-  if (body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
+  if (body !== undefined && headers['content-type'] === undefined)
+    headers['content-type'] = 'application/x-www-form-urlencoded';
   return { source, method: method ?? (body === undefined ? 'GET' : 'POST'), url, headers, body };
 }
 

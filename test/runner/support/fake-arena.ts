@@ -93,10 +93,13 @@ export async function startFakeArena(opts: FakeArenaOptions = {}): Promise<FakeA
         if (queued.length > 0) return lease(res);
         const wait = Number(url.searchParams.get('wait') ?? '0');
         if (wait === 0) return send(res, { status: 204 });
-        const poll: HeldPoll = { res, timer: setTimeout(() => {
-          held.splice(held.indexOf(poll), 1);
-          send(res, { status: 204 });
-        }, wait * 1000) };
+        const poll: HeldPoll = {
+          res,
+          timer: setTimeout(() => {
+            held.splice(held.indexOf(poll), 1);
+            send(res, { status: 204 });
+          }, wait * 1000),
+        };
         held.push(poll);
         res.on('close', () => {
           clearTimeout(poll.timer);
@@ -131,7 +134,15 @@ export async function startFakeArena(opts: FakeArenaOptions = {}): Promise<FakeA
     results: [],
     queue(fields = {}) {
       const workId = `sandbox-${nextSession++}`;
-      queued.push({ prompt_id: `p-${workId}`, prompt: 'Say hi', category: 'chat', deadline_seconds: 30, kind: 'sandbox', work_id: workId, ...fields });
+      queued.push({
+        prompt_id: `p-${workId}`,
+        prompt: 'Say hi',
+        category: 'chat',
+        deadline_seconds: 30,
+        kind: 'sandbox',
+        work_id: workId,
+        ...fields,
+      });
       serveHeld();
       return workId;
     },

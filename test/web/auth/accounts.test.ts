@@ -27,7 +27,10 @@ const em = () => orm.em.fork();
 
 /** The domain error a call fails with, as the status and detail the API answers for it. */
 async function rejection(promise: Promise<unknown>): Promise<{ statusCode: number; detail: string }> {
-  const err = await promise.then(() => null, (e: unknown) => e);
+  const err = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ArenaError);
   const answer = expectedFailure(err)!;
   return { statusCode: answer.status, detail: answer.detail };
@@ -50,7 +53,9 @@ describe('signUp', () => {
     const name = `Ada-${Date.now().toString(36)}`;
     const user = await newAccount(em(), { email: freshEmail(), password: GOOD_PASSWORD, username: name });
     expect(user.username).toBe(name.toLowerCase());
-    const err = await rejection(signUp(em(), { email: freshEmail(), password: GOOD_PASSWORD, username: name.toUpperCase() }));
+    const err = await rejection(
+      signUp(em(), { email: freshEmail(), password: GOOD_PASSWORD, username: name.toUpperCase() }),
+    );
     expect([err.statusCode, err.detail]).toEqual([409, `username ${name.toLowerCase()} is already taken`]);
   });
 
@@ -90,7 +95,11 @@ describe('signUp', () => {
     ['a short password', { password: 'short' }, 'password: must be 10 to 200 characters'],
     ['a long password', { password: 'x'.repeat(201) }, 'password: must be 10 to 200 characters'],
     ['a malformed email', { email: 'not-an-email' }, 'email: must be a valid email address'],
-    ['a bad username', { username: 'no spaces please' }, 'username: must be 3 to 32 characters of a-z, 0-9, _ and -, starting with a letter or digit'],
+    [
+      'a bad username',
+      { username: 'no spaces please' },
+      'username: must be 3 to 32 characters of a-z, 0-9, _ and -, starting with a letter or digit',
+    ],
   ])('answers 400 for %s', async (_label, change, detail) => {
     const err = await rejection(signUp(em(), { email: freshEmail(), password: GOOD_PASSWORD, ...change }));
     expect([err.statusCode, err.detail]).toEqual([400, detail]);
@@ -171,7 +180,9 @@ describe('changePassword', () => {
     const email = freshEmail();
     const work = em();
     const user = await newAccount(work, { email, password: GOOD_PASSWORD });
-    const wrong = await rejection(changePassword(work, user, { current: 'not the password', replacement: 'a brand new password' }));
+    const wrong = await rejection(
+      changePassword(work, user, { current: 'not the password', replacement: 'a brand new password' }),
+    );
     expect([wrong.statusCode, wrong.detail]).toEqual([400, 'current_password: is not your password']);
     const short = await rejection(changePassword(work, user, { current: GOOD_PASSWORD, replacement: 'short' }));
     expect([short.statusCode, short.detail]).toEqual([400, 'new_password: must be 10 to 200 characters']);
@@ -187,7 +198,10 @@ describe('changePassword', () => {
     const work = em();
     const user = await work.findOneOrFail(User, { email });
     const err = await rejection(changePassword(work, user, { current: '', replacement: 'a brand new password' }));
-    expect([err.statusCode, err.detail]).toEqual([400, 'current_password: this account has no password; sign in with your identity provider']);
+    expect([err.statusCode, err.detail]).toEqual([
+      400,
+      'current_password: this account has no password; sign in with your identity provider',
+    ]);
     expect(await em().count(UserPassword, { user: user.id })).toBe(0);
   });
 });
@@ -198,7 +212,9 @@ describe('issueApiKey', () => {
     const user = await newAccount(work, { email: freshEmail(), password: GOOD_PASSWORD });
     const { apiKey: key } = await issueApiKey(work, user);
     expect(key).toMatch(/^arena_[A-Za-z0-9_-]{43}$/);
-    const rows = await orm.em.getConnection().execute('select key_hash, key_prefix from api_keys where user_id = ?', [user.id]);
+    const rows = await orm.em
+      .getConnection()
+      .execute('select key_hash, key_prefix from api_keys where user_id = ?', [user.id]);
     expect(rows).toEqual([{ key_hash: hashToken(key), key_prefix: key.slice(0, 10) }]);
     expect((await em().getRepository(User).findByApiKeyHash(hashToken(key)))?.id).toBe(user.id);
   });

@@ -23,12 +23,22 @@ describe('website sign-in configuration', () => {
   });
 
   it('counts empty variables as unset', () => {
-    expect(loadConfig({ ARENA_OIDC_ISSUER: '', ARENA_OIDC_CLIENT_ID: '', ARENA_OIDC_CLIENT_SECRET: '' }).oidc).toBeUndefined();
+    expect(
+      loadConfig({ ARENA_OIDC_ISSUER: '', ARENA_OIDC_CLIENT_ID: '', ARENA_OIDC_CLIENT_SECRET: '' }).oidc,
+    ).toBeUndefined();
   });
 
   it.each([
-    ['ARENA_OIDC_CLIENT_SECRET', { ARENA_OIDC_ISSUER: OIDC.ARENA_OIDC_ISSUER, ARENA_OIDC_CLIENT_ID: 'arena' }, ['ARENA_OIDC_CLIENT_SECRET']],
-    ['the client id and secret', { ARENA_OIDC_ISSUER: OIDC.ARENA_OIDC_ISSUER }, ['ARENA_OIDC_CLIENT_ID', 'ARENA_OIDC_CLIENT_SECRET']],
+    [
+      'ARENA_OIDC_CLIENT_SECRET',
+      { ARENA_OIDC_ISSUER: OIDC.ARENA_OIDC_ISSUER, ARENA_OIDC_CLIENT_ID: 'arena' },
+      ['ARENA_OIDC_CLIENT_SECRET'],
+    ],
+    [
+      'the client id and secret',
+      { ARENA_OIDC_ISSUER: OIDC.ARENA_OIDC_ISSUER },
+      ['ARENA_OIDC_CLIENT_ID', 'ARENA_OIDC_CLIENT_SECRET'],
+    ],
     ['the issuer', { ARENA_OIDC_CLIENT_ID: 'arena', ARENA_OIDC_CLIENT_SECRET: 's3cret' }, ['ARENA_OIDC_ISSUER']],
   ])('refuses a partial set-up, naming what is missing: %s', (_label, env, missing) => {
     let message = '';
@@ -38,15 +48,26 @@ describe('website sign-in configuration', () => {
       expect(err).toBeInstanceOf(ConfigError);
       message = (err as Error).message;
     }
-    for (const name of missing) expect(message).toContain(`${name}: missing: set ARENA_OIDC_ISSUER, ARENA_OIDC_CLIENT_ID, ARENA_OIDC_CLIENT_SECRET together`);
-    const present = ['ARENA_OIDC_ISSUER', 'ARENA_OIDC_CLIENT_ID', 'ARENA_OIDC_CLIENT_SECRET'].filter((n) => !missing.includes(n));
+    for (const name of missing)
+      expect(message).toContain(
+        `${name}: missing: set ARENA_OIDC_ISSUER, ARENA_OIDC_CLIENT_ID, ARENA_OIDC_CLIENT_SECRET together`,
+      );
+    const present = ['ARENA_OIDC_ISSUER', 'ARENA_OIDC_CLIENT_ID', 'ARENA_OIDC_CLIENT_SECRET'].filter(
+      (n) => !missing.includes(n),
+    );
     for (const name of present) expect(message).not.toContain(`${name}: missing`);
   });
 
   it('takes plain http for a provider only on localhost', () => {
-    expect(loadConfig({ ...OIDC, ARENA_OIDC_ISSUER: 'http://127.0.0.1:9000' }).oidc?.issuer).toBe('http://127.0.0.1:9000');
-    expect(loadConfig({ ...OIDC, ARENA_OIDC_ISSUER: 'http://localhost:9000/realms/arena' }).oidc?.issuer).toBe('http://localhost:9000/realms/arena');
-    expect(() => loadConfig({ ...OIDC, ARENA_OIDC_ISSUER: 'http://id.example.org' })).toThrow(/ARENA_OIDC_ISSUER: must be https \(plain http only for localhost\)/);
+    expect(loadConfig({ ...OIDC, ARENA_OIDC_ISSUER: 'http://127.0.0.1:9000' }).oidc?.issuer).toBe(
+      'http://127.0.0.1:9000',
+    );
+    expect(loadConfig({ ...OIDC, ARENA_OIDC_ISSUER: 'http://localhost:9000/realms/arena' }).oidc?.issuer).toBe(
+      'http://localhost:9000/realms/arena',
+    );
+    expect(() => loadConfig({ ...OIDC, ARENA_OIDC_ISSUER: 'http://id.example.org' })).toThrow(
+      /ARENA_OIDC_ISSUER: must be https \(plain http only for localhost\)/,
+    );
   });
 
   it('bounds the session length', () => {

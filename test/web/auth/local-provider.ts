@@ -65,7 +65,10 @@ export class ProviderVisitor {
    */
   async signIn(authorizationUrl: string, login: string): Promise<string> {
     const origin = new URL(authorizationUrl).origin;
-    let next: { url: string; method: 'GET' | 'POST'; form?: URLSearchParams } = { url: authorizationUrl, method: 'GET' };
+    let next: { url: string; method: 'GET' | 'POST'; form?: URLSearchParams } = {
+      url: authorizationUrl,
+      method: 'GET',
+    };
     for (let step = 0; step < 20; step++) {
       const res = await this.fetch(next.url, next.method, next.form);
       const location = res.headers.get('location');

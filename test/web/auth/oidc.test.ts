@@ -14,12 +14,17 @@ const ACCOUNTS = {
   linker: { email: 'linker-at-provider@example.org', email_verified: true },
   stranger: {},
 };
-const EMAIL_IN_USE = 'an account with this email already exists: sign in to it with its password, then link your identity provider on your account page';
+const EMAIL_IN_USE =
+  'an account with this email already exists: sign in to it with its password, then link your identity provider on your account page';
 
 let provider: RunningProvider;
 let t: AuthApp;
 beforeAll(async () => {
-  provider = await startOidcProvider({ ...CLIENT, redirectUri: `${PUBLIC_URL}/auth/oidc/callback`, accounts: ACCOUNTS });
+  provider = await startOidcProvider({
+    ...CLIENT,
+    redirectUri: `${PUBLIC_URL}/auth/oidc/callback`,
+    accounts: ACCOUNTS,
+  });
   t = await startAuthApp({ publicUrl: PUBLIC_URL, oidc: { issuer: provider.issuer, ...CLIENT } });
 });
 afterAll(async () => {
@@ -29,7 +34,10 @@ afterAll(async () => {
 
 /** Leaves the app for the provider; returns the authorization URL it was sent to. */
 async function start(browser: Browser, next?: string): Promise<URL> {
-  const res = await browser.request({ method: 'GET', url: `/auth/oidc/start${next ? `?next=${encodeURIComponent(next)}` : ''}` });
+  const res = await browser.request({
+    method: 'GET',
+    url: `/auth/oidc/start${next ? `?next=${encodeURIComponent(next)}` : ''}`,
+  });
   expect(res.statusCode).toBe(303);
   return new URL(res.headers.location as string);
 }
@@ -115,11 +123,19 @@ describe('sign-in through an OpenID Connect provider', () => {
   });
 
   it('only returns to paths on this site', async () => {
-    for (const next of ['//evil.example/steal', '/\t/evil.example', '/.//evil.example', '/\\evil.example', 'https:evil.example']) {
+    for (const next of [
+      '//evil.example/steal',
+      '/\t/evil.example',
+      '/.//evil.example',
+      '/\\evil.example',
+      'https:evil.example',
+    ]) {
       const { res } = await signInAs('anonymous', next);
       expect({ next, location: res.headers.location }).toEqual({ next, location: '/' });
     }
-    expect((await signInAs('anonymous', 'http://arena.test/private?tab=keys')).res.headers.location).toBe('/private?tab=keys');
+    expect((await signInAs('anonymous', 'http://arena.test/private?tab=keys')).res.headers.location).toBe(
+      '/private?tab=keys',
+    );
   });
 
   it('refuses a callback whose state does not match, without signing in', async () => {
@@ -129,7 +145,9 @@ describe('sign-in through an OpenID Connect provider', () => {
     callback.searchParams.set('state', 'not-the-state');
     const res = await browser.request({ method: 'GET', url: callback.pathname + callback.search });
     expect(res.statusCode).toBe(303);
-    expect(res.headers.location).toBe(`/login?error=${encodeURIComponent('the sign-in could not be completed; start again')}`);
+    expect(res.headers.location).toBe(
+      `/login?error=${encodeURIComponent('the sign-in could not be completed; start again')}`,
+    );
     expect(await whoAmI(browser)).toBeNull();
   });
 
@@ -138,24 +156,36 @@ describe('sign-in through an OpenID Connect provider', () => {
     const callback = new URL(await new ProviderVisitor().signIn(authorization.href, 'newcomer'));
     const other = new Browser(t.app);
     const res = await other.request({ method: 'GET', url: callback.pathname + callback.search });
-    expect(res.headers.location).toMatch(/^\/login\?error=this%20sign-in%20expired%20or%20was%20started%20in%20another%20browser/);
+    expect(res.headers.location).toMatch(
+      /^\/login\?error=this%20sign-in%20expired%20or%20was%20started%20in%20another%20browser/,
+    );
     expect(await whoAmI(other)).toBeNull();
   });
 
   it('passes on the provider refusing the sign-in', async () => {
     const browser = new Browser(t.app);
     const state = (await start(browser)).searchParams.get('state')!;
-    const res = await browser.request({ method: 'GET', url: `/auth/oidc/callback?error=access_denied&error_description=End-User%20aborted&state=${state}` });
+    const res = await browser.request({
+      method: 'GET',
+      url: `/auth/oidc/callback?error=access_denied&error_description=End-User%20aborted&state=${state}`,
+    });
     // The provider's own words stay out of the link: the login page shows only sentences of its own.
-    expect(res.headers.location).toBe(`/login?error=${encodeURIComponent('the identity provider did not sign you in')}`);
+    expect(res.headers.location).toBe(
+      `/login?error=${encodeURIComponent('the identity provider did not sign you in')}`,
+    );
   });
 
   it('says so when the provider cannot be reached', async () => {
-    const down = await startAuthApp({ publicUrl: PUBLIC_URL, oidc: { issuer: `http://127.0.0.1:${await freePort()}`, ...CLIENT } });
+    const down = await startAuthApp({
+      publicUrl: PUBLIC_URL,
+      oidc: { issuer: `http://127.0.0.1:${await freePort()}`, ...CLIENT },
+    });
     try {
       const res = await down.app.inject({ method: 'GET', url: '/auth/oidc/start' });
       expect(res.statusCode).toBe(303);
-      expect(res.headers.location).toBe(`/login?error=${encodeURIComponent('the identity provider is unavailable; try again shortly')}`);
+      expect(res.headers.location).toBe(
+        `/login?error=${encodeURIComponent('the identity provider is unavailable; try again shortly')}`,
+      );
     } finally {
       await down.close();
     }
@@ -194,7 +224,9 @@ describe('linking an identity provider to a signed-in account', () => {
     const res = await link(browser, 'linker');
     expect([res.statusCode, res.headers.location]).toEqual([303, '/account?done=linked']);
     expect(await whoAmI(browser)).toBe(user.username);
-    expect((await em().find(UserIdentity, { user: user.id })).map((i) => [i.provider, i.subject])).toEqual([[provider.issuer, 'linker']]);
+    expect((await em().find(UserIdentity, { user: user.id })).map((i) => [i.provider, i.subject])).toEqual([
+      [provider.issuer, 'linker'],
+    ]);
     expect(await whoAmI((await signInAs('linker')).browser)).toBe(user.username);
     // Linking again is harmless.
     expect((await link(browser, 'linker')).headers.location).toBe('/account?done=linked');
@@ -205,7 +237,9 @@ describe('linking an identity provider to a signed-in account', () => {
     const other = await signInAs('stranger');
     const { browser, user } = await signedInWithPassword();
     const res = await link(browser, 'stranger');
-    expect(res.headers.location).toBe(`/account?error=${encodeURIComponent('this identity is already linked to another account')}`);
+    expect(res.headers.location).toBe(
+      `/account?error=${encodeURIComponent('this identity is already linked to another account')}`,
+    );
     expect(await em().count(UserIdentity, { user: user.id })).toBe(0);
     expect(await whoAmI((await signInAs('stranger')).browser)).toBe(await whoAmI(other.browser));
   });
@@ -225,9 +259,13 @@ describe('linking an identity provider to a signed-in account', () => {
     const callback = new URL(await new ProviderVisitor().signIn(started.headers.location as string, 'linker-two'));
     // Someone else signs in on this browser before the provider sends it back.
     const second = await newAccount(em(), { email: freshEmail('second'), password: GOOD_PASSWORD });
-    expect((await first.browser.submit('/login', { email: second.email!, password: GOOD_PASSWORD })).statusCode).toBe(303);
+    expect((await first.browser.submit('/login', { email: second.email!, password: GOOD_PASSWORD })).statusCode).toBe(
+      303,
+    );
     const res = await first.browser.request({ method: 'GET', url: callback.pathname + callback.search });
-    expect(res.headers.location).toBe(`/account?error=${encodeURIComponent('this link was started in another sign-in; start again from your account page')}`);
+    expect(res.headers.location).toBe(
+      `/account?error=${encodeURIComponent('this link was started in another sign-in; start again from your account page')}`,
+    );
     expect(await em().count(UserIdentity, { subject: 'linker-two' })).toBe(0);
   });
 });

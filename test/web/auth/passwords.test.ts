@@ -1,5 +1,11 @@
 import { hash } from '@node-rs/argon2';
-import { hashPassword, needsRehash, passwordProblem, PASSWORD_POLICY, verifyPassword } from '../../../services/passwords';
+import {
+  hashPassword,
+  needsRehash,
+  passwordProblem,
+  PASSWORD_POLICY,
+  verifyPassword,
+} from '../../../services/passwords';
 
 describe('password hashing', () => {
   it('round-trips through argon2id at the policy cost, with a fresh salt each time', async () => {

@@ -19,7 +19,9 @@ export interface AuthApp {
   close(): Promise<void>;
 }
 
-export async function startAuthApp(options: { publicUrl?: string; oidc?: OidcSettings; loginLimit?: number; sweepExpiredEveryMs?: number } = {}): Promise<AuthApp> {
+export async function startAuthApp(
+  options: { publicUrl?: string; oidc?: OidcSettings; loginLimit?: number; sweepExpiredEveryMs?: number } = {},
+): Promise<AuthApp> {
   const publicUrl = options.publicUrl ?? 'http://arena.test';
   const db = await createTestDatabase();
   const orm = await MikroORM.init(ormConfig(db.url));
@@ -27,11 +29,25 @@ export async function startAuthApp(options: { publicUrl?: string; oidc?: OidcSet
   installErrorHandling(app);
   await app.register(rateLimit, {
     global: false,
-    errorResponseBuilder: (_request, context) => new ApiError(context.statusCode, `rate limit exceeded: at most ${context.max} requests per ${context.after}; retry later`),
+    errorResponseBuilder: (_request, context) =>
+      new ApiError(
+        context.statusCode,
+        `rate limit exceeded: at most ${context.max} requests per ${context.after}; retry later`,
+      ),
   });
   await app.register(ormPlugin, { orm });
-  await app.register(webAuthPlugin, { publicUrl, secretKey: randomBytes(32), sessionDays: 30, sweepExpiredEveryMs: options.sweepExpiredEveryMs });
-  await app.register(oidcRoutes, { oidc: options.oidc, publicUrl, failureRedirect: '/login', loadClient: loadOpenidClientInJest });
+  await app.register(webAuthPlugin, {
+    publicUrl,
+    secretKey: randomBytes(32),
+    sessionDays: 30,
+    sweepExpiredEveryMs: options.sweepExpiredEveryMs,
+  });
+  await app.register(oidcRoutes, {
+    oidc: options.oidc,
+    publicUrl,
+    failureRedirect: '/login',
+    loadClient: loadOpenidClientInJest,
+  });
 
   // Stand-ins for the website's pages: a form, sign-up, log-in, logout and a private page.
   app.get('/form', async (request, reply) => ({ csrf: reply.csrfToken(), user: request.webUser?.username ?? null }));
@@ -42,10 +58,14 @@ export async function startAuthApp(options: { publicUrl?: string; oidc?: OidcSet
     if (user) await reply.signInWebUser(user);
     return reply.redirect('/', 303);
   });
-  app.post('/login', { config: loginRateLimit(options.loginLimit ?? 50), preHandler: app.csrfProtection }, async (request, reply) => {
-    await reply.signInWebUser(await logIn(request.em, request.body as { email: string; password: string }));
-    return reply.redirect('/', 303);
-  });
+  app.post(
+    '/login',
+    { config: loginRateLimit(options.loginLimit ?? 50), preHandler: app.csrfProtection },
+    async (request, reply) => {
+      await reply.signInWebUser(await logIn(request.em, request.body as { email: string; password: string }));
+      return reply.redirect('/', 303);
+    },
+  );
   app.post('/logout', { preHandler: app.csrfProtection }, async (_request, reply) => {
     await reply.signOutWebUser();
     return reply.redirect('/', 303);
@@ -96,7 +116,12 @@ export class Browser {
   async submit(url: string, fields: Record<string, string>, withCsrf = true): Promise<LightMyRequestResponse> {
     const form = new URLSearchParams(fields);
     if (withCsrf && !form.has('_csrf')) form.set('_csrf', await this.csrf());
-    return this.request({ method: 'POST', url, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: form.toString() });
+    return this.request({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: form.toString(),
+    });
   }
 }
 

@@ -13,8 +13,17 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Cookie = { name: string; value: string; httpOnly?: boolean; sameSite?: string; secure?: boolean; path?: string; maxAge?: number };
-const cookieNamed = (res: { cookies: unknown[] }, name: string) => (res.cookies as Cookie[]).find((c) => c.name === name);
+type Cookie = {
+  name: string;
+  value: string;
+  httpOnly?: boolean;
+  sameSite?: string;
+  secure?: boolean;
+  path?: string;
+  maxAge?: number;
+};
+const cookieNamed = (res: { cookies: unknown[] }, name: string) =>
+  (res.cookies as Cookie[]).find((c) => c.name === name);
 
 async function signedUp(browser: Browser, email = freshEmail()): Promise<string> {
   const res = await browser.submit('/signup', { email, password: GOOD_PASSWORD });
@@ -26,7 +35,9 @@ describe('session cookie', () => {
   it('is HttpOnly, SameSite=Lax, Path=/, 30 days, and not Secure on a plain-http site', async () => {
     const browser = new Browser(t.app);
     const res = await browser.submit('/signup', { email: freshEmail(), password: GOOD_PASSWORD });
-    const header = ([] as string[]).concat(res.headers['set-cookie'] ?? []).find((h) => h.startsWith('arena_session='))!;
+    const header = ([] as string[])
+      .concat(res.headers['set-cookie'] ?? [])
+      .find((h) => h.startsWith('arena_session='))!;
     expect(header).toMatch(/; HttpOnly/);
     expect(header).toMatch(/; SameSite=Lax/);
     expect(header).toMatch(/; Path=\//);
@@ -39,9 +50,20 @@ describe('session cookie', () => {
     try {
       const browser = new Browser(secure.app);
       const form = await browser.request({ method: 'GET', url: '/form' });
-      expect(cookieNamed(form, 'arena_csrf')).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Lax', path: '/' });
+      expect(cookieNamed(form, 'arena_csrf')).toMatchObject({
+        secure: true,
+        httpOnly: true,
+        sameSite: 'Lax',
+        path: '/',
+      });
       const res = await browser.submit('/signup', { email: freshEmail(), password: GOOD_PASSWORD });
-      expect(cookieNamed(res, 'arena_session')).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Lax', path: '/', maxAge: 2592000 });
+      expect(cookieNamed(res, 'arena_session')).toMatchObject({
+        secure: true,
+        httpOnly: true,
+        sameSite: 'Lax',
+        path: '/',
+        maxAge: 2592000,
+      });
     } finally {
       await secure.close();
     }
@@ -60,7 +82,11 @@ describe('request.webUser and requireWebUser', () => {
 
   it('sends a browser without a session to the login page, and answers 401 to anything else', async () => {
     const browser = new Browser(t.app);
-    const page = await browser.request({ method: 'GET', url: '/private?tab=keys', headers: { accept: 'text/html,*/*' } });
+    const page = await browser.request({
+      method: 'GET',
+      url: '/private?tab=keys',
+      headers: { accept: 'text/html,*/*' },
+    });
     expect(page.statusCode).toBe(303);
     expect(page.headers.location).toBe('/login?next=%2Fprivate%3Ftab%3Dkeys');
     const api = await browser.request({ method: 'GET', url: '/private', headers: { accept: 'application/json' } });
@@ -85,7 +111,9 @@ describe('login and logout', () => {
     const wrong = await browser.submit('/login', { email, password: 'not the password' });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json().detail).toBe('wrong email or password');
-    expect((await browser.submit('/login', { email: email.toUpperCase(), password: GOOD_PASSWORD })).statusCode).toBe(303);
+    expect((await browser.submit('/login', { email: email.toUpperCase(), password: GOOD_PASSWORD })).statusCode).toBe(
+      303,
+    );
     const token = browser.cookies.get('arena_session')!;
     expect((await browser.request({ method: 'GET', url: '/private' })).statusCode).toBe(200);
 
@@ -111,12 +139,15 @@ describe('login and logout', () => {
   it('limits log-in attempts per client address with 429 and Retry-After', async () => {
     const email = await signedUp(new Browser(t.app));
     const guesser = new Browser(t.app, '10.66.0.1');
-    for (let i = 0; i < 3; i++) expect((await guesser.submit('/login', { email, password: `guess number ${i}` })).statusCode).toBe(401);
+    for (let i = 0; i < 3; i++)
+      expect((await guesser.submit('/login', { email, password: `guess number ${i}` })).statusCode).toBe(401);
     const limited = await guesser.submit('/login', { email, password: GOOD_PASSWORD });
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.json().detail).toMatch(/rate limit/);
-    expect((await new Browser(t.app, '10.66.0.2').submit('/login', { email, password: GOOD_PASSWORD })).statusCode).toBe(303);
+    expect(
+      (await new Browser(t.app, '10.66.0.2').submit('/login', { email, password: GOOD_PASSWORD })).statusCode,
+    ).toBe(303);
   });
 });
 
@@ -137,7 +168,12 @@ describe('CSRF protection', () => {
   it('accepts the token in an x-csrf-token header too', async () => {
     const browser = new Browser(t.app);
     const token = await browser.csrf();
-    const res = await browser.request({ method: 'POST', url: '/form', headers: { 'x-csrf-token': token }, payload: { note: 'json' } });
+    const res = await browser.request({
+      method: 'POST',
+      url: '/form',
+      headers: { 'x-csrf-token': token },
+      payload: { note: 'json' },
+    });
     expect(res.statusCode).toBe(200);
   });
 

@@ -1,5 +1,11 @@
 import { MikroORM } from '@mikro-orm/postgresql';
-import { deleteExpiredSessions, endAllSessions, endSession, findSession, startSession } from '../../../services/web-sessions';
+import {
+  deleteExpiredSessions,
+  endAllSessions,
+  endSession,
+  findSession,
+  startSession,
+} from '../../../services/web-sessions';
 import type { User } from '../../../infra/db/entities/user.entity';
 import { WebSession } from '../../../infra/db/entities/web-session.entity';
 import { ormConfig } from '../../../infra/db/orm.config';
@@ -29,10 +35,12 @@ describe('web sessions', () => {
     const now = new Date();
     const { token, session } = await startSession(em(), user, { now });
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const rows = await orm.em.getConnection().execute<Array<{ id: string; csrf_secret: string; expires_at: Date }>>(
-      'select * from web_sessions where user_id = ?',
-      [user.id],
-    );
+    const rows = await orm.em
+      .getConnection()
+      .execute<Array<{ id: string; csrf_secret: string; expires_at: Date }>>(
+        'select * from web_sessions where user_id = ?',
+        [user.id],
+      );
     const row = rows.find((r) => r.id === session.id)!;
     expect(row.id).toBe(hashToken(token));
     expect(JSON.stringify(rows)).not.toContain(token);

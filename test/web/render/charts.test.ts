@@ -6,7 +6,10 @@ const labels = (svg: string) => [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)]
 describe('eloHistoryChart', () => {
   it('labels its time axis with dates when the votes span days', () => {
     const start = Date.parse('2026-11-01T09:00:00Z');
-    const points = Array.from({ length: 12 }, (_, i) => ({ at: new Date(start + i * 2 * 86_400_000), elo: 1500 + i * 7 }));
+    const points = Array.from({ length: 12 }, (_, i) => ({
+      at: new Date(start + i * 2 * 86_400_000),
+      elo: 1500 + i * 7,
+    }));
     const svg = eloHistoryChart(points);
     const dates = labels(svg).filter((l) => /^\d{1,2} [A-Z][a-z]{2}$/.test(l));
     expect(dates.length).toBeGreaterThanOrEqual(3);
@@ -25,7 +28,10 @@ describe('eloHistoryChart', () => {
 
   it('labels its time axis with months when the votes span a year', () => {
     const start = Date.parse('2026-01-20T09:00:00Z');
-    const points = Array.from({ length: 40 }, (_, i) => ({ at: new Date(start + i * 9 * 86_400_000), elo: 1500 + (i % 5) }));
+    const points = Array.from({ length: 40 }, (_, i) => ({
+      at: new Date(start + i * 9 * 86_400_000),
+      elo: 1500 + (i % 5),
+    }));
     const months = labels(eloHistoryChart(points)).filter((l) => /^[A-Z][a-z]{2} \d{4}$/.test(l));
     expect(months.length).toBeGreaterThanOrEqual(3);
     expect(months.length).toBeLessThanOrEqual(7);
@@ -50,6 +56,8 @@ describe('intervalChart', () => {
     expect(shown.length).toBeLessThanOrEqual(22);
     expect(shown.endsWith('…')).toBe(true);
     expect(svg).toContain(`<title>${name}: 1510 (1480–1540)</title>`);
-    expect(labels(intervalChart([{ label: 'careful-bot (v2)', rating: 1510, low: 1480, high: 1540 }]))).toContain('careful-bot (v2)');
+    expect(labels(intervalChart([{ label: 'careful-bot (v2)', rating: 1510, low: 1480, high: 1540 }]))).toContain(
+      'careful-bot (v2)',
+    );
   });
 });

@@ -22,7 +22,9 @@ describe('mdEscape', () => {
   });
 
   it('escapes what would otherwise be emphasis, code, links or HTML', () => {
-    expect(mdEscape('*a* _b_ `c` [d](e) <f> ~~g~~ h|i \\j')).toBe('\\*a\\* \\_b\\_ \\`c\\` \\[d\\](e) \\<f> \\~\\~g\\~\\~ h|i \\\\j');
+    expect(mdEscape('*a* _b_ `c` [d](e) <f> ~~g~~ h|i \\j')).toBe(
+      '\\*a\\* \\_b\\_ \\`c\\` \\[d\\](e) \\<f> \\~\\~g\\~\\~ h|i \\\\j',
+    );
   });
 
   it('escapes line-start syntax only at the start of the text', () => {

@@ -11,14 +11,18 @@ function hrefs(html: string): string[] {
 
 describe('escapeHtml', () => {
   it('escapes the five characters that matter in content and quoted attributes', () => {
-    expect(escapeHtml(`<a href="x" title='y'>&amp;</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;');
+    expect(escapeHtml(`<a href="x" title='y'>&amp;</a>`)).toBe(
+      '&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;',
+    );
     expect(escapeHtml('plain text')).toBe('plain text');
   });
 });
 
 describe('renderMarkdown', () => {
   it('renders ordinary Markdown', () => {
-    const html = renderMarkdown('# Title\n\nSome *emphasis*, **strong** and `code`.\n\n- one\n- two\n\n1. first\n2. second\n\n> quoted\n');
+    const html = renderMarkdown(
+      '# Title\n\nSome *emphasis*, **strong** and `code`.\n\n- one\n- two\n\n1. first\n2. second\n\n> quoted\n',
+    );
     expect(html).toContain('<h1>Title</h1>');
     expect(html).toContain('<em>emphasis</em>');
     expect(html).toContain('<strong>strong</strong>');
@@ -36,7 +40,11 @@ describe('renderMarkdown', () => {
   });
 
   it('escapes script tags, inline and as blocks', () => {
-    for (const source of ['<script>alert(1)</script>', 'before <script>alert(1)</script> after', '<SCRIPT SRC=//evil.example/x.js></SCRIPT>']) {
+    for (const source of [
+      '<script>alert(1)</script>',
+      'before <script>alert(1)</script> after',
+      '<SCRIPT SRC=//evil.example/x.js></SCRIPT>',
+    ]) {
       const html = renderMarkdown(source);
       expect(tagNames(html)).not.toContain('script');
       expect(html.toLowerCase()).toContain('&lt;script');
@@ -55,7 +63,8 @@ describe('renderMarkdown', () => {
     ];
     for (const source of sources) {
       const html = renderMarkdown(source);
-      for (const banned of ['img', 'div', 'iframe', 'svg', 'style', 'script']) expect(tagNames(html)).not.toContain(banned);
+      for (const banned of ['img', 'div', 'iframe', 'svg', 'style', 'script'])
+        expect(tagNames(html)).not.toContain(banned);
       // The only anchors left are linkified addresses in the escaped text, never the raw tags' own.
       for (const href of hrefs(html)) expect(href).toMatch(/^https:\/\/evil\.example$/);
     }
@@ -83,8 +92,15 @@ describe('renderMarkdown', () => {
   });
 
   it('keeps http, https and mailto links, marked nofollow', () => {
-    const html = renderMarkdown('[site](https://example.com/a?b=1&c=2 "Title") <http://example.org> [mail](mailto:a@example.com) and https://linkified.example/path');
-    expect(hrefs(html)).toEqual(['https://example.com/a?b=1&amp;c=2', 'http://example.org', 'mailto:a@example.com', 'https://linkified.example/path']);
+    const html = renderMarkdown(
+      '[site](https://example.com/a?b=1&c=2 "Title") <http://example.org> [mail](mailto:a@example.com) and https://linkified.example/path',
+    );
+    expect(hrefs(html)).toEqual([
+      'https://example.com/a?b=1&amp;c=2',
+      'http://example.org',
+      'mailto:a@example.com',
+      'https://linkified.example/path',
+    ]);
     expect(html.match(/<a /g)).toHaveLength(4);
     expect(html.match(new RegExp(`rel="${LINK_REL}"`, 'g'))).toHaveLength(4);
     expect(html).toContain('title="Title"');
@@ -101,7 +117,12 @@ describe('renderMarkdown', () => {
     const html = renderMarkdown('![a chart](https://images.example/chart.png "Weekly")');
     expect(tagNames(html)).not.toContain('img');
     const anchor = html.match(/<a [^>]*>a chart<\/a>/)?.[0] ?? '';
-    for (const attribute of ['href="https://images.example/chart.png"', 'class="image-link"', `rel="${LINK_REL}"`, 'title="Weekly"']) {
+    for (const attribute of [
+      'href="https://images.example/chart.png"',
+      'class="image-link"',
+      `rel="${LINK_REL}"`,
+      'title="Weekly"',
+    ]) {
       expect(anchor).toContain(attribute);
     }
   });
@@ -122,7 +143,9 @@ describe('renderMarkdown', () => {
     ['system', 'system'],
     ['thinking', 'thinking'],
   ])('renders a %s block as a collapsed trace with escaped content', (kind, label) => {
-    const html = renderMarkdown(`Before.\n\n\`\`\`${kind}\n{"html": "<script>alert('x')</script>", "a": 1 & 2}\n\`\`\`\n\nAfter.`);
+    const html = renderMarkdown(
+      `Before.\n\n\`\`\`${kind}\n{"html": "<script>alert('x')</script>", "a": 1 & 2}\n\`\`\`\n\nAfter.`,
+    );
     expect(html).toContain(
       `<details class="trace trace-${kind}"><summary>${label}</summary><pre><code>` +
         '{&quot;html&quot;: &quot;&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;, &quot;a&quot;: 1 &amp; 2}\n</code></pre></details>',
@@ -148,7 +171,13 @@ describe('renderMarkdown', () => {
     expect(html.match(/<p>/g)!.length).toBe(Math.ceil(100_000 / paragraph.length));
 
     // Pathological shapes: one huge line, deep nesting and many unclosed delimiters.
-    const hostile = ['x'.repeat(100_000), '>'.repeat(100_000), '['.repeat(50_000) + ']'.repeat(50_000), '*a '.repeat(33_000), '```tool_call\n' + '<'.repeat(100_000)];
+    const hostile = [
+      'x'.repeat(100_000),
+      '>'.repeat(100_000),
+      '['.repeat(50_000) + ']'.repeat(50_000),
+      '*a '.repeat(33_000),
+      '```tool_call\n' + '<'.repeat(100_000),
+    ];
     for (const source of hostile) expect(typeof renderMarkdown(source)).toBe('string');
   });
 

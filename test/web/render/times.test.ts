@@ -29,7 +29,9 @@ describe('timeElement', () => {
     expect(timeElement('2026-11-23T11:37:28.290000', now)).toBe(
       '<time datetime="2026-11-23T11:37:28.290Z" title="2026-11-23 11:37:28 UTC">23 minutes ago</time>',
     );
-    expect(timeElement(ago(3 * DAY), now)).toBe('<time datetime="2026-11-20T12:00:00.000Z" title="2026-11-20 12:00:00 UTC">3 days ago</time>');
+    expect(timeElement(ago(3 * DAY), now)).toBe(
+      '<time datetime="2026-11-20T12:00:00.000Z" title="2026-11-20 12:00:00 UTC">3 days ago</time>',
+    );
   });
 });
 

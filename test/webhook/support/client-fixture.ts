@@ -3,12 +3,21 @@ import { WebhookClient, type WebhookClientOptions, type WebhookResult } from '..
 import { startServer, type LoopbackServer } from './loopback-server';
 
 export const secret = 'agsec_test_secret_value';
-export const promptBody = JSON.stringify({ prompt_id: 'p-9', prompt: 'Say hi', category: 'chat', deadline_seconds: 300 });
+export const promptBody = JSON.stringify({
+  prompt_id: 'p-9',
+  prompt: 'Say hi',
+  category: 'chat',
+  deadline_seconds: 300,
+});
 
 export interface WebhookFixtures {
   server(...args: Parameters<typeof startServer>): Promise<LoopbackServer>;
   client(opts?: WebhookClientOptions): WebhookClient;
-  post(client: WebhookClient, url: string, extra?: { timeoutMs?: number; signal?: AbortSignal }): Promise<WebhookResult>;
+  post(
+    client: WebhookClient,
+    url: string,
+    extra?: { timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<WebhookResult>;
 }
 
 export function useWebhookFixtures(): WebhookFixtures {
@@ -34,7 +43,14 @@ export function useWebhookFixtures(): WebhookFixtures {
       return created;
     },
     post(client, url, extra = {}) {
-      return client.post({ url, body: promptBody, secret, deliveryId: 'main-42', timeoutMs: extra.timeoutMs ?? 5000, signal: extra.signal });
+      return client.post({
+        url,
+        body: promptBody,
+        secret,
+        deliveryId: 'main-42',
+        timeoutMs: extra.timeoutMs ?? 5000,
+        signal: extra.signal,
+      });
     },
   };
 }

@@ -44,7 +44,13 @@ export async function startServer(respond: Respond, host = '127.0.0.1'): Promise
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const captured = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body, remotePort: req.socket.remotePort ?? 0 };
+      const captured = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        remotePort: req.socket.remotePort ?? 0,
+      };
       requests.push(captured);
       const waiter = waiting.shift();
       if (waiter) {
