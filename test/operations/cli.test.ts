@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { main } from '../../cli/main';
 import { historyToJson } from '../../infra/temporal/history-json';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build';
 import { eventually, startOpsArena, type OpsArena } from './support';
 
 const REPO = path.resolve(__dirname, '..', '..');
@@ -17,6 +18,8 @@ let answered: { id: string; sessionId: number };
 const errorSpy = jest.spyOn(console, 'error');
 
 beforeAll(async () => {
+  // The `arena` bin runs the compiled CLI (dist/), built once per test run.
+  const building = ensureBuilt();
   arena = await startOpsArena();
   env = {
     DATABASE_URL: arena.t.config.databaseUrl,
@@ -36,7 +39,8 @@ beforeAll(async () => {
   ];
   answered = await arena.sandbox(good.id, 'fine');
   await Promise.all([...failed, answered].map((s) => arena.settle(s.sessionId)));
-}, 90_000);
+  await building;
+}, 90_000 + BUILD_TIMEOUT_MS);
 afterAll(async () => {
   errorSpy.mockRestore();
   await arena.close();
