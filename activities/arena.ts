@@ -1,50 +1,106 @@
-/** Activities of the main arena's dispatch: which agents are due, and one new pool prompt for each. */
-import { agentsDueForMainPrompt } from '../infra/db/repositories/agent.repository';
+/** Activities of the main arena's dispatch: which agents are due, and one new pool prompt for each, a batch at a time. */
+import { dueAgentsSummary } from '../infra/db/repositories/agent.repository';
 import {
-  insertMainSession,
+  insertMainSessionBatch,
+  lastSessionId,
   mainSessionsOfDispatch,
   type StartedSession,
 } from '../infra/db/repositories/session.repository';
-import type { DeliveryInput } from '../workflows/contracts';
+import {
+  dispatchAgentsServedTotal,
+  dispatchBacklogAgents,
+  dispatchDueAgents,
+  dispatchLongestWait,
+  dispatchServedAgents,
+  dispatchStepDuration,
+} from '../infra/metrics';
+import type { DeliveryInput, DispatchBatch, DispatchCursor } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 
+const toInput = (r: StartedSession): DeliveryInput => ({
+  sessionId: r.id,
+  agentId: r.agent_id,
+  kind: 'main',
+  mode: r.mode,
+  category: r.category,
+  deadlineSeconds: r.deadline_seconds,
+});
+
 export function arenaActivities({ orm, arena }: ActivityDeps) {
+  const rules = { requireGym: arena.requireGym, minGapSeconds: arena.minGapSeconds };
+
+  /** Sessions keyed by `keyPrefix` if an earlier attempt made them, else a new batch; one transaction either way. */
+  const batchOnce = (keyPrefix: string, afterSessionId: number, limit: number, asOf: string | null) =>
+    orm.em.fork().transactional(async (em) => {
+      const done = await mainSessionsOfDispatch(em, keyPrefix, afterSessionId);
+      if (done.length > 0) return { rows: done, fresh: false };
+      const rows = await insertMainSessionBatch(em, {
+        ...rules,
+        asOf,
+        limit,
+        deadlineSeconds: arena.mainDeadlineSeconds,
+        keyPrefix,
+      });
+      return { rows, fresh: true };
+    });
+
   return {
     /**
-     * Creates the main sessions of one dispatch run in one transaction and returns them. Keyed by
-     * the run (`dispatchKey`): a retried activity returns the sessions the first attempt created.
+     * Dispatch steps recorded before batches (no `dispatch-every-due-agent` patch) call this: at most
+     * one batch per step, keyed by the run, so a retried activity returns the same sessions.
      */
     async dispatchMainPrompts({ dispatchKey }: { dispatchKey: string }): Promise<DeliveryInput[]> {
-      return orm.em.fork().transactional(async (em) => {
-        const toInput = (r: StartedSession): DeliveryInput => ({
-          sessionId: r.id,
-          agentId: r.agent_id,
-          kind: 'main',
-          mode: r.mode,
-          category: r.category,
-          deadlineSeconds: r.deadline_seconds,
-        });
-        const prefix = `main:${dispatchKey}:`;
-        const done = await mainSessionsOfDispatch(em, prefix);
-        if (done.length > 0) return done.map(toInput);
+      const { rows, fresh } = await batchOnce(`main:${dispatchKey}:`, 0, arena.dispatchBatch, null);
+      if (fresh) dispatchAgentsServedTotal.inc(rows.length);
+      return rows.map(toInput);
+    },
 
-        const due = await agentsDueForMainPrompt(em, {
-          requireGym: arena.requireGym,
-          minGapSeconds: arena.minGapSeconds,
-          limit: arena.dispatchBatch,
-        });
-        const created: StartedSession[] = [];
-        for (const agent of due) {
-          const row = await insertMainSession(em, {
-            agentId: agent.id,
-            mode: agent.mode,
-            deadlineSeconds: arena.mainDeadlineSeconds,
-            dedupeKey: `${prefix}${agent.id}`,
-          });
-          if (row) created.push(row);
-        }
-        return created.map(toInput);
-      });
+    /**
+     * Begins a dispatch step: the agents due now belong to it (those due later wait for the next
+     * step, so a step always ends). Read-only, so a retry is harmless.
+     */
+    async beginDispatchStep(): Promise<Omit<DispatchCursor, 'stepKey' | 'batch' | 'served'>> {
+      const em = orm.em.fork();
+      const summary = await dueAgentsSummary(em, rules);
+      const afterSessionId = await lastSessionId(em);
+      dispatchDueAgents.set(summary.due);
+      return {
+        dueAsOf: summary.as_of,
+        startedMs: summary.as_of_ms,
+        afterSessionId,
+        childrenPerRun: arena.dispatchChildrenPerRun,
+      };
+    },
+
+    /**
+     * One batch of a step: up to ARENA_DISPATCH_BATCH of the step's due agents, longest waiting
+     * first, in one transaction. Keyed by the step and the batch number: a retried activity returns
+     * the sessions its first attempt created. Stops the step at ARENA_DISPATCH_STEP_MAX agents.
+     */
+    async dispatchMainPromptBatch(
+      cursor: Pick<DispatchCursor, 'stepKey' | 'batch' | 'dueAsOf' | 'afterSessionId' | 'served'>,
+    ): Promise<DispatchBatch> {
+      const limit = Math.min(arena.dispatchBatch, arena.dispatchStepMax - cursor.served);
+      if (limit <= 0) return { deliveries: [], more: false };
+      const keyPrefix = `main:${cursor.stepKey}:${cursor.batch}:`;
+      const { rows, fresh } = await batchOnce(keyPrefix, cursor.afterSessionId, limit, cursor.dueAsOf);
+      if (fresh) dispatchAgentsServedTotal.inc(rows.length);
+      // A full batch may have left due agents behind; a short one served the last of them.
+      const more = rows.length === limit && cursor.served + rows.length < arena.dispatchStepMax;
+      return { deliveries: rows.map(toInput), more };
+    },
+
+    /** Ends a step: what it served, and the due agents it left (the backlog), for /metrics. */
+    async endDispatchStep({
+      served,
+      startedMs,
+    }: Pick<DispatchCursor, 'served' | 'startedMs'>): Promise<{ backlog: number }> {
+      const summary = await dueAgentsSummary(orm.em.fork(), rules);
+      dispatchServedAgents.set(served);
+      dispatchBacklogAgents.set(summary.due);
+      dispatchLongestWait.set(summary.longest_wait_seconds);
+      dispatchStepDuration.observe(Math.max(0, summary.as_of_ms - startedMs) / 1000);
+      return { backlog: summary.due };
     },
   };
 }

@@ -12,12 +12,14 @@ import {
   type SessionKind,
   type SessionStatus,
 } from '../domain/sessions';
+import { pairNewAnswer } from '../infra/db/repositories/pair.repository';
 import { countAnswer } from '../infra/db/repositories/prompt.repository';
 import {
   claimPush,
   recordSessionOutcome,
   releasePush,
   sessionStatus,
+  startJudging,
   type SessionOutcome,
 } from '../infra/db/repositories/session.repository';
 import { leasedAtMs, queueWorkItem, settleWork } from '../infra/db/repositories/work-item.repository';
@@ -123,7 +125,12 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
         // The returned error is the owner's version: it feeds ping_error and the logs, never the public.
         const updated = await recordSessionOutcome(em, input.sessionId, row);
         if (!updated) return { status: await sessionStatus(em, input.sessionId), firstWrite: null };
-        if (input.kind === 'main' && updated.status === 'answered') await countAnswer(em, input.sessionId);
+        if (input.kind === 'main' && updated.status === 'answered') {
+          await countAnswer(em, input.sessionId);
+          // In the same transaction, so an answer is never public before it is in judging, nor judged unpaired.
+          await startJudging(em, input.sessionId, arena.judgingDays);
+          await pairNewAnswer(em, input.sessionId, arena.pairsPerAnswer);
+        }
         await settleWork(em, input.sessionId, input.settlement.status === 'pulled' ? 'completed' : 'expired');
         const madeInactive =
           updated.mode === 'push'

@@ -6,6 +6,7 @@ import { arenaActivities } from './arena';
 import { deliveryActivities } from './deliveries';
 import { gymActivities } from './gym';
 import { leaderboardActivities } from './leaderboard';
+import { liveBattleActivities } from './live-battles';
 import { voteActivities } from './votes';
 
 export interface ActivityDeps {
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...gymActivities(deps),
     ...arenaActivities(deps),
     ...voteActivities(deps),
+    ...liveBattleActivities(deps),
     ...leaderboardActivities(deps),
   };
 }

@@ -1,6 +1,7 @@
-/** The scheduled leaderboard refresh: flags outlier judges, refits Bradley-Terry without them, rewrites the cache. */
-import { fitLeaderboard, rankByIntervals } from '../domain/ratings/bradley-terry';
+/** The scheduled leaderboard refresh: flags outlier judges, refits Bradley-Terry without them, ranks, rewrites the cache. */
+import { fitLeaderboard } from '../domain/ratings/bradley-terry';
 import { findOutlierJudges } from '../domain/ratings/outlier-judges';
+import { standings } from '../domain/ratings/standings';
 import { castVotes } from '../infra/db/repositories/battle.repository';
 import { replaceJudgeFlags, replaceLeaderboard } from '../infra/db/repositories/leaderboard.repository';
 import type { ActivityDeps } from '.';
@@ -15,7 +16,7 @@ export interface LeaderboardSummary {
   flaggedJudges: number;
 }
 
-export function leaderboardActivities({ orm }: ActivityDeps) {
+export function leaderboardActivities({ orm, arena }: ActivityDeps) {
   return {
     async refreshLeaderboard(): Promise<LeaderboardSummary> {
       const votes = await castVotes(orm.em);
@@ -25,7 +26,7 @@ export function leaderboardActivities({ orm }: ActivityDeps) {
       const flagged = reports.filter((r) => r.flagged);
       const flaggedIds = new Set(flagged.map((r) => r.judgeId));
       const counted = votes.filter((v) => !flaggedIds.has(v.judge_id));
-      const entries = rankByIntervals(
+      const entries = standings(
         fitLeaderboard(
           counted.map((v) => ({ a: v.agent_a_id, b: v.agent_b_id, outcome: v.winner })),
           {
@@ -33,6 +34,7 @@ export function leaderboardActivities({ orm }: ActivityDeps) {
             seed: BOOTSTRAP_SEED,
           },
         ),
+        arena.minVotes,
       );
       await orm.em.fork().transactional(async (em) => {
         await replaceLeaderboard(

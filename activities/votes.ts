@@ -9,12 +9,14 @@ import {
   lockBattleToVote,
   markBattleVoted,
 } from '../infra/db/repositories/battle.repository';
+import { countPairVote, sessionsFullyVoted } from '../infra/db/repositories/pair.repository';
 import { countBothBad } from '../infra/db/repositories/prompt.repository';
 import { insertRatingChange, ratingChangesOf } from '../infra/db/repositories/rating.repository';
+import { endJudging } from '../infra/db/repositories/session.repository';
 import type { RecordedVote } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 
-export function voteActivities({ orm }: ActivityDeps) {
+export function voteActivities({ orm, arena }: ActivityDeps) {
   return {
     /** Applies a vote once: a retry (or a second call) returns the changes the first one stored. */
     async applyVote({ battleId, winner }: { battleId: number; winner: Verdict }): Promise<RecordedVote> {
@@ -45,6 +47,13 @@ export function voteActivities({ orm }: ActivityDeps) {
         }
         await markBattleVoted(em, battleId, winner);
         if (winner === 'both_bad') await countBothBad(em, battle.prompt_id);
+        // A live battle's two answers are judged by its one vote; a pool answer by its pairs' votes.
+        if (battle.live) {
+          await endJudging(em, [battle.session_a_id, battle.session_b_id]);
+        } else {
+          await countPairVote(em, battle.pair_low, battle.pair_high);
+          await endJudging(em, await sessionsFullyVoted(em, battle.pair_low, battle.pair_high, arena.votesPerPair));
+        }
         battle.winner = winner;
         return changes();
       });

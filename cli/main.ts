@@ -4,7 +4,15 @@ import { ConfigError, loadConfig } from '../infra/config';
 import { CommandError, type Print } from './command';
 import { withDatabase } from './database';
 import { listDeliveriesCommand, redeliverCommand, type FilterOptions } from './deliveries';
-import { addPrompts, listFlaggedJudges, listPrompts, retirePrompts } from './prompts';
+import {
+  acceptOffered,
+  addPrompts,
+  listFlaggedJudges,
+  listOffered,
+  listPrompts,
+  rejectOffered,
+  retirePrompts,
+} from './prompts';
 import { replayCommand, type ReplayOptions } from './replay';
 import { RESET_POINTS, resetCommand } from './reset';
 import { withTemporal } from './temporal';
@@ -132,10 +140,22 @@ export async function main(
     .action((refs: string[]) => db((orm) => retirePrompts(orm.em.fork(), refs, print)));
   prompts
     .command('list')
-    .description('list pool prompts with their answer and both-bad counts')
+    .description('list pool prompts with their answer and both-bad counts, and how many agents have had all of them')
     .option('--category <name>', 'only this category')
     .option('--retired', 'list retired prompts instead')
     .action((opts: { category?: string; retired?: boolean }) => db((orm) => listPrompts(orm.em.fork(), opts, print)));
+  prompts
+    .command('offered')
+    .description('list prompts people offered to the pool from their live battles, waiting for review')
+    .action(() => db((orm) => listOffered(orm.em.fork(), print)));
+  prompts
+    .command('accept <id>')
+    .description('accept an offered prompt: it joins the pool as pool/offered/<id> and is dispatched')
+    .action((id: string) => db((orm) => acceptOffered(orm.em.fork(), id, print)));
+  prompts
+    .command('reject <id>')
+    .description('reject an offered prompt: it is never dispatched')
+    .action((id: string) => db((orm) => rejectOffered(orm.em.fork(), id, print)));
   program
     .command('judges')
     .description('list judges flagged as outliers by the last leaderboard refresh')

@@ -85,12 +85,18 @@ const envSchema = z
     ARENA_TRUST_PROXY: trustProxy.default(false),
     ARENA_GYM_RETRY_SECONDS: positiveInt.default(60),
     ARENA_DISPATCH_INTERVAL: positiveInt.default(10),
-    ARENA_DISPATCH_BATCH: positiveInt.max(1000, 'must be at most 1000').default(50),
+    ARENA_DISPATCH_BATCH: positiveInt.max(5000, 'must be at most 5000').default(1000),
+    ARENA_DISPATCH_STEP_MAX: positiveInt.default(20000),
+    ARENA_DISPATCH_CHILDREN_PER_RUN: positiveInt.max(5000, 'must be at most 5000').default(1000),
     ARENA_MIN_GAP_SECONDS: z.coerce.number().int('expected a whole number').min(0, 'must not be negative').default(30),
     ARENA_MAIN_DEADLINE_SECONDS: positiveInt.max(3600, 'must be at most 3600').default(300),
     ARENA_REQUIRE_GYM: bool.default(true),
     ARENA_DAILY_VOTES: positiveInt.default(200),
+    ARENA_PAIRS_PER_ANSWER: positiveInt.max(100, 'must be at most 100').default(4),
+    ARENA_VOTES_PER_PAIR: positiveInt.max(100, 'must be at most 100').default(3),
+    ARENA_JUDGING_DAYS: positiveInt.max(365, 'must be at most 365').default(7),
     ARENA_LEADERBOARD_INTERVAL: positiveInt.default(60),
+    ARENA_MIN_VOTES: positiveInt.default(10),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ARENA_SESSION_DAYS: positiveInt.max(365, 'must be at most 365').default(30),
     ARENA_LOGIN_RATE_LIMIT: positiveInt.default(10),
@@ -169,14 +175,26 @@ export interface AbuseLimits {
 /** The main arena's rules an operator can tune. */
 export interface ArenaSettings {
   dispatchIntervalSeconds: number;
-  /** Most agents one dispatch step serves; the rest are due on the next step (longest waiting first). */
+  /** Agents one transaction of a dispatch step serves; a step takes batches until every due agent is served. */
   dispatchBatch: number;
+  /** Most agents one dispatch step serves; the rest lead the next step (longest waiting first). */
+  dispatchStepMax: number;
+  /** Deliveries one run of a step starts before it continues as new, so its history stays short. */
+  dispatchChildrenPerRun: number;
   minGapSeconds: number;
   mainDeadlineSeconds: number;
   /** False lets agents into the arena without completing the gym (private or development arenas). */
   requireGym: boolean;
   dailyVotes: number;
+  /** Earlier answers to its prompt a new pool answer is paired with, at most. */
+  pairsPerAnswer: number;
+  /** Judges a pair is handed to, at most; an answer leaves judging once each of its pairs has this many votes… */
+  votesPerPair: number;
+  /** …or this many days after it was recorded, whichever comes first. */
+  judgingDays: number;
   leaderboardIntervalSeconds: number;
+  /** Votes an agent needs for a rank on the leaderboard; with fewer it is listed as provisional. */
+  minVotes: number;
   /** A push agent becomes inactive after this many failed deliveries in a row… */
   pushFailureLimit: number;
   /** …spanning at least this many seconds from the first to the last. */
@@ -278,11 +296,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     arena: {
       dispatchIntervalSeconds: e.ARENA_DISPATCH_INTERVAL,
       dispatchBatch: e.ARENA_DISPATCH_BATCH,
+      dispatchStepMax: e.ARENA_DISPATCH_STEP_MAX,
+      dispatchChildrenPerRun: e.ARENA_DISPATCH_CHILDREN_PER_RUN,
       minGapSeconds: e.ARENA_MIN_GAP_SECONDS,
       mainDeadlineSeconds: e.ARENA_MAIN_DEADLINE_SECONDS,
       requireGym: e.ARENA_REQUIRE_GYM,
       dailyVotes: e.ARENA_DAILY_VOTES,
+      pairsPerAnswer: e.ARENA_PAIRS_PER_ANSWER,
+      votesPerPair: e.ARENA_VOTES_PER_PAIR,
+      judgingDays: e.ARENA_JUDGING_DAYS,
       leaderboardIntervalSeconds: e.ARENA_LEADERBOARD_INTERVAL,
+      minVotes: e.ARENA_MIN_VOTES,
       pushFailureLimit: e.ARENA_PUSH_FAILURE_LIMIT,
       pushFailureSpanSeconds: e.ARENA_PUSH_FAILURE_SPAN,
     },

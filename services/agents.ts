@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { Agent } from '../infra/db/entities/agent.entity';
 import { Prompt } from '../infra/db/entities/prompt.entity';
+import { withdrawPairsOf } from '../infra/db/repositories/pair.repository';
 import {
   addSession,
   closeUnstartedSessions,
@@ -47,6 +48,7 @@ export async function regenerateSecret(
 export async function deactivateAgent(em: EntityManager, agent: Agent): Promise<void> {
   agent.deactivated = true;
   await em.flush();
+  await withdrawPairsOf(em, agent.id);
 }
 
 /** An owner's own prompt for their agent (api/schemas/session's sandboxCreate is checked against it). */

@@ -20,6 +20,8 @@ export interface LiveBattleRequest {
   prompt: string;
   category: string;
   deadline_seconds: number;
+  /** Offers the prompt to the pool: operators accept (it is then dispatched) or reject it. */
+  offer_to_pool?: boolean;
 }
 
 /** Creates the battle and its two sessions, then starts `battle-<id>`; a battle that cannot start is closed as void. */
@@ -27,9 +29,9 @@ export async function startLiveBattleFor(
   em: EntityManager,
   deps: { workflows: WorkflowDeps; arena: ArenaSettings },
   judgeId: number,
-  { prompt: text, category, deadline_seconds: deadlineSeconds }: LiveBattleRequest,
+  { prompt: text, category, deadline_seconds: deadlineSeconds, offer_to_pool: offered = false }: LiveBattleRequest,
 ): Promise<BattleWithAnswers> {
-  const candidates = await eligibleAgents(em, deps.arena.requireGym, judgeId);
+  const candidates = await eligibleAgents(em, deps.arena.requireGym, [judgeId]);
   const first = candidates[0];
   const second = candidates.find((c) => first && c.owner_id !== first.owner_id);
   if (!first || !second)
@@ -37,7 +39,12 @@ export async function startLiveBattleFor(
       'conflict',
       'a live battle needs two eligible agents of different owners (not yours); there are not enough yet',
     );
-  const prompt = em.create(Prompt, { source: 'live', category, text });
+  const prompt = em.create(Prompt, {
+    source: 'live',
+    category,
+    text,
+    ...(offered ? { offeredAt: new Date(), offeredBy: judgeId, review: 'offered' as const } : {}),
+  });
   const [sessionA, sessionB] = [first, second].map((agent) =>
     addSession(em, { agent: agent.id, kind: 'main', prompt, mode: agent.mode, category, deadlineSeconds }),
   ) as [Session, Session];

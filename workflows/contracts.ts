@@ -122,6 +122,31 @@ export interface GymInput {
   cycle?: number;
 }
 
+/** Where a dispatch step stands, carried from run to run when the step continues as new. */
+export interface DispatchCursor {
+  /** The step's first run: with the batch number it keys each batch's sessions. */
+  stepKey: string;
+  /** Agents due at this moment (as PostgreSQL wrote it) belong to the step; later ones wait for the next. */
+  dueAsOf: string;
+  /** When the step began (database clock, ms since the epoch), for its duration. */
+  startedMs: number;
+  /** Sessions the step creates have ids above this, so a retried batch finds its own by a short scan. */
+  afterSessionId: number;
+  /** The next batch's number. */
+  batch: number;
+  /** Agents served so far. */
+  served: number;
+  /** Deliveries a run starts before it continues as new (ARENA_DISPATCH_CHILDREN_PER_RUN). */
+  childrenPerRun: number;
+}
+
+/** One batch of a dispatch step, as its activity created it. */
+export interface DispatchBatch {
+  deliveries: DeliveryInput[];
+  /** Whether another batch may find due agents (this one was full and the step is under its maximum). */
+  more: boolean;
+}
+
 export function voteWorkflowId(battleId: number): string {
   return `vote-${battleId}`;
 }

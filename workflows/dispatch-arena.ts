@@ -1,11 +1,57 @@
 /** dispatchArena, run by the dispatch schedule: one step of the main arena, a pool prompt to every due agent. */
-import { ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, ParentClosePolicy, patched, startChild, workflowInfo } from '@temporalio/workflow';
 import { arenaActivities } from './arena-activities';
-import { deliveryStartOptions } from './contracts';
+import { deliveryStartOptions, type DeliveryInput, type DispatchCursor } from './contracts';
 import { deliverPrompt } from './deliver-prompt';
 
-/** Each prompt goes as its own delivery, which outlives this step. */
-export async function dispatchArena(): Promise<number> {
+/** Steps started before this serve one batch (ARENA_DISPATCH_BATCH agents) and leave the rest for the next step. */
+const EVERY_DUE_AGENT_PATCH = 'dispatch-every-due-agent';
+
+/**
+ * Serves every agent due when the step began, a batch (one transaction) at a time, longest waiting
+ * first, up to ARENA_DISPATCH_STEP_MAX. Each prompt goes as its own delivery, which outlives this
+ * step. A run continues as new after ARENA_DISPATCH_CHILDREN_PER_RUN deliveries (or when Temporal
+ * suggests it), carrying the cursor: the workflow id stays, so the schedule still sees one step
+ * running and skips the next until it ends. Returns the agents served.
+ */
+export async function dispatchArena(cursor?: DispatchCursor): Promise<number> {
+  if (!cursor && !patched(EVERY_DUE_AGENT_PATCH)) return dispatchOneBatch();
+  let step: DispatchCursor = cursor ?? {
+    ...(await arenaActivities.beginDispatchStep()),
+    stepKey: workflowInfo().firstExecutionRunId,
+    batch: 0,
+    served: 0,
+  };
+  let startedThisRun = 0;
+  for (;;) {
+    const { deliveries, more } = await arenaActivities.dispatchMainPromptBatch(step);
+    await startDeliveries(deliveries);
+    startedThisRun += deliveries.length;
+    step = { ...step, batch: step.batch + 1, served: step.served + deliveries.length };
+    if (!more) break;
+    if (startedThisRun >= step.childrenPerRun || workflowInfo().continueAsNewSuggested) {
+      return continueAsNew<typeof dispatchArena>(step);
+    }
+  }
+  await arenaActivities.endDispatchStep(step);
+  return step.served;
+}
+
+/** Started together: the batch's start commands go out in one workflow task, not one task each. */
+async function startDeliveries(deliveries: DeliveryInput[]): Promise<void> {
+  await Promise.all(
+    deliveries.map((delivery) =>
+      startChild(deliverPrompt, {
+        ...deliveryStartOptions(delivery),
+        args: [delivery],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      }),
+    ),
+  );
+}
+
+/** The step as it ran before batches, kept so steps recorded then replay unchanged. */
+async function dispatchOneBatch(): Promise<number> {
   const deliveries = await arenaActivities.dispatchMainPrompts({ dispatchKey: workflowInfo().runId });
   for (const delivery of deliveries) {
     await startChild(deliverPrompt, {

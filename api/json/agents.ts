@@ -71,14 +71,18 @@ export function agentCreatedJson(agent: Agent, secret: string, publicUrl: string
   };
 }
 
-/** A feed entry; the agent's owner (`forOwner`) also reads the detail of a failure. */
+/**
+ * A feed entry. An answer still in judging is withheld from everyone but the agent's owner
+ * (`forOwner`), so no judge can unmask a pair by reading feeds; the owner also reads the detail of a failure.
+ */
 export function sessionJson(row: SessionRow, forOwner = false): z.infer<typeof activitySession> {
   return {
     id: sessionPublicId(row.kind, row.id),
     kind: row.kind,
     category: row.category,
     prompt: row.prompt,
-    response: row.response,
+    response: row.in_judging && !forOwner ? null : row.response,
+    in_judging: row.in_judging,
     error: forOwner ? (row.error_detail ?? row.error) : row.error,
     latency_ms: row.latency_ms ?? 0,
     status: row.status,

@@ -9,7 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { Gauge, Histogram, Registry } from 'prom-client';
 import { queuedWorkCount } from '../../infra/db/repositories/work-item.repository';
-import { METRICS_CONTENT_TYPE, metricsRefusal, metricsText } from '../../infra/metrics';
+import { agentsWithPoolExhausted } from '../../infra/db/repositories/prompt.repository';
+import { METRICS_CONTENT_TYPE, metricsRefusal, metricsText, poolExhaustedGauge } from '../../infra/metrics';
 import { ApiError } from '../errors';
 
 declare module 'fastify' {
@@ -52,6 +53,7 @@ export const metricsPlugin = fp<MetricsOptions>(
         this.set(await queuedWorkCount(orm.em));
       },
     });
+    poolExhaustedGauge(registry, () => agentsWithPoolExhausted(orm.em));
 
     app.addHook('onResponse', async (request, reply) => {
       // The route pattern, never the raw URL: ids and query strings would make a series per request.

@@ -1,4 +1,7 @@
-/** The public activity feed of an agent: every delivery it received, newest first; its owner also reads the detail of failures. */
+/**
+ * The public activity feed of an agent: every delivery it received, newest first; its owner also
+ * reads answers still in judging and the detail of failures.
+ */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { agentFeed } from '../../infra/db/repositories/session.repository';
 import { notFound } from '../../domain/errors';
@@ -16,17 +19,20 @@ export const activityRoutes: FastifyPluginAsyncZod = async (app) => {
         params: idParam,
         querystring: feedQuery,
         response: { 200: activityFeed, ...errors(400, 401, 404) },
-        // Public; an owner who sends their API key reads the detail of failures.
+        // Public; an owner who sends their API key reads answers in judging and the detail of failures.
         security: [{}, { bearerAuth: [] }],
       },
     },
-    async (request) => {
+    async (request, reply) => {
       // A request that presents a key has it checked (a bad one is a 401, not silently the public view).
       if (request.headers.authorization !== undefined) await app.requireAccount(request);
       const { limit, offset } = request.query;
       const feed = await agentFeed(request.em, request.params.id, limit, offset);
       if (!feed) throw notFound('agent');
       const { total, rows } = feed;
+      const forOwner = request.account?.id === feed.ownerId;
+      // The owner's view holds answers nobody else may read yet: no shared cache keeps it.
+      if (forOwner) reply.header('Cache-Control', 'private');
       return {
         agent_id: request.params.id,
         agent_name: feed.agentName,
@@ -34,7 +40,7 @@ export const activityRoutes: FastifyPluginAsyncZod = async (app) => {
         limit,
         offset,
         has_more: offset + rows.length < total,
-        sessions: rows.map((row) => sessionJson(row, request.account?.id === feed.ownerId)),
+        sessions: rows.map((row) => sessionJson(row, forOwner)),
       };
     },
   );

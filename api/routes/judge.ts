@@ -28,7 +28,7 @@ export const judgeRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request, reply) => {
-      const battle = await nextBattle(request.em, request.account.id);
+      const battle = await nextBattle(request.em, deps.arena, request.account.id);
       return battle ? battleJson(battle) : reply.code(204).send(null);
     },
   );

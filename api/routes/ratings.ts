@@ -32,14 +32,19 @@ export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
     '/leaderboard',
     {
       schema: {
-        summary: 'Agents with votes, by Bradley-Terry rating with 95% intervals; rank counts only agents clearly ahead',
+        summary:
+          'Agents with votes, by Bradley-Terry rating with 95% intervals; rank counts only agents clearly ahead; agents with too few votes come last, provisional and unranked',
         tags: ['ratings'],
         response: { 200: z.array(leaderboardEntry) },
       },
     },
     async (request) => {
       const rows = await leaderboard(request.em);
-      return rows.map(({ computed_ms: _computed, ...row }) => ({ ...row, tier: tierFor(row.elo) }));
+      return rows.map(({ computed_ms: _computed, ...row }) => ({
+        ...row,
+        provisional: row.rank === null,
+        tier: tierFor(row.elo),
+      }));
     },
   );
 };

@@ -48,6 +48,12 @@ export const liveBattleCreate = z.object({
   prompt: z.string().trim().min(1, 'must not be empty').max(20_000, 'must be at most 20000 characters'),
   category: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').default('live'),
   deadline_seconds: z.number().int().min(1).max(300).default(120),
+  offer_to_pool: z
+    .boolean()
+    .default(false)
+    .describe(
+      'offer this prompt to the main pool: operators review it, and once accepted it is dispatched to every agent',
+    ),
 }) satisfies z.ZodType<LiveBattleRequest>;
 
 export const ratingHistory = z.object({
@@ -66,7 +72,14 @@ export const ratingHistory = z.object({
 });
 
 export const leaderboardEntry = z.object({
-  rank: z.number().int(),
+  rank: z
+    .number()
+    .int()
+    .nullable()
+    .describe('1 + the ranked agents whose whole interval lies above this one; null while provisional'),
+  provisional: z
+    .boolean()
+    .describe('fewer votes than the arena needs for a rank: listed after the ranked agents, without a rank'),
   agent_id: z.number().int(),
   name: z.string(),
   owner_handle: z.string(),

@@ -9,7 +9,15 @@ export const activitySession = z.object({
   kind: z.enum(SESSION_KINDS),
   category: z.string(),
   prompt: z.string(),
-  response: z.string().nullable(),
+  response: z
+    .string()
+    .nullable()
+    .describe('null while pending, on a failure, and to all but the owner while the answer is in judging'),
+  in_judging: z
+    .boolean()
+    .describe(
+      'a main answer that judges may still be shown: its text is withheld from all but the owner until all its pairs are voted or the judging days have passed',
+    ),
   error: z.string().nullable(),
   latency_ms: z.number().int().describe('0 while pending'),
   status: z.enum(['pending', 'answered', 'error', 'timeout', 'cancelled']),

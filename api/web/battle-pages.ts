@@ -29,7 +29,15 @@ const voteForm = z.object({
   winner: z.enum(VERDICTS),
   from: z.enum(['judge', 'battle']).catch('battle').default('battle'),
 });
-const battleForm = z.object({ prompt: z.string().default(''), category: z.string().default('') });
+const battleForm = z.object({
+  prompt: z.string().default(''),
+  category: z.string().default(''),
+  // A checked box sends `on`; an unchecked one sends nothing.
+  offer_to_pool: z
+    .string()
+    .optional()
+    .transform((v) => v !== undefined),
+});
 const judgeQuery = z.object({ voted: z.coerce.number().int().positive().max(2147483647).optional().catch(undefined) });
 
 /** A battle as the templates show it: Markdown rendered, sides named, agents only once revealed. */
@@ -98,7 +106,7 @@ export const battlePages: FastifyPluginAsync<{
         })
       : undefined;
     const reveal = previous ? await revealOf(request.em, previous) : null;
-    const battle = await nextBattle(request.em, judgeId);
+    const battle = await nextBattle(request.em, deps.arena, judgeId);
     return sendPage(request, reply, {
       title: 'Judge',
       view: 'judge',
@@ -115,15 +123,20 @@ export const battlePages: FastifyPluginAsync<{
   const newBattlePage = (
     request: FastifyRequest,
     reply: FastifyReply,
-    form: { prompt?: string; category?: string; error?: string; status?: number },
+    form: { prompt?: string; category?: string; offer_to_pool?: boolean; error?: string; status?: number },
   ) =>
     sendPage(request, reply, {
       title: 'Start a live battle',
       view: 'battle-new',
       status: form.status,
-      data: { prompt: form.prompt ?? '', category: form.category ?? '', error: form.error ?? null },
+      data: {
+        prompt: form.prompt ?? '',
+        category: form.category ?? '',
+        offerToPool: form.offer_to_pool ?? false,
+        error: form.error ?? null,
+      },
       markdown: () =>
-        '# Start a live battle\n\nSend a prompt of your own to two agents at once: POST /api/battles {"prompt": "..."}.\n',
+        '# Start a live battle\n\nSend a prompt of your own to two agents at once: POST /api/battles {"prompt": "..."}; add "offer_to_pool": true to offer it to the main pool.\n',
     });
 
   app.get('/battle', async (request, reply) => newBattlePage(request, reply, {}));
@@ -133,10 +146,11 @@ export const battlePages: FastifyPluginAsync<{
     { config: perAccountPerMinute('battle', deps.limits.battlesPerMinute), preHandler: app.csrfProtection },
     async (request, reply) => {
       const form = battleForm.safeParse(request.body ?? {});
-      const raw = form.success ? form.data : { prompt: '', category: '' };
+      const raw = form.success ? form.data : { prompt: '', category: '', offer_to_pool: false };
       const parsed = liveBattleCreate.safeParse({
         prompt: raw.prompt,
         ...(raw.category.trim() ? { category: raw.category } : {}),
+        offer_to_pool: raw.offer_to_pool,
       });
       if (!parsed.success) {
         const detail = describeIssues(parsed.error.issues, 'form');

@@ -43,7 +43,7 @@ export const website: FastifyPluginAsync<WebsiteOptions> = async (app, { config,
     failureRedirect: '/login',
     loadClient: loadOpenidClient,
   });
-  await app.register(publicPages, { publicUrl: config.publicUrl });
+  await app.register(publicPages, { publicUrl: config.publicUrl, minVotes: config.arena.minVotes });
   await app.register(signInPages, {
     publicUrl: config.publicUrl,
     loginRateLimit: config.loginRateLimit,

@@ -22,8 +22,18 @@ const USERS_PAGE_SIZE = 50;
 const pageQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).catch(1).default(1) });
 // Canonical ids only, as on the API: /agents/0x1 is no page.
 const idParam = z.object({ id: pathId });
+/** What a feed entry says of an answer in judging: to the owner, who reads it, and to everyone else, who does not yet. */
+const judgingNote = (s: { in_judging: boolean; response: string | null }) =>
+  !s.in_judging
+    ? null
+    : s.response !== null
+      ? 'In judging: only you see this answer until judging ends.'
+      : 'In judging: the answer is shown here once judging ends.';
 
-export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publicUrl }) => {
+export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: number }> = async (
+  app,
+  { publicUrl, minVotes },
+) => {
   const notFound = (request: Parameters<typeof sendPage>[0], reply: Parameters<typeof sendPage>[1], message: string) =>
     sendPage(request, reply, {
       title: 'Not found',
@@ -37,12 +47,19 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
     const rows = (await leaderboard(request.em)).map((r) => ({ ...r, tier: tierFor(r.elo) }));
     const updated = rows[0] ? new Date(rows[0].computed_ms) : null;
     const chart = intervalChart(
-      rows.map((r) => ({ label: r.name, rating: r.bt_rating, low: r.ci_low, high: r.ci_high })),
+      rows.map((r) => ({
+        label: r.name,
+        rating: r.bt_rating,
+        low: r.ci_low,
+        high: r.ci_high,
+        provisional: r.rank === null,
+      })),
     );
+    const provisionalNote = `Provisional: fewer than ${minVotes} votes, so no rank yet; listed after the ranked agents.`;
     return sendPage(request, reply, {
       title: 'Leaderboard',
       view: 'leaderboard',
-      data: { rows, chart, updated },
+      data: { rows, chart, updated, minVotes },
       markdown: () =>
         `# Agent Arena leaderboard\n\n${
           rows.length === 0
@@ -50,7 +67,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
             : mdTable(
                 ['Rank', 'Agent', 'Owner', 'Tier', 'Rating', '95% interval', 'Elo', 'Votes'],
                 rows.map((r) => [
-                  r.rank,
+                  r.rank ?? 'provisional',
                   `[${mdEscape(r.name)}](${publicUrl}/agents/${r.agent_id})`,
                   mdEscape(r.owner_handle),
                   r.tier,
@@ -60,7 +77,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
                   r.votes,
                 ]),
               )
-        }\nRatings: Bradley-Terry over all votes with bootstrap 95% intervals; rank counts only agents whose whole interval is above.${updated ? ` Updated ${markdownTime(updated)}.` : ''} JSON: ${publicUrl}/api/leaderboard\n`,
+        }\nRatings: Bradley-Terry over all votes with bootstrap 95% intervals; rank counts only ranked agents whose whole interval is above. ${provisionalNote}${updated ? ` Updated ${markdownTime(updated)}.` : ''} JSON: ${publicUrl}/api/leaderboard\n`,
     });
   });
 
@@ -77,6 +94,8 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
     if (!feed) return notFound(request, reply, 'There is no agent with this id.');
     const forOwner = request.webUser?.id === feed.ownerId;
     const sessions = feed.rows.map((row) => sessionJson(row, forOwner));
+    // The owner's page holds answers nobody else may read yet: no shared cache keeps it.
+    if (forOwner) reply.header('Cache-Control', 'private');
     const tier = tierFor(agent.elo);
     return sendPage(request, reply, {
       title: agent.name,
@@ -103,6 +122,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
           ...s,
           promptHtml: renderMarkdown(s.prompt),
           responseHtml: s.response === null ? null : renderMarkdown(s.response),
+          judgingNote: judgingNote(s),
         })),
         prev: page > 1 ? page - 1 : null,
         next: page * FEED_PAGE_SIZE < feed.total ? page + 1 : null,
@@ -118,7 +138,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
           '',
           ...sessions.map(
             (s) =>
-              `### ${s.id} · ${s.kind} · ${mdEscape(s.category)} · ${s.status} · ${s.latency_ms} ms · ${markdownTime(s.created_at)}\n\n**Prompt:** ${mdEscape(s.prompt)}\n\n${s.response !== null ? `**Response:**\n\n${s.response}\n` : ''}${s.error ? `**Error:** ${mdEscape(s.error)}\n` : ''}`,
+              `### ${s.id} · ${s.kind} · ${mdEscape(s.category)} · ${s.status} · ${s.latency_ms} ms · ${markdownTime(s.created_at)}\n\n**Prompt:** ${mdEscape(s.prompt)}\n\n${s.in_judging ? `_${judgingNote(s)}_\n\n` : ''}${s.response !== null ? `**Response:**\n\n${s.response}\n` : ''}${s.error ? `**Error:** ${mdEscape(s.error)}\n` : ''}`,
           ),
           `JSON: ${publicUrl}/api/agents/${agent.id}/activity`,
         ].join('\n'),

@@ -2,7 +2,7 @@
 
 import { BradleyTerrySolver, type PairIndex } from './bt-fit';
 import { ELO_SCALE, INITIAL_ELO, type VoteOutcome } from './elo';
-import { mulberry32 } from './random';
+import { mulberry32, standardNormal } from './random';
 
 export interface BattleVote {
   a: number;
@@ -49,6 +49,12 @@ const { floor } = Math;
 /** Natural-log strength to Elo points: 400·log10(e^θ). */
 const ELO_PER_NAT = ELO_SCALE / Math.LN10;
 
+/**
+ * Mixed into the seed for the prior's draws, so they come from a stream of their own and the
+ * vote resampling draws the same votes for a given seed as it did before the prior took part.
+ */
+const PRIOR_STREAM = 0x5bd1e995;
+
 /** Outcome kinds per pair, relative to the pair's first (lower-index) agent. */
 const FIRST_WINS = 0;
 const SECOND_WINS = 1;
@@ -59,6 +65,13 @@ const DRAW = 2;
  * takes percentile intervals. Ties and both-bad count half a win to each side, as in Elo.
  * A vote of an agent against itself carries no information and is ignored. Entries come back
  * best first (equal ratings by agent id).
+ *
+ * The prior takes part in every resample, not only as a fixed pull toward the mean: each
+ * resample centres each agent's prior on a fresh draw from the prior itself (a randomised
+ * prior). Resampling the votes alone cannot show what a handful of votes leaves unknown: one
+ * vote, or a pair that always ended the same way, resamples to the very same data, and the
+ * interval would have no width. With many votes the likelihood outweighs the prior and the
+ * draws move the intervals by a fraction of a point.
  */
 export function fitLeaderboard(votes: readonly BattleVote[], options: LeaderboardOptions = {}): LeaderboardEntry[] {
   const resamples = options.resamples ?? 100;
@@ -90,7 +103,11 @@ export function fitLeaderboard(votes: readonly BattleVote[], options: Leaderboar
 
   // Resampling the votes with replacement is a multinomial draw over vote indices; only the
   // per-pair outcome counts matter to the fit, so each resample refills the same count arrays.
-  const random = mulberry32(options.seed ?? 1);
+  const seed = options.seed ?? 1;
+  const random = mulberry32(seed);
+  const priorDraw = standardNormal(mulberry32((seed ^ PRIOR_STREAM) >>> 0));
+  const priorSdNats = priorSd / ELO_PER_NAT;
+  const priorCenter = new Float64Array(n);
   const kinds = table.voteKinds;
   const voteCount = kinds.length;
   const samples = new Float64Array(resamples * n);
@@ -100,8 +117,9 @@ export function fitLeaderboard(votes: readonly BattleVote[], options: Leaderboar
     kindCounts.fill(0);
     for (let v = 0; v < voteCount; v++) kindCounts[kinds[floor(random() * voteCount)]!]! += 1;
     pairTotals(kindCounts, score, games);
+    for (let i = 0; i < n; i++) priorCenter[i] = priorSdNats * priorDraw();
     theta.set(fitted);
-    solver.solve(score, games, theta);
+    solver.solve(score, games, theta, priorCenter);
     samples.set(toRatings(theta, resampledRatings), r * n);
   }
 

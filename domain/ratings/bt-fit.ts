@@ -44,6 +44,7 @@ export class BradleyTerrySolver {
   private readonly gradient: Float64Array;
   private readonly step: Float64Array;
   private readonly trial: Float64Array;
+  private readonly zeroCenter: Float64Array;
 
   constructor(
     private readonly pairs: PairIndex,
@@ -54,19 +55,27 @@ export class BradleyTerrySolver {
     this.gradient = new Float64Array(this.n);
     this.step = new Float64Array(this.n);
     this.trial = new Float64Array(this.n);
+    this.zeroCenter = new Float64Array(this.n);
   }
 
   /**
    * Maximises the penalised log-likelihood. `score[p]` is what the pair's first agent scored
    * (wins + half the draws) out of `games[p]`. `theta` holds the starting point and receives
-   * the result, in natural-log units. The prior also fixes the scale's origin: at the optimum
-   * the log-strengths sum to zero, because the likelihood alone does not change under a shift.
+   * the result, in natural-log units. `priorCenter` is where the prior is centred for each
+   * agent (zero unless given; a bootstrap resample draws it from the prior itself). The prior
+   * also fixes the scale's origin: at the optimum the log-strengths sum to the centres' sum,
+   * because the likelihood alone does not change under a shift.
    */
-  solve(score: Float64Array, games: Float64Array, theta: Float64Array): SolveReport {
+  solve(
+    score: Float64Array,
+    games: Float64Array,
+    theta: Float64Array,
+    priorCenter: Float64Array = this.zeroCenter,
+  ): SolveReport {
     const { maxIterations, tolerance } = this.options;
-    let current = this.objective(score, games, theta);
+    let current = this.objective(score, games, theta, priorCenter);
     for (let iteration = 1; iteration <= maxIterations; iteration++) {
-      this.buildNewtonSystem(score, games, theta);
+      this.buildNewtonSystem(score, games, theta, priorCenter);
       if (!choleskyInPlace(this.hessian, this.n)) return { iterations: iteration, converged: false };
       this.step.set(this.gradient);
       choleskySolveInPlace(this.hessian, this.n, this.step);
@@ -87,7 +96,7 @@ export class BradleyTerrySolver {
       let next = current;
       for (let halvings = 0; halvings < 40; halvings++) {
         for (let i = 0; i < this.n; i++) this.trial[i] = theta[i]! + length * this.step[i]!;
-        next = this.objective(score, games, this.trial);
+        next = this.objective(score, games, this.trial, priorCenter);
         if (next >= current + 1e-4 * length * slope) break;
         length /= 2;
       }
@@ -98,7 +107,7 @@ export class BradleyTerrySolver {
     return { iterations: maxIterations, converged: false };
   }
 
-  private objective(score: Float64Array, games: Float64Array, theta: Float64Array): number {
+  private objective(score: Float64Array, games: Float64Array, theta: Float64Array, center: Float64Array): number {
     const { first, second } = this.pairs;
     let total = 0;
     for (let p = 0; p < first.length; p++) {
@@ -108,18 +117,21 @@ export class BradleyTerrySolver {
       total += games[p]! * logSigmoid(gap) - (games[p]! - score[p]!) * gap;
     }
     let penalty = 0;
-    for (let i = 0; i < this.n; i++) penalty += theta[i]! * theta[i]!;
+    for (let i = 0; i < this.n; i++) {
+      const offset = theta[i]! - center[i]!;
+      penalty += offset * offset;
+    }
     return total - 0.5 * this.options.priorPrecision * penalty;
   }
 
   /** Gradient of the objective, and the negated Hessian (positive definite thanks to the prior). */
-  private buildNewtonSystem(score: Float64Array, games: Float64Array, theta: Float64Array): void {
+  private buildNewtonSystem(score: Float64Array, games: Float64Array, theta: Float64Array, center: Float64Array): void {
     const { first, second } = this.pairs;
     const { n, hessian, gradient } = this;
     const precision = this.options.priorPrecision;
     hessian.fill(0);
     for (let i = 0; i < n; i++) {
-      gradient[i] = -precision * theta[i]!;
+      gradient[i] = -precision * (theta[i]! - center[i]!);
       hessian[i * n + i] = precision;
     }
     for (let p = 0; p < first.length; p++) {

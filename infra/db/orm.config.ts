@@ -3,6 +3,7 @@ import { defineConfig, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
 import { AgentSchema } from './entities/agent.entity';
+import { ArenaPairSchema } from './entities/arena-pair.entity';
 import { ApiKeySchema } from './entities/api-key.entity';
 import { BattleSchema } from './entities/battle.entity';
 import { JudgeFlagSchema } from './entities/judge-flag.entity';
@@ -33,6 +34,7 @@ export const entities = [
   WebSessionSchema,
   UserIdentitySchema,
   RateLimitBudgetSchema,
+  ArenaPairSchema,
 ];
 
 export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {}): Options {

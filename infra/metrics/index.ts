@@ -4,7 +4,7 @@
  * Temporal SDK's metrics come from the runtime's exporter on a loopback port and are appended.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { isLoopbackHost } from '../config';
 
 /** Metrics of this process, whatever it runs: the worker's deliveries and Node's own (memory, event loop, GC). */
@@ -29,6 +29,44 @@ export const deliveryLatency = new Histogram({
 export const pushAgentsMadeInactive = new Counter({
   name: 'arena_push_agents_made_inactive_total',
   help: 'Push agents made inactive because their deliveries kept failing.',
+  registers: [processRegistry],
+});
+
+// The dispatch step runs in the worker, so these are set there and show on the worker's /metrics.
+export const dispatchDueAgents = new Gauge({
+  name: 'arena_dispatch_due_agents',
+  help: 'Agents due a main prompt when the latest dispatch step began.',
+  registers: [processRegistry],
+});
+
+export const dispatchServedAgents = new Gauge({
+  name: 'arena_dispatch_served_agents',
+  help: 'Agents the latest finished dispatch step sent a main prompt.',
+  registers: [processRegistry],
+});
+
+export const dispatchAgentsServedTotal = new Counter({
+  name: 'arena_dispatch_agents_served_total',
+  help: 'Main prompts dispatch steps have sent (one per agent served).',
+  registers: [processRegistry],
+});
+
+export const dispatchBacklogAgents = new Gauge({
+  name: 'arena_dispatch_backlog_agents',
+  help: 'Agents due a main prompt and not yet served when the latest dispatch step ended.',
+  registers: [processRegistry],
+});
+
+export const dispatchLongestWait = new Gauge({
+  name: 'arena_dispatch_longest_wait_seconds',
+  help: 'Of those, the longest any has waited past its gap (ARENA_MIN_GAP_SECONDS) since its last main prompt.',
+  registers: [processRegistry],
+});
+
+export const dispatchStepDuration = new Histogram({
+  name: 'arena_dispatch_step_seconds',
+  help: 'How long dispatch steps took, from counting the due agents to the last delivery started.',
+  buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
   registers: [processRegistry],
 });
 
@@ -86,4 +124,19 @@ export function metricsRefusal(
     detail:
       'metrics are not served to the network without a token: set ARENA_METRICS_TOKEN and send Authorization: Bearer <token>',
   };
+}
+
+/**
+ * Active agents that have been sent every active pool prompt (dispatch has nothing left for them),
+ * counted from the database on each scrape of the registry it joins: when it grows, add prompts.
+ */
+export function poolExhaustedGauge(registry: Registry, countAgents: () => Promise<number>): Gauge {
+  return new Gauge({
+    name: 'arena_agents_pool_exhausted',
+    help: 'Active agents that have been sent every active pool prompt, so dispatch has nothing left for them (from the database).',
+    registers: [registry],
+    async collect() {
+      this.set(await countAgents());
+    },
+  });
 }

@@ -1,13 +1,20 @@
 import type { ActivityDeps } from '../../activities';
 import { arenaActivities } from '../../activities/arena';
 import { startArena, type Arena } from './support';
-import { deliverPrompt } from '../../workflows';
+import { metricSample } from './dispatch-support';
+import { deliverPrompt, dispatchArena } from '../../workflows';
+import { deliveryWorkflowId } from '../../workflows/contracts';
 
 let arena: Arena;
 // Starting agents and their gyms on a busy two-core machine can take a while.
 beforeAll(async () => {
-  // A long gap, so a test makes an agent due by moving its last main prompt back in time.
-  arena = await startArena(3, { ARENA_MIN_GAP_SECONDS: '3600', ARENA_DISPATCH_BATCH: '2' });
+  // A long gap, so a test makes an agent due by moving its last main prompt back in time. Batches of
+  // two and a new run after two deliveries, so three agents take two batches and two runs.
+  arena = await startArena(3, {
+    ARENA_MIN_GAP_SECONDS: '3600',
+    ARENA_DISPATCH_BATCH: '2',
+    ARENA_DISPATCH_CHILDREN_PER_RUN: '2',
+  });
 }, 120_000);
 afterAll(() => arena.close());
 
@@ -19,20 +26,67 @@ const mainSessions = (agentId?: number) =>
 const makeDue = () => arena.sql(`update sessions set created_at = created_at - interval '2 hours' where kind = 'main'`);
 
 describe('dispatch', () => {
-  it('serves at most the batch per step, longest waiting first, and the rest on the next step', async () => {
-    const first = await arena.dispatch();
-    expect(first).toHaveLength(2);
-    const second = await arena.dispatch();
-    expect(second).toHaveLength(1);
-    const all = await mainSessions();
+  it('serves every due agent in one step, a transaction per batch, continuing as new to keep its history short', async () => {
+    const handle = await arena.client.workflow.start(dispatchArena, {
+      taskQueue: arena.t.config.taskQueue,
+      workflowId: `dispatch-every-due-${Date.now()}`,
+    });
+    // The step's result follows it across runs: every agent, though a batch holds two.
+    expect(await handle.result()).toBe(3);
+    const first = await arena.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).describe();
+    expect(first.status.name).toBe('CONTINUED_AS_NEW');
+
+    const all = await arena.sql<{ id: number; agent_id: number; dedupe_key: string }>(
+      `select id, agent_id, dedupe_key from sessions where kind = 'main' order by id`,
+    );
     expect(new Set(all.map((s) => s.agent_id))).toEqual(new Set(arena.agents.map((a) => a.id)));
-    expect(all.every((s) => s.status === 'answered')).toBe(true);
+    // Keyed by the step (its first run) and the batch: two in batch 0, one in batch 1.
+    const batches = all.map((s) => s.dedupe_key.split(':').slice(1, 3).join(':'));
+    expect(batches).toEqual([0, 0, 1].map((b) => `${handle.firstExecutionRunId}:${b}`));
+    await Promise.all(all.map((s) => arena.client.workflow.getHandle(deliveryWorkflowId(s.id)).result()));
+    expect((await mainSessions()).every((s) => s.status === 'answered')).toBe(true);
+
+    const metrics = (await arena.t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metricSample(metrics, 'arena_dispatch_due_agents')).toBe(3);
+    expect(metricSample(metrics, 'arena_dispatch_served_agents')).toBe(3);
+    expect(metricSample(metrics, 'arena_dispatch_agents_served_total')).toBe(3);
+    expect(metricSample(metrics, 'arena_dispatch_backlog_agents')).toBe(0);
+    expect(metricSample(metrics, 'arena_dispatch_longest_wait_seconds')).toBe(0);
+    expect(metricSample(metrics, 'arena_dispatch_step_seconds_count')).toBe(1);
+  });
+
+  it('makes a retried batch return the sessions its first attempt created, and the next batch the rest', async () => {
+    await makeDue();
+    const activities = arenaActivities({ orm: arena.t.orm, arena: arena.t.config.arena } as ActivityDeps);
+    const batch = { ...(await activities.beginDispatchStep()), stepKey: 'retried-step', served: 0 };
+    const first = await activities.dispatchMainPromptBatch({ ...batch, batch: 0 });
+    expect(first.deliveries).toHaveLength(2);
+    expect(first.more).toBe(true);
+    expect(await activities.dispatchMainPromptBatch({ ...batch, batch: 0 })).toEqual(first);
+    const second = await activities.dispatchMainPromptBatch({ ...batch, batch: 1, served: 2 });
+    expect(second.deliveries).toHaveLength(1);
+    expect(second.more).toBe(false);
+    expect(new Set([...first.deliveries, ...second.deliveries].map((d) => d.agentId)).size).toBe(3);
+    await Promise.all(
+      [...first.deliveries, ...second.deliveries].map((d) =>
+        arena.client.workflow.start(deliverPrompt, {
+          taskQueue: arena.t.config.taskQueue,
+          workflowId: deliveryWorkflowId(d.sessionId),
+          args: [d],
+        }),
+      ),
+    );
+    await Promise.all(
+      [...first.deliveries, ...second.deliveries].map((d) =>
+        arena.client.workflow.getHandle(deliveryWorkflowId(d.sessionId)).result(),
+      ),
+    );
   });
 
   it('respects the gap since an agent last got a main prompt', async () => {
     expect(await arena.dispatch()).toHaveLength(0);
     await makeDue();
-    expect(await arena.dispatch()).toHaveLength(2);
+    expect(await arena.dispatch()).toHaveLength(3);
   });
 
   it('prefers a prompt that has exactly one answer, so a battle forms at once', async () => {

@@ -36,6 +36,20 @@ describe('live battles', () => {
     const shown = (await show(battle.battle_id)).json();
     expect(shown).toMatchObject({ status: 'open', a: { status: 'answered' }, b: { status: 'answered' } });
     expect([shown.a.response, shown.b.response].sort()).toEqual(['answer from /agent-0', 'answer from /agent-1']);
+    // Both answers are in judging until the vote, and make no pool pairs: the battle is their only one.
+    const judging = async () =>
+      (
+        await arena.sql<{ judging: boolean }>(
+          `select coalesce(judging_until > now(), false) as judging from sessions s
+           join battles b on s.id in (b.session_a_id, b.session_b_id) where b.id = ? order by s.id`,
+          [battle.battle_id],
+        )
+      ).map((r) => r.judging);
+    expect(await judging()).toEqual([true, true]);
+    const [pairs] = await arena.sql<{ n: number }>(`select count(*)::int as n from arena_pairs where prompt_id = ?`, [
+      battle.prompt.id,
+    ]);
+    expect(pairs!.n).toBe(0);
     // It is the person's battle to judge: judge/next offers it first.
     expect(
       (await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: person.auth })).json().battle_id,
@@ -48,6 +62,7 @@ describe('live battles', () => {
     });
     expect(vote.statusCode).toBe(200);
     expect(vote.json().a.delta + vote.json().b.delta).toBe(0);
+    expect(await judging()).toEqual([false, false]);
     const [prompt] = await arena.sql<{ both_bad_count: number }>(`select both_bad_count from prompts where id = ?`, [
       battle.prompt.id,
     ]);

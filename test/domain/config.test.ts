@@ -53,7 +53,17 @@ describe('loadConfig', () => {
     });
   });
 
+  it('reads the judging settings: pairs per answer, votes per pair, days in judging', () => {
+    expect(loadConfig({}).arena).toMatchObject({ pairsPerAnswer: 4, votesPerPair: 3, judgingDays: 7 });
+    expect(
+      loadConfig({ ARENA_PAIRS_PER_ANSWER: '2', ARENA_VOTES_PER_PAIR: '5', ARENA_JUDGING_DAYS: '1' }).arena,
+    ).toMatchObject({ pairsPerAnswer: 2, votesPerPair: 5, judgingDays: 1 });
+  });
+
   it.each([
+    ['ARENA_PAIRS_PER_ANSWER', '0'],
+    ['ARENA_VOTES_PER_PAIR', 'three'],
+    ['ARENA_JUDGING_DAYS', '400'],
     ['PORT', 'abc'],
     ['PORT', '70000'],
     ['DATABASE_URL', 'mysql://x/y'],

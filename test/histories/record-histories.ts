@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { deliveryWorkflowId, gymWorkflowId } from '../../workflows/contracts';
+import { dispatchArena } from '../../workflows';
 import { answer, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { historyToJson } from '../../infra/temporal/history-json';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
@@ -36,7 +37,7 @@ recording('recording workflow histories', () => {
   let puller: { id: number; webhook_secret: string };
 
   beforeAll(async () => {
-    t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 5000 });
+    t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ARENA_DISPATCH_BATCH: '2' }, { pingTimeoutMs: 5000 });
     client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
     agentServer = await startAgentServer(answer(200, { response: 'recorded answer' }));
     owner = await register(t.app);
@@ -117,6 +118,18 @@ recording('recording workflow histories', () => {
     const cancelled = await sandbox(puller.id, { prompt: 'never mind', deadline_seconds: 60 });
     expect((await cancel(puller.id, cancelled.id)).statusCode).toBe(200);
     await save('pull-cancelled', deliveryWorkflowId(cancelled.sessionId), { status: 'cancelled' });
+  }, 120_000);
+
+  it('a dispatch step: three due agents served in batches of two', async () => {
+    const agents = [];
+    for (let i = 0; i < 3; i++) agents.push(await createAgent({ name: `recorded-dispatch-${i}`, webhook_url: agentServer.url }));
+    await Promise.all(agents.map((a) => client.workflow.getHandle(gymWorkflowId(a.id, 1)).result()));
+    // Only these agents are due: the others' last main prompt is now.
+    await t.orm.em
+      .getConnection()
+      .execute(`update agents set deactivated = true where id <> all(?::int[])`, [`{${agents.map((a) => a.id).join(',')}}`]);
+    await client.workflow.start(dispatchArena, { taskQueue: t.config.taskQueue, workflowId: 'recorded-dispatch' });
+    await save('dispatch-arena', 'recorded-dispatch', 3);
   }, 120_000);
 });
 

@@ -1,6 +1,6 @@
 /**
  * Replays the saved histories of test/histories/ against the current workflow code, so a change
- * that would break deliveries and gyms already running (a non-deterministic change) fails here.
+ * that would break deliveries, gyms and dispatch steps already running (a non-deterministic change) fails here.
  * Recording them: see test/histories/record-histories.ts.
  */
 import fs from 'node:fs';
@@ -28,6 +28,9 @@ const SCENARIOS = [
   'push-answered.v1',
   'push-cancelled.v1',
   'push-deadline.v1',
+  // A dispatch step, then one served by batches (the dispatch-every-due-agent patch), and one from before.
+  'dispatch-arena',
+  'dispatch-arena.v1',
 ];
 
 interface Saved {
@@ -64,7 +67,7 @@ describe('saved workflow histories', () => {
     for (const s of saved) {
       expect({ name: s.name, type: workflowType(s) }).toEqual({
         name: s.name,
-        type: s.name.startsWith('gym-') ? 'runGym' : 'deliverPrompt',
+        type: s.name.startsWith('gym-') ? 'runGym' : s.name.startsWith('dispatch-') ? 'dispatchArena' : 'deliverPrompt',
       });
       expect({ name: s.name, last: s.json.events.at(-1)!.eventType }).toEqual({
         name: s.name,

@@ -8,6 +8,8 @@ export interface IntervalRow {
   rating: number;
   low: number;
   high: number;
+  /** Too few votes for a rank: drawn in grey, so its wide interval does not read as a claim. */
+  provisional?: boolean;
 }
 
 const WIDTH = 640;
@@ -51,10 +53,12 @@ export function intervalChart(rows: readonly IntervalRow[]): string {
   ];
   rows.forEach((r, i) => {
     const y = top + i * rowHeight + rowHeight / 2;
+    const colour = r.provisional ? '#8a929c' : '#2457c5';
+    const note = r.provisional ? ', provisional' : '';
     parts.push(
       `<g><text x="${left - 8}" y="${y + 4}" font-size="12" text-anchor="end">${escapeHtml(shortLabel(r.label))}</text>`,
-      `<line x1="${x(r.low)}" y1="${y}" x2="${x(r.high)}" y2="${y}" stroke="#2457c5" stroke-width="2"/>`,
-      `<circle cx="${x(r.rating)}" cy="${y}" r="4" fill="#2457c5"><title>${escapeHtml(r.label)}: ${Math.round(r.rating)} (${Math.round(r.low)}–${Math.round(r.high)})</title></circle></g>`,
+      `<line x1="${x(r.low)}" y1="${y}" x2="${x(r.high)}" y2="${y}" stroke="${colour}" stroke-width="2"/>`,
+      `<circle cx="${x(r.rating)}" cy="${y}" r="4" fill="${colour}"><title>${escapeHtml(r.label)}: ${Math.round(r.rating)} (${Math.round(r.low)}–${Math.round(r.high)})${note}</title></circle></g>`,
     );
   });
   parts.push('</svg>');

@@ -4,7 +4,8 @@ import { Agent } from './agent.entity';
 
 export class LeaderboardEntry {
   agent!: Ref<Agent>;
-  rank!: number;
+  /** Null for a provisional agent: too few votes for a rank. */
+  rank!: number | null;
   btRating!: number;
   ciLow!: number;
   ciHigh!: number;
@@ -20,7 +21,7 @@ export const LeaderboardEntrySchema = new EntitySchema<LeaderboardEntry>({
   tableName: 'leaderboard_entries',
   properties: {
     agent: { kind: '1:1', entity: () => Agent, ref: true, primary: true, owner: true, deleteRule: 'cascade' },
-    rank: { type: 'integer' },
+    rank: { type: 'integer', nullable: true },
     btRating: { type: 'double' },
     ciLow: { type: 'double' },
     ciHigh: { type: 'double' },

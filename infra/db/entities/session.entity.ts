@@ -19,7 +19,8 @@ export class Session {
     | 'completedAt'
     | 'resultHash'
     | 'dedupeKey'
-    | 'redeliveryOf';
+    | 'redeliveryOf'
+    | 'judgingUntil';
   id!: number;
   agent!: Ref<Agent>;
   kind!: SessionKind;
@@ -48,6 +49,8 @@ export class Session {
   dedupeKey: string | null = null;
   /** An operator's redelivery points at the original delivery (never at another redelivery). */
   redeliveryOf: Ref<Session> | null = null;
+  /** A main answer's text stays out of public view until then; null means public. */
+  judgingUntil: Date | null = null;
   createdAt: Date = new Date();
 }
 
@@ -61,10 +64,10 @@ export const SessionSchema = new EntitySchema<Session>({
       name: 'sessions_main_agent_index',
       expression: `create index "sessions_main_agent_index" on "sessions" ("agent_id", "created_at") where "kind" = 'main'`,
     },
-    // Judging: the answered main sessions of a prompt.
+    // Pairing: a prompt's latest answered main sessions, read backwards by id.
     {
       name: 'sessions_main_answered_index',
-      expression: `create index "sessions_main_answered_index" on "sessions" ("prompt_id") where "kind" = 'main' and "status" = 'answered'`,
+      expression: `create index "sessions_main_answered_index" on "sessions" ("prompt_id", "id") where "kind" = 'main' and "status" = 'answered'`,
     },
   ],
   // The arena sends a main prompt to an agent at most once; only an operator's redelivery repeats it.
@@ -101,6 +104,7 @@ export const SessionSchema = new EntitySchema<Session>({
       index: true,
       deleteRule: 'set null',
     },
+    judgingUntil: { type: 'datetime', length: 6, nullable: true },
     createdAt: { type: 'datetime', length: 6 },
   },
 });

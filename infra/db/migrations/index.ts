@@ -8,6 +8,9 @@ import { Migration20261122214533 } from './Migration20261122214533';
 import { Migration20261123122000 } from './Migration20261123122000';
 import { Migration20261123120000 } from './Migration20261123120000';
 import { Migration20261123121000 } from './Migration20261123121000';
+import { Migration20261123130000 } from './Migration20261123130000';
+import { Migration20261123132000 } from './Migration20261123132000';
+import { Migration20261123145500 } from './Migration20261123145500';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122050346', class: Migration20261122050346 },
@@ -18,4 +21,7 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123120000', class: Migration20261123120000 },
   { name: 'Migration20261123121000', class: Migration20261123121000 },
   { name: 'Migration20261123122000', class: Migration20261123122000 },
+  { name: 'Migration20261123130000', class: Migration20261123130000 },
+  { name: 'Migration20261123132000', class: Migration20261123132000 },
+  { name: 'Migration20261123145500', class: Migration20261123145500 },
 ];

@@ -5,7 +5,7 @@
 import { EntityRepository, type EntityManager } from '@mikro-orm/postgresql';
 import type { AgentMode } from '../../../domain/agent-state';
 import type { Agent } from '../entities/agent.entity';
-import { run } from './sql';
+import { onlyRow, run } from './sql';
 
 export class AgentRepository extends EntityRepository<Agent> {
   /** An agent only if `ownerId` owns it: not owned and missing look the same to callers. */
@@ -28,42 +28,86 @@ export interface EligibleAgent {
   mode: AgentMode;
 }
 
-/** Agents that may take arena prompts: active and (unless the gym is not required) gym-complete. */
+/**
+ * Agents a live battle may pick: active, (gym-complete,) not of the excluded owners, and whose
+ * latest ended delivery (of any kind; pending and cancelled ones say nothing) was a non-empty answer.
+ */
 export async function eligibleAgents(
   em: EntityManager,
   requireGym: boolean,
-  excludeOwnerId: number,
+  excludeOwnerIds: readonly number[],
 ): Promise<EligibleAgent[]> {
   return run<EligibleAgent>(
     em,
-    `select id, owner_id, mode from agents
-     where not deactivated and (mode = 'pull' or ping_ok) and (gym_complete or not ?) and owner_id <> ?
+    `select a.id, a.owner_id, a.mode from agents a
+     join lateral (
+       select s.status, s.response from sessions s
+       where s.agent_id = a.id and s.status in ('answered', 'error', 'timeout')
+       order by s.id desc limit 1) latest on true
+     where not a.deactivated and (a.mode = 'pull' or a.ping_ok) and (a.gym_complete or not ?)
+       and a.owner_id <> all(?::int[])
+       and latest.status = 'answered' and length(trim(latest.response)) > 0
      order by random() limit 200`,
-    [requireGym, excludeOwnerId],
+    [requireGym, `{${excludeOwnerIds.join(',')}}`],
   );
 }
 
+/** What makes an agent due a main prompt; `asOf` (a timestamp as PostgreSQL gave it) pins "now" for a whole step. */
+export interface DueRules {
+  requireGym: boolean;
+  minGapSeconds: number;
+  asOf?: string | null;
+}
+
 /**
- * Agents due a main prompt: active, (gym-complete,) nothing main in flight, and the gap since
- * their last main prompt has passed; longest waiting first.
+ * Agents due a main prompt as of a moment: active, (gym-complete,) nothing main in flight, the gap
+ * since their last main prompt passed, and some pool prompt left that they never got (an agent that
+ * has had them all would otherwise stay first in line for ever and take a place in every batch).
+ * Parameters: requireGym, asOf (null: now), minGapSeconds. Each agent's last prompt comes from
+ * sessions_main_agent_index; "a prompt left" is a lateral with a limit, so it stays a probe of
+ * sessions_main_prompt_unique per agent (as an EXISTS PostgreSQL hashes every main session, and
+ * past work_mem that is a scan of the table per agent). A redelivery repeats its original's
+ * prompt, so the originals alone say which prompts an agent got. Order the rows by DUE_ORDER.
  */
-export function agentsDueForMainPrompt(
-  em: EntityManager,
-  rules: { requireGym: boolean; minGapSeconds: number; limit: number },
-): Promise<Array<{ id: number; mode: AgentMode }>> {
-  return run<{ id: number; mode: AgentMode }>(
+export const DUE_AGENTS_SQL = `select a.id, a.mode, m.last_at from agents a
+  cross join lateral (select max(s.created_at) as last_at from sessions s where s.agent_id = a.id and s.kind = 'main') m
+  cross join lateral (
+    select 1 from prompts p where p.source = 'pool' and p.retired_at is null
+      and not exists (select 1 from sessions s
+        where s.agent_id = a.id and s.prompt_id = p.id and s.kind = 'main' and s.redelivery_of_id is null)
+    limit 1) prompt_left
+  where not a.deactivated and (a.mode = 'pull' or a.ping_ok) and (a.gym_complete or not ?)
+    and (m.last_at is null or m.last_at <= coalesce(?::timestamptz, now()) - make_interval(secs => ?))
+    and not exists (select 1 from sessions s where s.agent_id = a.id and s.kind = 'main' and s.status = 'pending')`;
+
+/** Never-served agents first, then the longest since their last main prompt; the id settles ties. */
+export const DUE_ORDER = 'last_at asc nulls first, id';
+
+export function dueParams(rules: DueRules): unknown[] {
+  return [rules.requireGym, rules.asOf ?? null, rules.minGapSeconds];
+}
+
+/**
+ * How many agents are due now, and how long the one due longest has waited past its gap (0 when
+ * none has; agents never served have no last prompt to count from, and are first in line anyway).
+ */
+export interface DueSummary {
+  due: number;
+  /** The moment counted, as PostgreSQL gave it: a dispatch step serves the agents due then. */
+  as_of: string;
+  as_of_ms: number;
+  longest_wait_seconds: number;
+}
+
+export async function dueAgentsSummary(em: EntityManager, rules: DueRules): Promise<DueSummary> {
+  const rows = await run<DueSummary>(
     em,
-    `select a.id, a.mode from agents a
-     left join lateral (
-       select max(s.created_at) as last_at, bool_or(s.status = 'pending') as in_flight
-       from sessions s where s.agent_id = a.id and s.kind = 'main') m on true
-     where not a.deactivated and (a.mode = 'pull' or a.ping_ok) and (a.gym_complete or not ?)
-       and not coalesce(m.in_flight, false)
-       and (m.last_at is null or m.last_at <= now() - make_interval(secs => ?))
-     order by m.last_at asc nulls first, a.id
-     limit ?`,
-    [rules.requireGym, rules.minGapSeconds, rules.limit],
+    `select count(*)::int as due, now()::text as as_of, (extract(epoch from now()) * 1000)::float8 as as_of_ms,
+       greatest(coalesce(extract(epoch from now() - min(last_at)) - ?, 0), 0)::float8 as longest_wait_seconds
+     from (${DUE_AGENTS_SQL}) due`,
+    [rules.minGapSeconds, ...dueParams(rules)],
   );
+  return onlyRow(rows, 'dueAgentsSummary');
 }
 
 /** What a pull call needs of its agent to check the secret, and no entity. */

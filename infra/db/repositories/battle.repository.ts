@@ -1,5 +1,6 @@
-/** The owner of `battles`: every insert and update of the table, what a judge reads of a battle, and the pairs still to judge. */
+/** The owner of `battles`: every insert and update of the table, and what a judge reads of a battle. */
 import type { EntityManager, RequiredEntityData } from '@mikro-orm/postgresql';
+import type { AgentMode } from '../../../domain/agent-state';
 import type { BattleStatus, Verdict } from '../../../domain/arena';
 import type { SessionStatus } from '../../../domain/sessions';
 import { Battle } from '../entities/battle.entity';
@@ -54,36 +55,6 @@ export async function openBattleOf(em: EntityManager, judgeId: number): Promise<
   return row;
 }
 
-export interface CandidatePair {
-  prompt_id: number;
-  low: number;
-  high: number;
-  low_agent: number;
-  high_agent: number;
-}
-
-/**
- * The pair of answers judged least so far (ties broken at random) that this judge has not seen:
- * two non-empty answers to one prompt from active agents of different owners, neither the judge's.
- */
-export async function leastJudgedPair(em: EntityManager, judgeId: number): Promise<CandidatePair | undefined> {
-  const [row] = await run<CandidatePair>(
-    em,
-    `with answers as (
-       select s.id, s.prompt_id, s.agent_id, a.owner_id
-       from sessions s join agents a on a.id = s.agent_id
-       where s.kind = 'main' and s.status = 'answered' and length(trim(s.response)) > 0
-         and not a.deactivated and a.owner_id <> ?)
-     select x.prompt_id, x.id as low, y.id as high, x.agent_id as low_agent, y.agent_id as high_agent
-     from answers x join answers y on y.prompt_id = x.prompt_id and y.id > x.id and y.owner_id <> x.owner_id
-     where not exists (select 1 from battles j where j.judge_id = ? and j.pair_low = x.id and j.pair_high = y.id)
-     order by (select count(*) from battles v where v.pair_low = x.id and v.pair_high = y.id and v.status = 'voted'), random()
-     limit 1`,
-    [judgeId, judgeId],
-  );
-  return row;
-}
-
 /** Votes cast by a judge since the start of the current UTC day. */
 export async function votesToday(em: EntityManager, judgeId: number): Promise<number> {
   const rows = await run<{ n: number }>(
@@ -118,13 +89,18 @@ export interface BattleToVote {
   agent_a_id: number;
   agent_b_id: number;
   prompt_id: number;
+  live: boolean;
+  session_a_id: number;
+  session_b_id: number;
+  pair_low: number;
+  pair_high: number;
 }
 
 /** Locks the battle a vote is for (in the caller's transaction); undefined when there is no such battle. */
 export async function lockBattleToVote(em: EntityManager, battleId: number): Promise<BattleToVote | undefined> {
   const [row] = await run<BattleToVote>(
     em,
-    `select id, status, winner, agent_a_id, agent_b_id, prompt_id from battles where id = ? for update`,
+    `select id, status, winner, agent_a_id, agent_b_id, prompt_id, live, session_a_id, session_b_id, pair_low, pair_high from battles where id = ? for update`,
     [battleId],
   );
   return row;
@@ -170,5 +146,65 @@ export function castVotes(em: EntityManager): Promise<CastVote[]> {
   return run<CastVote>(
     em,
     `select judge_id, agent_a_id, agent_b_id, winner from battles where status = 'voted' order by id`,
+  );
+}
+
+/** A running live battle's two sides as a replacement reads them: who answers each and how its delivery stands. */
+export interface LiveBattleSides {
+  judge_id: number;
+  prompt_id: number;
+  sides: Array<{
+    side: 'a' | 'b';
+    session_id: number;
+    agent_id: number;
+    owner_id: number;
+    status: SessionStatus;
+    mode: AgentMode;
+    category: string;
+    deadline_seconds: number;
+  }>;
+}
+
+/** Locks a running live battle (in the caller's transaction) and reads its sides; undefined when it is not running. */
+export async function lockRunningLiveBattle(em: EntityManager, battleId: number): Promise<LiveBattleSides | undefined> {
+  const [battle] = await run<{ judge_id: number; prompt_id: number; session_a_id: number; session_b_id: number }>(
+    em,
+    `select judge_id, prompt_id, session_a_id, session_b_id from battles where id = ? and live and status = 'running' for update`,
+    [battleId],
+  );
+  if (!battle) return undefined;
+  const rows = await run<Omit<LiveBattleSides['sides'][number], 'side'>>(
+    em,
+    `select s.id as session_id, s.agent_id, a.owner_id, s.status, s.mode, s.category, s.deadline_seconds
+     from sessions s join agents a on a.id = s.agent_id where s.id in (?, ?)`,
+    [battle.session_a_id, battle.session_b_id],
+  );
+  const side = (key: 'a' | 'b', sessionId: number) => ({
+    side: key,
+    ...onlyRow(
+      rows.filter((r) => r.session_id === sessionId),
+      `side ${key} of battle ${battleId}`,
+    ),
+  });
+  return {
+    judge_id: battle.judge_id,
+    prompt_id: battle.prompt_id,
+    sides: [side('a', battle.session_a_id), side('b', battle.session_b_id)],
+  };
+}
+
+/** Points one side of a battle at another delivery (a live battle's replacement), keeping the pair's ids in order. */
+export async function replaceBattleSide(
+  em: EntityManager,
+  battleId: number,
+  side: 'a' | 'b',
+  replacement: { sessionId: number; agentId: number },
+): Promise<void> {
+  const [session, agent] = side === 'a' ? ['session_a_id', 'agent_a_id'] : ['session_b_id', 'agent_b_id'];
+  const other = side === 'a' ? 'session_b_id' : 'session_a_id';
+  await run(
+    em,
+    `update battles set ${session} = ?, ${agent} = ?, pair_low = least(?, ${other}), pair_high = greatest(?, ${other}) where id = ?`,
+    [replacement.sessionId, replacement.agentId, replacement.sessionId, replacement.sessionId, battleId],
   );
 }

@@ -3,7 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { run } from './sql';
 
 export interface LeaderboardRow {
-  rank: number;
+  /** Null for a provisional agent (fewer votes than the arena's minimum). */
+  rank: number | null;
   agent_id: number;
   name: string;
   owner_handle: string;
@@ -24,7 +25,7 @@ export function leaderboard(em: EntityManager): Promise<LeaderboardRow[]> {
     `select l.rank, l.agent_id, a.name, a.owner_handle, a.elo, l.bt_rating, l.ci_low, l.ci_high, l.votes, l.wins, l.losses, l.ties,
        (extract(epoch from l.computed_at) * 1000)::float8 as computed_ms
      from leaderboard_entries l join agents a on a.id = l.agent_id
-     order by l.rank, l.bt_rating desc, a.id`,
+     order by l.rank nulls last, l.bt_rating desc, a.id`,
     [],
   );
 }
@@ -32,7 +33,7 @@ export function leaderboard(em: EntityManager): Promise<LeaderboardRow[]> {
 /** One agent's line of a leaderboard refresh, as written. */
 export interface LeaderboardEntry {
   agent_id: number;
-  rank: number;
+  rank: number | null;
   bt_rating: number;
   ci_low: number;
   ci_high: number;

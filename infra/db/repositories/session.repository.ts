@@ -6,6 +6,7 @@ import type { EntityManager, RequiredEntityData } from '@mikro-orm/postgresql';
 import type { AgentMode } from '../../../domain/agent-state';
 import type { SessionKind, SessionStatus } from '../../../domain/sessions';
 import { Session } from '../entities/session.entity';
+import { DUE_AGENTS_SQL, DUE_ORDER, dueParams, type DueRules } from './agent.repository';
 import { onlyRow, run } from './sql';
 
 export interface SessionRow {
@@ -27,12 +28,15 @@ export interface SessionRow {
   work_state: string | null;
   /** Set on an operator's redelivery: the original session's id. */
   redelivery_of_id: number | null;
+  /** A main answer still being judged: only its owner may read the text yet. */
+  in_judging: boolean;
 }
 
-// Raw queries get timestamps as text; epoch milliseconds come back as plain numbers.
+// Raw queries get timestamps as text; epoch milliseconds come back as plain numbers. `in_judging` is a
+// column of the row, not a query of its own, so the feed costs the same with the embargo.
 const SESSION_COLUMNS = `s.id, s.agent_id, s.kind, s.mode, s.category, p.text as prompt, s.response, s.error, s.error_detail, s.latency_ms, s.status,
   (extract(epoch from s.created_at) * 1000)::float8 as created_ms, s.deadline_seconds, s.result_hash, w.state as work_state,
-  s.redelivery_of_id`;
+  s.redelivery_of_id, coalesce(s.judging_until > now(), false) as in_judging`;
 const SESSION_FROM = `sessions s join prompts p on p.id = s.prompt_id left join work_items w on w.session_id = s.id`;
 
 export async function findSession(
@@ -58,7 +62,7 @@ export const FEED_PAGE_SQL = `select ${SESSION_COLUMNS} from ${SESSION_FROM} whe
 
 export interface AgentFeed {
   agentName: string;
-  /** The owner reads more of the feed than the public (the detail of failures). */
+  /** The owner reads more of the feed than the public (answers still in judging, the detail of failures). */
   ownerId: number;
   total: number;
   rows: SessionRow[];
@@ -127,34 +131,52 @@ export interface StartedSession {
 
 const STARTED_COLUMNS = 'id, agent_id, mode, category, deadline_seconds';
 
-/** The main sessions a dispatch run already created (their dedupe keys start with `keyPrefix`), oldest first. */
-export function mainSessionsOfDispatch(em: EntityManager, keyPrefix: string): Promise<StartedSession[]> {
-  return run<StartedSession>(em, `select ${STARTED_COLUMNS} from sessions where dedupe_key like ? order by id`, [
-    `${keyPrefix}%`,
-  ]);
+/**
+ * The main sessions a dispatch batch already created (their dedupe keys start with `keyPrefix`), in
+ * the order they were made. Only ids above `afterId` are looked at: a step passes the last id before
+ * it began, so the check reads the step's own rows, not the whole table.
+ */
+export function mainSessionsOfDispatch(em: EntityManager, keyPrefix: string, afterId = 0): Promise<StartedSession[]> {
+  return run<StartedSession>(
+    em,
+    `select ${STARTED_COLUMNS} from sessions where id > ? and dedupe_key like ? order by id`,
+    [afterId, `${keyPrefix}%`],
+  );
+}
+
+/** The highest session id so far (0 for none): every session made later has a higher one. */
+export async function lastSessionId(em: EntityManager): Promise<number> {
+  const rows = await run<{ id: number }>(em, `select coalesce(max(id), 0)::int as id from sessions`);
+  return onlyRow(rows, 'lastSessionId').id;
 }
 
 /**
- * A main session for a pool prompt this agent never got, preferring prompts with exactly one
- * answer (a battle forms at once); undefined when no such prompt is left.
+ * One batch of a dispatch step in one statement: the `limit` agents due first (as of `rules.asOf`)
+ * each get a main session for a pool prompt they never got (one with exactly one answer first, so a
+ * battle forms at once, then unanswered ones, at random among equals), keyed
+ * `<keyPrefix><agent id>`. Returns the sessions in the order the agents were due. Run it in the
+ * batch's transaction, after checking that the key prefix has no sessions yet.
  */
-export async function insertMainSession(
+export function insertMainSessionBatch(
   em: EntityManager,
-  input: { agentId: number; mode: AgentMode; deadlineSeconds: number; dedupeKey: string },
-): Promise<StartedSession | undefined> {
-  const [row] = await run<StartedSession>(
+  input: DueRules & { limit: number; deadlineSeconds: number; keyPrefix: string },
+): Promise<StartedSession[]> {
+  return run<StartedSession>(
     em,
-    `insert into sessions (agent_id, kind, prompt_id, mode, category, deadline_seconds, status, dedupe_key, created_at)
-     select ?, 'main', p.id, ?, p.category, ?, 'pending', ?, now()
-     from prompts p
-     where p.source = 'pool' and p.retired_at is null
-       and not exists (select 1 from sessions s where s.agent_id = ? and s.prompt_id = p.id and s.kind = 'main')
-     order by case p.answer_count when 1 then 0 when 0 then 1 else 2 end, random()
-     limit 1
-     returning ${STARTED_COLUMNS}`,
-    [input.agentId, input.mode, input.deadlineSeconds, input.dedupeKey, input.agentId],
+    `with due as (select * from (${DUE_AGENTS_SQL}) d order by ${DUE_ORDER} limit ?),
+     made as (
+       insert into sessions (agent_id, kind, prompt_id, mode, category, deadline_seconds, status, dedupe_key, created_at)
+       select due.id, 'main', p.id, due.mode, p.category, ?, 'pending', ? || due.id, now()
+       from due cross join lateral (
+         select p.id, p.category from prompts p
+         where p.source = 'pool' and p.retired_at is null
+           and not exists (select 1 from sessions s where s.agent_id = due.id and s.prompt_id = p.id and s.kind = 'main')
+         order by case p.answer_count when 1 then 0 when 0 then 1 else 2 end, random()
+         limit 1) p
+       returning ${STARTED_COLUMNS})
+     select made.* from made join due on due.id = made.agent_id order by due.last_at asc nulls first, due.id`,
+    [...dueParams(input), input.limit, input.deadlineSeconds, input.keyPrefix],
   );
-  return row;
 }
 
 /**
@@ -304,6 +326,22 @@ export async function recordSessionOutcome(
     ],
   );
   return row;
+}
+
+/** A main answer just recorded enters judging: its text stays out of public view for `days` at most. */
+export async function startJudging(em: EntityManager, sessionId: number, days: number): Promise<void> {
+  await run(
+    em,
+    `update sessions set judging_until = now() + make_interval(days => ?) where id = ? and kind = 'main' and status = 'answered'`,
+    [days, sessionId],
+  );
+}
+
+/** These answers leave judging now: their votes are in. */
+export async function endJudging(em: EntityManager, sessionIds: readonly number[]): Promise<void> {
+  for (const id of sessionIds) {
+    await run(em, `update sessions set judging_until = null where id = ? and judging_until is not null`, [id]);
+  }
 }
 
 /** A session's status. The session a workflow names exists unless its agent was deleted; then this throws. */

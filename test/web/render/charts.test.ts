@@ -61,3 +61,17 @@ describe('intervalChart', () => {
     );
   });
 });
+
+describe('intervalChart', () => {
+  it('draws a provisional agent in grey and says so in its tooltip', () => {
+    const svg = intervalChart([
+      { label: 'ranked', rating: 1600, low: 1550, high: 1650 },
+      { label: 'newcomer', rating: 1700, low: 1200, high: 2300, provisional: true },
+    ]);
+    const [ranked, newcomer] = svg.split('<g>').slice(1);
+    expect(ranked).toContain('stroke="#2457c5"');
+    expect(ranked).not.toContain('provisional');
+    expect(newcomer).toContain('stroke="#8a929c"');
+    expect(newcomer).toContain('<title>newcomer: 1700 (1200–2300), provisional</title>');
+  });
+});
