@@ -54,12 +54,16 @@ export interface StackOptions {
  * abuse limits (their names may not exist in every version; unknown variables are ignored), and
  * schedules pushed out of the run.
  */
-const BENCH_SETTINGS: Record<string, string> = {
+export const BENCH_SETTINGS: Record<string, string> = {
   ARENA_REGISTER_RATE_LIMIT: '1000',
   ARENA_SANDBOX_RATE_LIMIT: '100000000',
   ARENA_WORK_POLL_RATE_LIMIT: '100000000',
   ARENA_VOTE_RATE_LIMIT: '100000000',
   ARENA_BATTLE_RATE_LIMIT: '100000000',
+  // Creating push agents and changing webhooks spend pings; the fleet creates hundreds at once.
+  ARENA_PING_RATE_LIMIT: '100000000',
+  ARENA_GYM_RESTART_RATE_LIMIT: '100000000',
+  ARENA_LOGIN_RATE_LIMIT: '100000000',
   // The pull figure holds 10,000 long-polls in one API process; the default cap is exactly that.
   ARENA_MAX_OPEN_POLLS: '50000',
   ARENA_MAX_AGENTS_PER_ACCOUNT: '1000000',
