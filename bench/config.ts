@@ -44,6 +44,25 @@ export interface BenchProfile {
     seconds: number;
     feedSessions: number;
   };
+  scale: {
+    agents: number;
+    owners: number;
+    prompts: number;
+    /** Main answers in the database at each measurement; as many votes as answers. */
+    answerSteps: number[];
+    /** Concurrent judges; each takes its next battle, votes on it, and again, this many rounds. */
+    judges: number;
+    judgeRounds: number;
+    /** The old judge/next query is run this many times per size, one at a time... */
+    baselineCalls: number;
+    /** ...and no more at a size (or any larger) once one call took longer than this. */
+    baselineLimitSeconds: number;
+    /** Agents made due for the dispatch step measured at each size. */
+    dueAgents: number;
+    /** The refit runs in a child process stopped after this long, or once its RSS passes refitMaxRssMb. */
+    refitTimeoutSeconds: number;
+    refitMaxRssMb: number;
+  };
 }
 
 export const FULL: BenchProfile = {
@@ -58,6 +77,19 @@ export const FULL: BenchProfile = {
   pull: { polls: 10_000, rampSeconds: 50, idleSeconds: 30, wakes: 200, wakesPerSecond: 5 },
   deadlines: { deliveries: 1_000, rate: 100, minRate: 10, deadlineSeconds: 2, agents: 10 },
   reads: { connections: 64, seconds: 15, feedSessions: 100 },
+  scale: {
+    agents: 10_000,
+    owners: 5_000,
+    prompts: 200,
+    answerSteps: [10_000, 100_000, 1_000_000],
+    judges: 16,
+    judgeRounds: 20,
+    baselineCalls: 20,
+    baselineLimitSeconds: 10,
+    dueAgents: 10_000,
+    refitTimeoutSeconds: 300,
+    refitMaxRssMb: 4_096,
+  },
 };
 
 export const QUICK: BenchProfile = {
@@ -72,4 +104,17 @@ export const QUICK: BenchProfile = {
   pull: { polls: 2_000, rampSeconds: 4, idleSeconds: 4, wakes: 20, wakesPerSecond: 5 },
   deadlines: { deliveries: 60, rate: 100, minRate: 20, deadlineSeconds: 2, agents: 10 },
   reads: { connections: 64, seconds: 3, feedSessions: 100 },
+  scale: {
+    agents: 10_000,
+    owners: 5_000,
+    prompts: 200,
+    answerSteps: [10_000, 50_000],
+    judges: 16,
+    judgeRounds: 5,
+    baselineCalls: 5,
+    baselineLimitSeconds: 10,
+    dueAgents: 10_000,
+    refitTimeoutSeconds: 120,
+    refitMaxRssMb: 4_096,
+  },
 };

@@ -1,4 +1,4 @@
-/** `npm run bench [-- --quick] [--only push,deadlines,reads,pull]`: brings up the stack, runs the figures, writes and prints the results. */
+/** `npm run bench [-- --quick] [--only push,deadlines,reads,pull,scale]`: brings up the stack, runs the figures, writes and prints the results. */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { runPullFigure } from './pull/pull-figure';
 import { startFleet, type Fleet } from './push/fleet';
 import { runPushFigure } from './push/push-figure';
 import { runReadsFigure } from './reads/reads-figure';
+import { runScaleFigure } from './scale/scale-figure';
 import { createProgress } from './report/progress';
 import { createStageProfiler, type StageProfiler } from './report/stage-profiler';
 import { writeResults, type BenchResults } from './report/results';
@@ -19,7 +20,7 @@ import { figuresText } from './report/table';
 import { REPO } from './stack/child';
 import { startStack } from './stack/stack';
 
-const FIGURES = ['push', 'deadlines', 'reads', 'pull'] as const;
+const FIGURES = ['push', 'deadlines', 'reads', 'pull', 'scale'] as const;
 type FigureName = (typeof FIGURES)[number];
 
 interface Options {
@@ -43,7 +44,7 @@ async function main(): Promise<void> {
   const program = new Command()
     .name('bench')
     .description(
-      'Agent Arena benchmarks: push throughput and overhead, long-poll capacity, deadline accuracy and reads, each against a baseline measured in the same run.',
+      'Agent Arena benchmarks: push throughput and overhead, long-poll capacity, deadline accuracy, reads and judging at scale, each against a baseline measured in the same run.',
     )
     .option('--quick', 'smaller runs that finish in under two minutes')
     .addOption(
@@ -120,6 +121,11 @@ async function main(): Promise<void> {
     if (only.has('pull')) {
       results.pull = await runPullFigure({ ...ctx, userId: account.userId });
       results.figures.push(...results.pull.figures);
+    }
+    // Last: it grows the database to a million answers, which every figure after it would read.
+    if (only.has('scale')) {
+      results.scale = await runScaleFigure(ctx);
+      results.figures.push(...results.scale.figures);
     }
   } finally {
     progress.stop();

@@ -6,6 +6,8 @@ import type { PullResult } from '../pull/pull-figure';
 import type { PushResult } from '../push/push-figure';
 import type { StageResult } from '../push/stages';
 import type { ReadsResult } from '../reads/reads-figure';
+import { scaleMarkdown } from '../scale/scale-report';
+import type { ScaleResult } from '../scale/scale-figure';
 import { renderChart } from './chart';
 import type { PushProfile } from './stage-profiler';
 import type { FigureRow } from './model';
@@ -38,6 +40,7 @@ export interface BenchResults {
   deadlines?: DeadlineResult;
   reads?: ReadsResult;
   pull?: PullResult;
+  scale?: ScaleResult;
 }
 
 /** `2026-11-22T21-05-03Z`: sortable, and valid in file names everywhere. */
@@ -165,7 +168,7 @@ export function resultsMarkdown(results: BenchResults, chartFiles: string[]): st
     ] as const) {
       out.push(`### ${name}`, '', stagesTable(stages), '');
     }
-    out.push(...chartFiles.map((f) => `![${f}](${f})`), '');
+    out.push(...chartFiles.filter((f) => !f.endsWith('-scale.svg')).map((f) => `![${f}](${f})`), '');
     if (p.profile) out.push(...profileMarkdown(p.profile, "during the arena's push stages"));
   }
   if (results.deadlines) {
@@ -247,6 +250,16 @@ export function resultsMarkdown(results: BenchResults, chartFiles: string[]): st
       '',
     );
   }
+  if (results.scale) {
+    const s = results.scale;
+    out.push(
+      ...scaleMarkdown(
+        s,
+        s.limits,
+        chartFiles.find((f) => f.endsWith('-scale.svg')),
+      ),
+    );
+  }
   return out.join('\n');
 }
 
@@ -266,6 +279,11 @@ export async function writeResults(
       await fs.writeFile(path.join(dir, file), renderChart(spec));
       charts.push(file);
     }
+  }
+  if (results.scale) {
+    const file = `${stamp}-scale.svg`;
+    await fs.writeFile(path.join(dir, file), renderChart(results.scale.chart));
+    charts.push(file);
   }
   const json = path.join(dir, `${stamp}.json`);
   const markdown = path.join(dir, `${stamp}.md`);

@@ -1,14 +1,11 @@
 /** The leaderboard's Bradley-Terry ratings, with bootstrap 95% intervals and interval-aware ranks. */
 
-import { BradleyTerrySolver, type PairIndex } from './bt-fit';
-import { ELO_SCALE, INITIAL_ELO, type VoteOutcome } from './elo';
+import { BradleyTerrySolver } from './bt-fit';
+import { ELO_SCALE, INITIAL_ELO } from './elo';
 import { mulberry32, standardNormal } from './random';
+import { drawResample, pairTotals, tabulateVotes, type BattleVote } from './vote-table';
 
-export interface BattleVote {
-  a: number;
-  b: number;
-  outcome: VoteOutcome;
-}
+export type { BattleVote } from './vote-table';
 
 export interface LeaderboardEntry {
   agentId: number;
@@ -42,10 +39,6 @@ export interface LeaderboardOptions {
   maxIterations?: number;
 }
 
-// Bound once: inside a vm context (Temporal's workflow sandbox, jest) every global lookup such
-// as `Math.exp` goes through the context's interceptors, which is slow in a hot loop.
-const { floor } = Math;
-
 /** Natural-log strength to Elo points: 400·log10(e^θ). */
 const ELO_PER_NAT = ELO_SCALE / Math.LN10;
 
@@ -54,11 +47,6 @@ const ELO_PER_NAT = ELO_SCALE / Math.LN10;
  * vote resampling draws the same votes for a given seed as it did before the prior took part.
  */
 const PRIOR_STREAM = 0x5bd1e995;
-
-/** Outcome kinds per pair, relative to the pair's first (lower-index) agent. */
-const FIRST_WINS = 0;
-const SECOND_WINS = 1;
-const DRAW = 2;
 
 /**
  * Fits ratings to all votes, then refits to `resamples` bootstrap resamples of the votes and
@@ -81,8 +69,8 @@ export function fitLeaderboard(votes: readonly BattleVote[], options: Leaderboar
   if (!(confidence > 0 && confidence < 1)) throw new RangeError('confidence must be between 0 and 1');
   if (!(priorSd > 0)) throw new RangeError('priorSd must be positive');
 
-  const table = tabulate(votes);
-  const n = table.agents.length;
+  const table = tabulateVotes(votes);
+  const n = table.agentIds.length;
   if (n === 0) return [];
 
   const solver = new BradleyTerrySolver(table.pairs, {
@@ -94,29 +82,25 @@ export function fitLeaderboard(votes: readonly BattleVote[], options: Leaderboar
   const score = new Float64Array(pairCount);
   const games = new Float64Array(pairCount);
 
-  const kindCounts = new Float64Array(pairCount * 3);
-  for (const kind of table.voteKinds) kindCounts[kind]! += 1;
-  pairTotals(kindCounts, score, games);
+  // How often each vote counts: once in the point fit, as often as drawn in a resample.
+  const times = new Int32Array(table.outcomeKeys.length).fill(1);
+  pairTotals(table, times, score, games);
   const fitted = new Float64Array(n);
   solver.solve(score, games, fitted);
   const ratings = toRatings(fitted, new Float64Array(n));
 
-  // Resampling the votes with replacement is a multinomial draw over vote indices; only the
-  // per-pair outcome counts matter to the fit, so each resample refills the same count arrays.
+  // Each resample refills the same count arrays, and starts from the full-data fit.
   const seed = options.seed ?? 1;
   const random = mulberry32(seed);
   const priorDraw = standardNormal(mulberry32((seed ^ PRIOR_STREAM) >>> 0));
   const priorSdNats = priorSd / ELO_PER_NAT;
   const priorCenter = new Float64Array(n);
-  const kinds = table.voteKinds;
-  const voteCount = kinds.length;
   const samples = new Float64Array(resamples * n);
   const theta = new Float64Array(n);
   const resampledRatings = new Float64Array(n);
   for (let r = 0; r < resamples; r++) {
-    kindCounts.fill(0);
-    for (let v = 0; v < voteCount; v++) kindCounts[kinds[floor(random() * voteCount)]!]! += 1;
-    pairTotals(kindCounts, score, games);
+    drawResample(table, random, times);
+    pairTotals(table, times, score, games);
     for (let i = 0; i < n; i++) priorCenter[i] = priorSdNats * priorDraw();
     theta.set(fitted);
     solver.solve(score, games, theta, priorCenter);
@@ -125,7 +109,8 @@ export function fitLeaderboard(votes: readonly BattleVote[], options: Leaderboar
 
   const tail = (1 - confidence) / 2;
   const column = new Float64Array(resamples);
-  const entries: LeaderboardEntry[] = table.agents.map(({ agentId, index, record }) => {
+  const { records } = table;
+  const entries: LeaderboardEntry[] = Array.from(table.agentIds, (agentId, index) => {
     for (let r = 0; r < resamples; r++) column[r] = samples[r * n + index]!;
     column.sort();
     return {
@@ -133,7 +118,10 @@ export function fitLeaderboard(votes: readonly BattleVote[], options: Leaderboar
       rating: ratings[index]!,
       ciLow: percentile(column, tail),
       ciHigh: percentile(column, 1 - tail),
-      ...record,
+      votes: records.votes[index]!,
+      wins: records.wins[index]!,
+      losses: records.losses[index]!,
+      ties: records.ties[index]!,
     };
   });
   return entries.sort((x, y) => y.rating - x.rating || x.agentId - y.agentId);
@@ -149,78 +137,6 @@ export function rankByIntervals<T extends { ciLow: number; ciHigh: number }>(
 ): (T & { rank: number })[] {
   const lows = Float64Array.from(entries, (entry) => entry.ciLow).sort();
   return entries.map((entry) => ({ ...entry, rank: 1 + lows.length - countAtMost(lows, entry.ciHigh) }));
-}
-
-/** An agent of the fit: its index in the solver's vectors and its own vote record. */
-interface FittedAgent {
-  agentId: number;
-  index: number;
-  record: { votes: number; wins: number; losses: number; ties: number };
-}
-
-interface VoteTable {
-  /** By ascending agent id, which is also index order. */
-  agents: FittedAgent[];
-  pairs: PairIndex;
-  /** For each counted vote: pair index · 3 + outcome kind. */
-  voteKinds: Int32Array;
-}
-
-function tabulate(votes: readonly BattleVote[]): VoteTable {
-  const counted = votes.filter((vote) => vote.a !== vote.b);
-  const agentIds = [...new Set(counted.flatMap((vote) => [vote.a, vote.b]))].sort((x, y) => x - y);
-  const agents = agentIds.map((agentId, index): FittedAgent => ({
-    agentId,
-    index,
-    record: { votes: 0, wins: 0, losses: 0, ties: 0 },
-  }));
-  const agentOf = new Map(agents.map((agent) => [agent.agentId, agent]));
-  const n = agents.length;
-  const pairOf = new Map<number, number>();
-  const first: number[] = [];
-  const second: number[] = [];
-  const voteKinds = new Int32Array(counted.length);
-
-  counted.forEach((vote, v) => {
-    const a = agentOf.get(vote.a)!;
-    const b = agentOf.get(vote.b)!;
-    const [low, high] = a.index < b.index ? [a.index, b.index] : [b.index, a.index];
-    let pair = pairOf.get(low * n + high);
-    if (pair === undefined) {
-      pair = first.length;
-      pairOf.set(low * n + high, pair);
-      first.push(low);
-      second.push(high);
-    }
-    const winner = vote.outcome === 'a' ? a : vote.outcome === 'b' ? b : null;
-    const kind = winner === null ? DRAW : winner.index === low ? FIRST_WINS : SECOND_WINS;
-    voteKinds[v] = pair * 3 + kind;
-
-    a.record.votes += 1;
-    b.record.votes += 1;
-    if (winner === null) {
-      a.record.ties += 1;
-      b.record.ties += 1;
-    } else {
-      winner.record.wins += 1;
-      (winner === a ? b : a).record.losses += 1;
-    }
-  });
-  return {
-    agents,
-    pairs: { agentCount: n, first: Int32Array.from(first), second: Int32Array.from(second) },
-    voteKinds,
-  };
-}
-
-function pairTotals(kindCounts: Float64Array, score: Float64Array, games: Float64Array): void {
-  for (let p = 0; p < score.length; p++) {
-    // kindCounts holds three counts per pair, so every p·3 + kind is in range.
-    const firstWins = kindCounts[p * 3 + FIRST_WINS]!;
-    const draws = kindCounts[p * 3 + DRAW]!;
-    score[p] = firstWins + 0.5 * draws;
-    games[p] = firstWins + kindCounts[p * 3 + SECOND_WINS]! + draws;
-  }
 }
 
 /** Elo-scale ratings whose mean is 1500, written into `out`. */
