@@ -2,7 +2,8 @@
 import { isAgentActive } from '../domain/agent-state';
 import { DEFAULT_DEADLINE_SECONDS } from '../domain/sessions';
 import { gymStateOf, markGymComplete } from '../infra/db/repositories/agent.repository';
-import { gymPromptsStillOpen, insertGymSession } from '../infra/db/repositories/session.repository';
+import { insertGymSession } from '../infra/db/repositories/session.repository';
+import { gymPromptsStillOpen } from '../infra/db/repositories/session-read.repository';
 import type { DeliveryInput } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 

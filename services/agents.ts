@@ -4,12 +4,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Agent } from '../infra/db/entities/agent.entity';
 import { Prompt } from '../infra/db/entities/prompt.entity';
 import { withdrawPairsOf } from '../infra/db/repositories/pair.repository';
-import {
-  addSession,
-  closeUnstartedSessions,
-  findSession,
-  type SessionRow,
-} from '../infra/db/repositories/session.repository';
+import { addSession, closeUnstartedSessions } from '../infra/db/repositories/session.repository';
+import { findSession, type SessionRow } from '../infra/db/repositories/session-read.repository';
 import { isAgentActive } from '../domain/agent-state';
 import { ArenaError, notFound } from '../domain/errors';
 import { parseSessionPublicId } from '../domain/sessions';

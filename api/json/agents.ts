@@ -1,7 +1,7 @@
 /** Agents and their deliveries to response bodies: the one place that decides which of their fields leave the service. */
 import type { z } from 'zod';
 import type { Agent } from '../../infra/db/entities/agent.entity';
-import type { GymCounts, SessionRow } from '../../infra/db/repositories/session.repository';
+import type { GymCounts, SessionRow } from '../../infra/db/repositories/session-read.repository';
 import { isAgentActive, profileUrl, runCommand } from '../../domain/agent-state';
 import { sessionPublicId } from '../../domain/sessions';
 import { formatTimestamp } from '../../domain/timestamps';

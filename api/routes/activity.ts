@@ -3,7 +3,7 @@
  * reads answers still in judging and the detail of failures.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { agentFeed } from '../../infra/db/repositories/session.repository';
+import { agentFeed } from '../../infra/db/repositories/session-read.repository';
 import { notFound } from '../../domain/errors';
 import { errors, idParam } from '../schemas/common';
 import { activityFeed, feedQuery } from '../schemas/session';

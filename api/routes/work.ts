@@ -4,7 +4,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findPullAgent, type PullAgentRow } from '../../infra/db/repositories/agent.repository';
-import { findSession, type SessionRow } from '../../infra/db/repositories/session.repository';
+import { findSession, type SessionRow } from '../../infra/db/repositories/session-read.repository';
 import { claimWork, releaseWork } from '../../infra/db/repositories/work-item.repository';
 import { tokenMatchesHash } from '../../domain/credentials';
 import { parseSessionPublicId, sessionPublicId } from '../../domain/sessions';

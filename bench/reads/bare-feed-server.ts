@@ -7,7 +7,7 @@ import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { sessionJson } from '../../api/json/agents';
 import { ormConfig } from '../../infra/db/orm.config';
-import { FEED_HEAD_SQL, FEED_PAGE_SQL, type SessionRow } from '../../infra/db/repositories/session.repository';
+import { FEED_HEAD_SQL, FEED_PAGE_SQL, type SessionRow } from '../../infra/db/repositories/session-read.repository';
 
 // The arena's own statements, with pg's numbered placeholders for knex's question marks.
 const numbered = (sql: string) => {

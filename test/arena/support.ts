@@ -3,7 +3,7 @@ import { Client } from '@temporalio/client';
 import { answer, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { deliveryWorkflowId } from '../../workflows/contracts';
-import { dispatchArena } from '../../workflows';
+import { dispatchArena, refreshLeaderboard } from '../../workflows';
 
 export interface Arena {
   t: TestApp;
@@ -14,6 +14,8 @@ export interface Arena {
   /** Runs one dispatch step now (the schedule does this in production) and awaits every delivery it started. */
   dispatch(): Promise<number[]>;
   sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
+  /** A new judge votes `a` on the pair judge/next hands them, then the leaderboard is refitted: the leaderboard has rows. */
+  voteOnceAndRefresh(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,6 +62,20 @@ export async function startArena(agentCount: number, env: Record<string, string>
       expect(after).toHaveLength(count as number);
       await Promise.all(after.map((s) => client.workflow.getHandle(deliveryWorkflowId(s.id)).result()));
       return after.map((s) => s.id);
+    },
+    async voteOnceAndRefresh() {
+      const judge = await register(t.app);
+      const battle = (await t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth })).json();
+      await t.app.inject({
+        method: 'POST',
+        url: `/api/judge/${battle.battle_id}/vote`,
+        headers: judge.auth,
+        payload: { winner: 'a' },
+      });
+      await client.workflow.execute(refreshLeaderboard, {
+        taskQueue: t.config.taskQueue,
+        workflowId: `refresh-test-${++dispatches}-${Date.now()}`,
+      });
     },
     async close() {
       await server.close();

@@ -1,7 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { register } from '../support/test-app';
 import { startArena, type Arena } from '../arena/support';
-import { refreshLeaderboard } from '../../workflows';
 import { launchBrowser, screenshot } from './browser';
 
 let arena: Arena;
@@ -13,18 +11,7 @@ beforeAll(async () => {
   await arena.dispatch();
   await arena.dispatch();
   // One vote, so the leaderboard has rows.
-  const judge = await register(arena.t.app);
-  const battle = (await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth })).json();
-  await arena.t.app.inject({
-    method: 'POST',
-    url: `/api/judge/${battle.battle_id}/vote`,
-    headers: judge.auth,
-    payload: { winner: 'a' },
-  });
-  await arena.client.workflow.execute(refreshLeaderboard, {
-    taskQueue: arena.t.config.taskQueue,
-    workflowId: `refresh-web-${Date.now()}`,
-  });
+  await arena.voteOnceAndRefresh();
   // Enough feed entries for two pages, one of them hostile.
   const agent = arena.agents[0]!;
   await arena.sql(

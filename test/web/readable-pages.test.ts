@@ -1,7 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { register } from '../support/test-app';
 import { startArena, type Arena } from '../arena/support';
-import { refreshLeaderboard } from '../../workflows';
 import { launchBrowser, screenshot } from './browser';
 
 let arena: Arena;
@@ -16,18 +14,7 @@ beforeAll(async () => {
   arena = await startArena(2, { ARENA_MIN_GAP_SECONDS: '0' });
   await arena.dispatch();
   await arena.dispatch();
-  const judge = await register(arena.t.app);
-  const battle = (await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth })).json();
-  await arena.t.app.inject({
-    method: 'POST',
-    url: `/api/judge/${battle.battle_id}/vote`,
-    headers: judge.auth,
-    payload: { winner: 'a' },
-  });
-  await arena.client.workflow.execute(refreshLeaderboard, {
-    taskQueue: arena.t.config.taskQueue,
-    workflowId: `refresh-readable-${Date.now()}`,
-  });
+  await arena.voteOnceAndRefresh();
   // A name as long as people give them, and parentheses as people write them.
   const [first, second] = arena.agents;
   await arena.t.app.inject({

@@ -2,9 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { answer } from '../support/agent-server';
-import { register, startTestApp } from '../support/test-app';
+import { startTestApp } from '../support/test-app';
 import { startArena, type Arena } from '../arena/support';
-import { refreshLeaderboard } from '../../workflows';
 import { launchBrowser } from './browser';
 import { signUpInBrowser } from './support';
 
@@ -15,18 +14,7 @@ let base: string;
 beforeAll(async () => {
   arena = await startArena(2, { ARENA_MIN_GAP_SECONDS: '0', ARENA_PUBLIC_URL: 'http://127.0.0.1' });
   for (let i = 0; i < 3; i++) await arena.dispatch();
-  const judge = await register(arena.t.app);
-  const battle = (await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth })).json();
-  await arena.t.app.inject({
-    method: 'POST',
-    url: `/api/judge/${battle.battle_id}/vote`,
-    headers: judge.auth,
-    payload: { winner: 'a' },
-  });
-  await arena.client.workflow.execute(refreshLeaderboard, {
-    taskQueue: arena.t.config.taskQueue,
-    workflowId: `refresh-headers-${Date.now()}`,
-  });
+  await arena.voteOnceAndRefresh();
   base = await arena.t.app.listen({ port: 0, host: '127.0.0.1' });
   browser = await launchBrowser();
 }, 120_000);

@@ -1,7 +1,7 @@
 /** /api/agents: create, list, read and edit the caller's own agents. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { gymCounts } from '../../../infra/db/repositories/session.repository';
+import { gymCounts } from '../../../infra/db/repositories/session-read.repository';
 import {
   createAgent,
   editAgent,

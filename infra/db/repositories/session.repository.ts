@@ -1,6 +1,6 @@
 /**
  * The owner of `sessions` (deliveries): every insert and update of the table, and the reads the
- * feed, the workflows and gym progress make of it. Each read is served by an index.
+ * workflows make of it (the feed's and gym progress's are in session-read.repository.ts).
  */
 import type { EntityManager, RequiredEntityData } from '@mikro-orm/postgresql';
 import type { AgentMode } from '../../../domain/agent-state';
@@ -8,117 +8,6 @@ import type { SessionKind, SessionStatus } from '../../../domain/sessions';
 import { Session } from '../entities/session.entity';
 import { DUE_AGENTS_SQL, DUE_ORDER, dueParams, type DueRules } from './agent.repository';
 import { onlyRow, run } from './sql';
-
-export interface SessionRow {
-  id: number;
-  agent_id: number;
-  kind: SessionKind;
-  mode: AgentMode;
-  category: string;
-  prompt: string;
-  response: string | null;
-  error: string | null;
-  /** The owner's version of `error`, where it differs; never shown to anyone else. */
-  error_detail: string | null;
-  latency_ms: number | null;
-  status: SessionStatus;
-  created_ms: number;
-  deadline_seconds: number;
-  result_hash: string | null;
-  work_state: string | null;
-  /** Set on an operator's redelivery: the original session's id. */
-  redelivery_of_id: number | null;
-  /** A main answer still being judged: only its owner may read the text yet. */
-  in_judging: boolean;
-}
-
-// Raw queries get timestamps as text; epoch milliseconds come back as plain numbers. `in_judging` is a
-// column of the row, not a query of its own, so the feed costs the same with the embargo.
-const SESSION_COLUMNS = `s.id, s.agent_id, s.kind, s.mode, s.category, p.text as prompt, s.response, s.error, s.error_detail, s.latency_ms, s.status,
-  (extract(epoch from s.created_at) * 1000)::float8 as created_ms, s.deadline_seconds, s.result_hash, w.state as work_state,
-  s.redelivery_of_id, coalesce(s.judging_until > now(), false) as in_judging`;
-const SESSION_FROM = `sessions s join prompts p on p.id = s.prompt_id left join work_items w on w.session_id = s.id`;
-
-export async function findSession(
-  em: EntityManager,
-  agentId: number,
-  sessionId: number,
-): Promise<SessionRow | undefined> {
-  const [row] = await run<SessionRow>(
-    em,
-    `select ${SESSION_COLUMNS} from ${SESSION_FROM} where s.id = ? and s.agent_id = ?`,
-    [sessionId, agentId],
-  );
-  return row;
-}
-
-/**
- * The public feed's two statements, run side by side: the agent's name with its session count
- * (parameter: agent id; no row: no such agent), and one page, newest first from the (agent_id, id)
- * index (parameters: agent id, limit, offset).
- */
-export const FEED_HEAD_SQL = `select a.name, a.owner_id, (select count(*)::int from sessions where agent_id = a.id) as total from agents a where a.id = ?`;
-export const FEED_PAGE_SQL = `select ${SESSION_COLUMNS} from ${SESSION_FROM} where s.agent_id = ? order by s.id desc limit ? offset ?`;
-
-export interface AgentFeed {
-  agentName: string;
-  /** The owner reads more of the feed than the public (answers still in judging, the detail of failures). */
-  ownerId: number;
-  total: number;
-  rows: SessionRow[];
-}
-
-/** An agent's name, session count and one page of its feed; undefined when the agent does not exist. */
-export async function agentFeed(
-  em: EntityManager,
-  agentId: number,
-  limit: number,
-  offset: number,
-): Promise<AgentFeed | undefined> {
-  const [[head], rows] = await Promise.all([
-    run<{ name: string; owner_id: number; total: number }>(em, FEED_HEAD_SQL, [agentId]),
-    run<SessionRow>(em, FEED_PAGE_SQL, [agentId, limit, offset]),
-  ]);
-  return head && { agentName: head.name, ownerId: head.owner_id, total: head.total, rows };
-}
-
-export interface GymCounts {
-  total: number;
-  done: number;
-  errors: number;
-}
-
-/** `done`: gym prompts with a good answer since the current attempt started; `errors`: gym sessions that errored since then. */
-export async function gymCounts(em: EntityManager, agentId: number, startedAt: Date | null): Promise<GymCounts> {
-  const rows = await run<GymCounts>(
-    em,
-    `select (select count(*) from prompts where source = 'gym')::int as total,
-       (select count(distinct prompt_id) from sessions
-         where agent_id = ? and kind = 'gym' and status = 'answered' and created_at >= ?)::int as done,
-       (select count(*) from sessions
-         where agent_id = ? and kind = 'gym' and status = 'error' and created_at >= ?)::int as errors`,
-    [agentId, startedAt, agentId, startedAt],
-  );
-  return onlyRow(rows, 'gym counts');
-}
-
-/** Gym prompts without a good answer from this agent since its attempt started (`startedAt` as PostgreSQL gave it). */
-export async function gymPromptsStillOpen(
-  em: EntityManager,
-  agentId: number,
-  startedAt: string | null,
-): Promise<number[]> {
-  const rows = await run<{ id: number }>(
-    em,
-    `select p.id from prompts p
-     where p.source = 'gym' and not exists (
-       select 1 from sessions s
-       where s.agent_id = ? and s.prompt_id = p.id and s.kind = 'gym' and s.status = 'answered' and s.created_at >= ?)
-     order by p.id`,
-    [agentId, startedAt],
-  );
-  return rows.map((r) => r.id);
-}
 
 /** A session as a workflow starts it: what its DeliveryInput is made of. */
 export interface StartedSession {
