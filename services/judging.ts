@@ -6,13 +6,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ArenaSettings } from '../infra/config';
 import { Agent } from '../infra/db/entities/agent.entity';
 import {
-  addBattle,
   findBattle,
   openBattleOf,
+  openBattleOnNextPair,
   votesToday,
   type BattleWithAnswers,
 } from '../infra/db/repositories/battle.repository';
-import { takeOpenPair } from '../infra/db/repositories/pair.repository';
 import { ratingChangesOf } from '../infra/db/repositories/rating.repository';
 import type { Verdict } from '../domain/arena';
 import { ArenaError, notFound } from '../domain/errors';
@@ -54,8 +53,7 @@ async function revealedSide(em: EntityManager, move: RatingMove): Promise<Reveal
 
 /**
  * The judge's open battle if one waits for a vote, else a new one from the least-shown open pair
- * they may judge; undefined when nothing is left. Taking the pair and creating the battle is one
- * transaction, so a pair counted shown always has its battle.
+ * they may judge; undefined when nothing is left.
  */
 export async function nextBattle(
   em: EntityManager,
@@ -64,25 +62,8 @@ export async function nextBattle(
 ): Promise<BattleWithAnswers | undefined> {
   const open = await openBattleOf(em, judgeId);
   if (open) return open;
-  const battleId = await em.transactional(async (tx) => {
-    const pair = await takeOpenPair(tx, judgeId, arena.votesPerPair);
-    if (!pair) return undefined;
-    // Sides at random, so position says nothing about which agent answered.
-    const flip = Math.random() < 0.5;
-    const battle = addBattle(tx, {
-      prompt: pair.prompt_id,
-      judge: judgeId,
-      sessionA: flip ? pair.high : pair.low,
-      sessionB: flip ? pair.low : pair.high,
-      agentA: flip ? pair.high_agent : pair.low_agent,
-      agentB: flip ? pair.low_agent : pair.high_agent,
-      pairLow: pair.low,
-      pairHigh: pair.high,
-    });
-    await tx.flush();
-    return battle.id;
-  });
-  return battleId === undefined ? undefined : findBattle(em, battleId);
+  // Sides at random, so position says nothing about which agent answered.
+  return openBattleOnNextPair(em, judgeId, arena.votesPerPair, Math.random() < 0.5);
 }
 
 /** A battle this judge holds; anyone else's (or a missing one) is 404. */

@@ -73,7 +73,10 @@ export async function runScaleFigure(ctx: {
       const { rows } = await pool.query<{ n: number }>('select count(*)::int as n from arena_pairs');
       const pairs = rows[0]?.n ?? 0;
 
-      progress.log(`scale: ${answers} answers (seeded in ${seedSeconds.toFixed(0)} s): ${p.judges} judges over HTTP`);
+      progress.log(
+        `scale: ${answers} answers (seeded in ${seedSeconds.toFixed(0)} s): one judge, then ${p.judges}, over HTTP`,
+      );
+      const alone = await runJudges(ctx.api, 1, p.judgeRounds);
       const judged = await runJudges(ctx.api, p.judges, p.judgeRounds);
 
       let baseline: ScaleStep['baseline'];
@@ -102,9 +105,10 @@ export async function runScaleFigure(ctx: {
         seedSeconds,
         next: summarize(judged.next),
         vote: summarize(judged.vote),
-        empty: judged.empty,
-        errors: judged.errors,
-        firstError: judged.firstError,
+        alone: { next: summarize(alone.next), vote: summarize(alone.vote) },
+        empty: judged.empty + alone.empty,
+        errors: judged.errors + alone.errors,
+        firstError: alone.firstError ?? judged.firstError,
         baseline,
         dispatch: {
           sessions: step.sessions,
@@ -116,7 +120,8 @@ export async function runScaleFigure(ctx: {
       });
       const s = steps.at(-1)!;
       progress.log(
-        `scale: ${answers} answers: judge/next p50 ${s.next.p50.toFixed(1)} / p99 ${s.next.p99.toFixed(1)} ms, vote p99 ${s.vote.p99.toFixed(0)} ms, ` +
+        `scale: ${answers} answers: judge/next p50 ${s.next.p50.toFixed(1)} / p99 ${s.next.p99.toFixed(1)} ms (alone ${s.alone.next.p50.toFixed(1)} / ${s.alone.next.p99.toFixed(1)}), ` +
+          `vote p99 ${s.vote.p99.toFixed(0)} ms (alone ${s.alone.vote.p99.toFixed(0)}), ` +
           `old query ${s.baseline.ran ? `p50 ${s.baseline.summary.p50.toFixed(0)} ms${s.baseline.passedLimit ? ' (passed the limit)' : ''}` : 'not run'}, ` +
           `dispatch ${s.dispatch.msPer1000.toFixed(0)} ms per 1,000`,
       );

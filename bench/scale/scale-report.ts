@@ -21,6 +21,8 @@ export interface ScaleStep {
   seedSeconds: number;
   next: Summary;
   vote: Summary;
+  /** One judge on their own (nothing else in flight): what a call costs without the queue of the concurrent ones. */
+  alone: { next: Summary; vote: Summary };
   /** judge/next answered 204 (no open pair left for that judge). */
   empty: number;
   errors: number;
@@ -95,6 +97,16 @@ export function scaleFigures(
         target: `<= ${JUDGE_NEXT_P99_TARGET_MS} ms`,
         met: s.errors === 0 && s.next.count > 0 && s.next.p99 <= JUDGE_NEXT_P99_TARGET_MS,
         note: `${limits.judges} concurrent judges, p50 ${formatNumber(s.next.p50)} ms${stopped}`,
+      }),
+      figure({
+        group,
+        name: `judge/next p99 at ${size} answers, one judge alone`,
+        unit: 'ms',
+        value: round(s.alone.next.p99),
+        baselineName: BASELINE_NAME,
+        baseline: round(baselineMs(s.baseline, 'p99')),
+        better: 'lower',
+        note: `p50 ${formatNumber(s.alone.next.p50)} ms; vote p50 / p99 ${formatNumber(s.alone.vote.p50)} / ${formatNumber(s.alone.vote.p99)} ms`,
       }),
     );
   }
@@ -183,6 +195,7 @@ export function scaleChart(steps: readonly ScaleStep[], limits: ScaleLimits): Ch
         color: '#7f7f7f',
         dashed: true,
       },
+      { name: 'judge/next p99, one judge alone', points: at((s) => s.alone.next.p99), color: '#9467bd' },
       { name: 'vote p99', points: at((s) => s.vote.p99), color: '#2ca02c' },
       {
         name: `target p99 ${JUDGE_NEXT_P99_TARGET_MS} ms`,
@@ -217,7 +230,7 @@ export function scaleMarkdown(
     '## Scale',
     '',
     `${formatNumber(result.agents)} agents of ${formatNumber(result.owners)} owners, ${result.prompts} pool prompts; main answers, their candidate pairs (at most 4 per answer) and as many votes seeded straight into the database. ` +
-      `At each size ${limits.judges} fresh judges take a battle and vote, ${limits.judgeRounds} rounds each, over HTTP; the old judge/next query runs ${limits.baselineCalls} times, one at a time, on the same database, until a call passes ${limits.baselineLimitSeconds} s. ` +
+      `At each size one fresh judge alone, then ${limits.judges} fresh judges at once, take a battle and vote, ${limits.judgeRounds} rounds each, over HTTP; the old judge/next query runs ${limits.baselineCalls} times, one at a time, on the same database, until a call passes ${limits.baselineLimitSeconds} s. ` +
       'The dispatch step creates one main session for every due agent through the repository, in batches of ARENA_DISPATCH_BATCH (no deliveries).',
     '',
     markdownTable(
@@ -229,6 +242,8 @@ export function scaleMarkdown(
         'p99',
         'vote p50 ms',
         'p99',
+        'one judge alone: judge/next p50 / p99 ms',
+        'vote p50 / p99 ms',
         'old query p50 ms',
         'p99',
         'dispatch ms per 1,000',
@@ -243,6 +258,8 @@ export function scaleMarkdown(
         formatNumber(s.next.p99),
         formatNumber(s.vote.p50),
         formatNumber(s.vote.p99),
+        `${formatNumber(s.alone.next.p50)} / ${formatNumber(s.alone.next.p99)}`,
+        `${formatNumber(s.alone.vote.p50)} / ${formatNumber(s.alone.vote.p99)}`,
         baselineCell(s.baseline, limits.baselineLimitSeconds, 'p50'),
         baselineCell(s.baseline, limits.baselineLimitSeconds, 'p99'),
         formatNumber(s.dispatch.msPer1000),

@@ -23,6 +23,7 @@ function step(answers: number, over: Partial<ScaleStep> = {}): ScaleStep {
     seedSeconds: 3,
     next: summarize([4, 5, 6, 20]),
     vote: summarize([40, 50, 60, 90]),
+    alone: { next: summarize([3, 4]), vote: summarize([30, 35]) },
     empty: 0,
     errors: 0,
     baseline: baselineFromCalls(
@@ -85,11 +86,19 @@ describe('scaleFigures', () => {
   it('gives judge/next p99 per size against the old query, with the target met only at or below 50 ms', () => {
     const slow = step(100_000, { next: summarize([10, 60]) });
     const rows = scaleFigures([step(10_000), slow], finished, limits);
-    const judge = rows.filter((r) => r.name.startsWith('judge/next p99'));
+    const judge = rows.filter((r) => r.name.startsWith('judge/next p99') && !r.name.endsWith('alone'));
     expect(judge.map((r) => r.name)).toEqual(['judge/next p99 at 10k answers', 'judge/next p99 at 100k answers']);
     expect(judge[0]).toMatchObject({ value: 20, baseline: 900, met: true });
     expect(judge[0]!.ratio).toBeCloseTo(20 / 900);
     expect(judge[1]).toMatchObject({ value: 60, met: false });
+  });
+
+  it('gives one judge alone beside the concurrent ones, against the same baseline and without a target', () => {
+    const rows = scaleFigures([step(10_000)], undefined, limits);
+    const alone = rows.find((r) => r.name === 'judge/next p99 at 10k answers, one judge alone');
+    expect(alone).toMatchObject({ value: 4, baseline: 900 });
+    expect(alone!.met).toBeUndefined();
+    expect(alone!.note).toContain('vote p50 / p99 30 / 35 ms');
   });
 
   it('says where the old query was stopped, and leaves its figure out there', () => {
@@ -101,7 +110,7 @@ describe('scaleFigures', () => {
       undefined,
       limits,
     );
-    const [first, second] = rows.filter((r) => r.name.startsWith('judge/next p99'));
+    const [first, second] = rows.filter((r) => r.name.startsWith('judge/next p99') && !r.name.endsWith('alone'));
     expect(first!.baseline).toBeNaN();
     expect(first!.note).toContain('a call passed 10 s, stopped');
     expect(second!.note).toContain('old query not run: a call passed 10 s');
@@ -182,7 +191,7 @@ describe('scaleMarkdown', () => {
       limits,
       'run-scale.svg',
     ).join('\n');
-    expect(text).toContain('| 10000 | 10000 | 40000 | 5 | 20 | 50 | 90 | 800 | 900 | 500 | 0 | 3 |');
+    expect(text).toContain('| 10000 | 10000 | 40000 | 5 | 20 | 50 | 90 | 3 / 4 | 30 / 35 | 800 | 900 | 500 | 0 | 3 |');
     expect(text).toContain('| not run | not run |');
     expect(text).toContain('At 100000 answers the old query was not run: stopped at 10k.');
     expect(text).toContain('fit 25 s');

@@ -35,14 +35,18 @@ export const BattleSchema = new EntitySchema<Battle>({
   indexes: [
     { name: 'battles_pair_index', properties: ['pairLow', 'pairHigh'] },
     { name: 'battles_judge_voted_index', properties: ['judge', 'votedAt'] },
+    {
+      name: 'battles_judge_open_index',
+      expression: `create index "battles_judge_open_index" on "battles" ("judge_id") where "status" = 'open'`,
+    },
   ],
   uniques: [{ name: 'battles_judge_pair_unique', properties: ['judge', 'pairLow', 'pairHigh'] }],
   properties: {
     id: { type: 'integer', primary: true, autoincrement: true },
     prompt: { kind: 'm:1', entity: () => Prompt, ref: true },
     judge: { kind: 'm:1', entity: () => User, ref: true, deleteRule: 'cascade' },
-    sessionA: { kind: 'm:1', entity: () => Session, ref: true, deleteRule: 'cascade' },
-    sessionB: { kind: 'm:1', entity: () => Session, ref: true, deleteRule: 'cascade' },
+    sessionA: { kind: 'm:1', entity: () => Session, ref: true, deleteRule: 'cascade', index: true },
+    sessionB: { kind: 'm:1', entity: () => Session, ref: true, deleteRule: 'cascade', index: true },
     agentA: { kind: 'm:1', entity: () => Agent, ref: true, deleteRule: 'cascade', index: true },
     agentB: { kind: 'm:1', entity: () => Agent, ref: true, deleteRule: 'cascade', index: true },
     pairLow: { type: 'integer' },

@@ -4,6 +4,7 @@ import type { AgentMode } from '../../../domain/agent-state';
 import type { BattleStatus, Verdict } from '../../../domain/arena';
 import type { SessionStatus } from '../../../domain/sessions';
 import { Battle } from '../entities/battle.entity';
+import { TAKE_OPEN_PAIR } from './pair.repository';
 import { onlyRow, run } from './sql';
 
 /** A battle with its prompt and both sides' answers: what a judge reads. */
@@ -31,14 +32,18 @@ export interface BattleWithAnswers {
   created_ms: number;
 }
 
-const BATTLE_SELECT = `select b.id, b.judge_id, b.live, b.status, b.winner, b.prompt_id, p.text as prompt, p.category,
+/** A battle's row (from `battles`, or a statement's freshly inserted one) with its prompt and answers. */
+const battleSelect = (
+  battles: string,
+) => `select b.id, b.judge_id, b.live, b.status, b.winner, b.prompt_id, p.text as prompt, p.category,
     b.session_a_id, b.session_b_id, b.agent_a_id, b.agent_b_id, aa.owner_id as owner_a_id, ab.owner_id as owner_b_id,
     sa.status as a_status, sa.response as a_response, sa.error as a_error,
     sb.status as b_status, sb.response as b_response, sb.error as b_error,
     (extract(epoch from b.created_at) * 1000)::float8 as created_ms
-  from battles b join prompts p on p.id = b.prompt_id
+  from ${battles} b join prompts p on p.id = b.prompt_id
   join sessions sa on sa.id = b.session_a_id join sessions sb on sb.id = b.session_b_id
   join agents aa on aa.id = b.agent_a_id join agents ab on ab.id = b.agent_b_id`;
+const BATTLE_SELECT = battleSelect('battles');
 
 export async function findBattle(em: EntityManager, battleId: number): Promise<BattleWithAnswers | undefined> {
   const [row] = await run<BattleWithAnswers>(em, `${BATTLE_SELECT} where b.id = ?`, [battleId]);
@@ -63,6 +68,36 @@ export async function votesToday(em: EntityManager, judgeId: number): Promise<nu
     [judgeId],
   );
   return onlyRow(rows, 'votes today').n;
+}
+
+/**
+ * A new battle for this judge on the least-shown open pair they may judge (the pair counted shown
+ * in the same statement, so a pair counted shown always has its battle), read back as a judge
+ * reads it; undefined when no pair is left. One statement: no transaction round trips on the
+ * judging hot path. `highFirst` puts the pair's higher session id on side A (the caller draws it,
+ * so position says nothing about which agent answered).
+ */
+export async function openBattleOnNextPair(
+  em: EntityManager,
+  judgeId: number,
+  votesPerPair: number,
+  highFirst: boolean,
+): Promise<BattleWithAnswers | undefined> {
+  const [a, b] = highFirst ? ['high', 'low'] : ['low', 'high'];
+  const [row] = await run<BattleWithAnswers>(
+    em,
+    `with ${TAKE_OPEN_PAIR},
+     opened as (
+       insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id,
+                            pair_low, pair_high, live, status, created_at)
+       select prompt_id, ?, session_${a}_id, session_${b}_id, agent_${a}_id, agent_${b}_id,
+              session_low_id, session_high_id, false, 'open', now()
+       from taken
+       returning *)
+     ${battleSelect('opened')}`,
+    [judgeId, judgeId, judgeId, votesPerPair, judgeId],
+  );
+  return row;
 }
 
 /** The fields a use case gives a new battle; the rest take their defaults (open, no winner). */

@@ -55,44 +55,25 @@ export async function pairNewAnswer(em: EntityManager, sessionId: number, limit:
   return rows.length;
 }
 
-/** A pair as judge/next hands it out: the two sessions in ascending id order and their agents. */
-export interface PairForJudge {
-  prompt_id: number;
-  low: number;
-  high: number;
-  low_agent: number;
-  high_agent: number;
-}
-
 /**
- * Takes the least-shown open pair this judge may judge (neither agent theirs, never handed to
- * them before) and counts it shown, closing it at `votesPerPair`. Read through the partial index
- * on open pairs, so the cost does not depend on how many answers a prompt has; locked rows are
- * skipped, so concurrent judges never take a pair past its cap. Undefined when none is left.
+ * The statement's first part that takes the least-shown open pair a judge may judge (neither agent
+ * theirs, never handed to them before) and counts it shown, closing it at the cap: the CTE `taken`
+ * with the pair's prompt, sessions and agents. Read through the partial index on open pairs, so
+ * the cost does not depend on how many answers a prompt has; locked rows are skipped, so
+ * concurrent judges never take a pair past its cap. Parameters: judge id three times, the cap.
  */
-export async function takeOpenPair(
-  em: EntityManager,
-  judgeId: number,
-  votesPerPair: number,
-): Promise<PairForJudge | undefined> {
-  const [row] = await run<PairForJudge>(
-    em,
-    `with picked as (
+export const TAKE_OPEN_PAIR = `picked as (
        select p.id from arena_pairs p
        where p.open and p.owner_low_id <> ? and p.owner_high_id <> ?
          and not exists (select 1 from battles j
                          where j.judge_id = ? and j.pair_low = p.session_low_id and j.pair_high = p.session_high_id)
        order by p.shown, p.id
        limit 1
-       for update skip locked)
-     update arena_pairs p set shown = p.shown + 1, open = p.shown + 1 < ?
-     from picked where p.id = picked.id
-     returning p.prompt_id, p.session_low_id as low, p.session_high_id as high,
-       p.agent_low_id as low_agent, p.agent_high_id as high_agent`,
-    [judgeId, judgeId, judgeId, votesPerPair],
-  );
-  return row;
-}
+       for update skip locked),
+     taken as (
+       update arena_pairs p set shown = p.shown + 1, open = p.shown + 1 < ?
+       from picked where p.id = picked.id
+       returning p.prompt_id, p.session_low_id, p.session_high_id, p.agent_low_id, p.agent_high_id)`;
 
 /** One more vote on a pool battle's pair (no pair, e.g. a battle older than pairs: nothing). */
 export async function countPairVote(em: EntityManager, low: number, high: number): Promise<void> {
