@@ -1,10 +1,10 @@
 /** The scheduled leaderboard refresh: flags outlier judges, refits Bradley-Terry without them, ranks, rewrites the cache. */
-import { fitLeaderboard } from '../domain/ratings/bradley-terry';
 import { findOutlierJudges } from '../domain/ratings/outlier-judges';
 import { standings } from '../domain/ratings/standings';
 import { castVotes } from '../infra/db/repositories/battle.repository';
 import { replaceJudgeFlags, replaceLeaderboard } from '../infra/db/repositories/leaderboard.repository';
 import type { ActivityDeps } from '.';
+import { fitLeaderboardInThread } from './leaderboard-fit';
 
 /** Fixed, so the intervals do not jitter from one refresh to the next when no vote changed. */
 const BOOTSTRAP_SEED = 20261122;
@@ -26,16 +26,11 @@ export function leaderboardActivities({ orm, arena }: ActivityDeps) {
       const flagged = reports.filter((r) => r.flagged);
       const flaggedIds = new Set(flagged.map((r) => r.judgeId));
       const counted = votes.filter((v) => !flaggedIds.has(v.judge_id));
-      const entries = standings(
-        fitLeaderboard(
-          counted.map((v) => ({ a: v.agent_a_id, b: v.agent_b_id, outcome: v.winner })),
-          {
-            resamples: BOOTSTRAP_RESAMPLES,
-            seed: BOOTSTRAP_SEED,
-          },
-        ),
-        arena.minVotes,
+      const fitted = await fitLeaderboardInThread(
+        counted.map((v) => ({ a: v.agent_a_id, b: v.agent_b_id, outcome: v.winner })),
+        { resamples: BOOTSTRAP_RESAMPLES, seed: BOOTSTRAP_SEED },
       );
+      const entries = standings(fitted, arena.minVotes);
       await orm.em.fork().transactional(async (em) => {
         await replaceLeaderboard(
           em,
