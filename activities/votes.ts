@@ -16,7 +16,8 @@ import { endJudging } from '../infra/db/repositories/session.repository';
 import type { RecordedVote } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 
-export function voteActivities({ orm, arena }: ActivityDeps) {
+/** Votes need only the database and the arena's settings. */
+export function voteActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'arena'>) {
   return {
     /** Applies a vote once: a retry (or a second call) returns the changes the first one stored. */
     async applyVote({ battleId, winner }: { battleId: number; winner: Verdict }): Promise<RecordedVote> {

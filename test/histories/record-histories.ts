@@ -17,7 +17,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import { deliveryWorkflowId, gymWorkflowId } from '../../workflows/contracts';
+import { deliveryWorkflowId, gymWorkflowId, voteWorkflowId } from '../../workflows/contracts';
 import { dispatchArena } from '../../workflows';
 import { answer, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { historyToJson } from '../../infra/temporal/history-json';
@@ -130,6 +130,66 @@ recording('recording workflow histories', () => {
       .execute(`update agents set deactivated = true where id <> all(?::int[])`, [`{${agents.map((a) => a.id).join(',')}}`]);
     await client.workflow.start(dispatchArena, { taskQueue: t.config.taskQueue, workflowId: 'recorded-dispatch' });
     await save('dispatch-arena', 'recorded-dispatch', 3);
+  }, 120_000);
+
+  it('a vote: two agents of different owners answer one pool prompt, a judge votes on the pair', async () => {
+    agentServer.behave(answer(200, { response: 'recorded answer' }));
+    const owners = [await register(t.app), await register(t.app)];
+    const voters: number[] = [];
+    for (const [i, o] of owners.entries()) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/api/agents',
+        headers: o.auth,
+        payload: { name: `recorded-voter-${i}`, webhook_url: agentServer.url },
+      });
+      expect(res.statusCode).toBe(201);
+      voters.push(res.json().id);
+    }
+    await Promise.all(voters.map((id) => client.workflow.getHandle(gymWorkflowId(id, 1)).result()));
+    // Only these two are due, and one pool prompt is left, so both answer it and their answers make a pair.
+    const sql = <T>(query: string, params: unknown[]) => t.orm.em.getConnection().execute<T[]>(query, params);
+    const mine = `{${voters.join(',')}}`;
+    const paused = await sql<{ id: number }>(
+      `update agents set deactivated = true where not deactivated and id <> all(?::int[]) returning id`,
+      [mine],
+    );
+    const retired = await sql<{ id: number }>(
+      `update prompts set retired_at = now() where source = 'pool' and retired_at is null
+         and id <> (select min(id) from prompts where source = 'pool' and retired_at is null) returning id`,
+      [],
+    );
+    await client.workflow.execute(dispatchArena, { taskQueue: t.config.taskQueue, workflowId: 'recorded-vote-dispatch' });
+    const sessions = await sql<{ id: number }>(`select id from sessions where kind = 'main' and agent_id = any(?::int[])`, [
+      mine,
+    ]);
+    expect(sessions).toHaveLength(2);
+    await Promise.all(sessions.map((s) => client.workflow.getHandle(deliveryWorkflowId(s.id)).result()));
+    await sql(`update agents set deactivated = false where id = any(?::int[])`, [`{${paused.map((a) => a.id).join(',')}}`]);
+    await sql(`update prompts set retired_at = null where id = any(?::int[])`, [`{${retired.map((p) => p.id).join(',')}}`]);
+
+    const judge = await register(t.app);
+    const battle = (await t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth })).json();
+    const vote = await t.app.inject({
+      method: 'POST',
+      url: `/api/judge/${battle.battle_id}/vote`,
+      headers: judge.auth,
+      payload: { winner: 'a' },
+    });
+    expect(vote.statusCode).toBe(200);
+    const side = (s: { agent_id: number; elo_before: number; elo_after: number }) => ({
+      agentId: s.agent_id,
+      before: s.elo_before,
+      after: s.elo_after,
+    });
+    const { a, b } = vote.json();
+    expect([a.agent_id, b.agent_id].sort((x, y) => x - y)).toEqual([...voters].sort((x, y) => x - y));
+    await save('record-vote', voteWorkflowId(battle.battle_id), {
+      battleId: battle.battle_id,
+      winner: 'a',
+      a: side(a),
+      b: side(b),
+    });
   }, 120_000);
 });
 

@@ -1,6 +1,6 @@
 /**
  * Replays the saved histories of test/histories/ against the current workflow code, so a change
- * that would break deliveries, gyms and dispatch steps already running (a non-deterministic change) fails here.
+ * that would break deliveries, gyms, dispatch steps and votes already running (a non-deterministic change) fails here.
  * Recording them: see test/histories/record-histories.ts.
  */
 import fs from 'node:fs';
@@ -31,6 +31,9 @@ const SCENARIOS = [
   // A dispatch step, then one served by batches (the dispatch-every-due-agent patch), and one from before.
   'dispatch-arena',
   'dispatch-arena.v1',
+  // A vote applied by a local activity (the vote-local-activity patch), and one from before.
+  'record-vote',
+  'record-vote.v1',
 ];
 
 interface Saved {
@@ -67,7 +70,13 @@ describe('saved workflow histories', () => {
     for (const s of saved) {
       expect({ name: s.name, type: workflowType(s) }).toEqual({
         name: s.name,
-        type: s.name.startsWith('gym-') ? 'runGym' : s.name.startsWith('dispatch-') ? 'dispatchArena' : 'deliverPrompt',
+        type: s.name.startsWith('gym-')
+          ? 'runGym'
+          : s.name.startsWith('dispatch-')
+            ? 'dispatchArena'
+            : s.name.startsWith('record-vote')
+              ? 'recordVote'
+              : 'deliverPrompt',
       });
       expect({ name: s.name, last: s.json.events.at(-1)!.eventType }).toEqual({
         name: s.name,
