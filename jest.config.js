@@ -16,7 +16,9 @@ const UNIT = [
   '**/test/bench/**/*.test.ts',
   '**/test/web/render/**/*.test.ts',
   '**/test/web/auth/{config,passwords}.test.ts',
-  '**/test/runner/{adapter,backoff,cli,command-env,pull,push,replay-guard}.test.ts',
+  '**/test/sandbox/task-catalogue.test.ts',
+  '**/test/sandbox/{containment,isolation,sandbox-config,workspaces}.test.ts',
+  '**/test/runner/{adapter,backoff,cli,command-env,pull,push,replay-guard,sandbox}.test.ts',
   '**/test/webhook/{address-guard,client-failures,client-guard,client-responses,failure,ping,signing}.test.ts',
 ];
 

@@ -12,6 +12,7 @@ import {
   type SessionKind,
   type SessionStatus,
 } from '../domain/sessions';
+import { findCodingSession } from '../infra/db/repositories/coding.repository';
 import { pairNewAnswer } from '../infra/db/repositories/pair.repository';
 import { countAnswer } from '../infra/db/repositories/prompt.repository';
 import {
@@ -24,6 +25,7 @@ import {
 } from '../infra/db/repositories/session.repository';
 import { leasedAtMs, queueWorkItem, settleWork } from '../infra/db/repositories/work-item.repository';
 import { deliveriesTotal, deliveryLatency, pushAgentsMadeInactive } from '../infra/metrics';
+import { sandboxPayload } from '../domain/sandbox/payload';
 import { trackPushFailures } from './push-failures';
 import type { Settlement } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
@@ -31,7 +33,7 @@ import type { ActivityDeps } from '.';
 /** How often the push activity heartbeats; the workflow's heartbeat timeout is a few times this. */
 export const HEARTBEAT_EVERY_MS = 2_000;
 
-export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: ActivityDeps) {
+export function deliveryActivities({ orm, webhooks, encryptionKey, arena, publicUrl }: ActivityDeps) {
   return {
     /**
      * Sends one push prompt. The session is marked `sending` before the request goes out, so a
@@ -56,11 +58,14 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena }: Acti
           notAgentsFault: true,
         };
       }
+      // A coding session's prompt carries its sandbox: where to take steps, and the session's token.
+      const coding = claimed.kind === 'sandbox' ? await findCodingSession(orm.em, sessionId) : undefined;
       const body = JSON.stringify({
         prompt_id: claimed.prompt_id,
         prompt: claimed.text,
         category: claimed.category,
         deadline_seconds: claimed.deadline_seconds,
+        ...(coding ? { sandbox: sandboxPayload(coding, publicUrl, encryptionKey) } : {}),
       });
       const context = Context.current();
       // Heartbeats let Temporal notice a dead worker (the retry then records the interruption) and

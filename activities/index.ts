@@ -2,7 +2,9 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ArenaSettings } from '../infra/config';
 import type { WebhookClient } from '../infra/webhook/client';
+import type { SandboxRuntime } from '../infra/sandbox/runtime';
 import { arenaActivities } from './arena';
+import { codingSessionActivities } from './coding-sessions';
 import { deliveryActivities } from './deliveries';
 import { gymActivities } from './gym';
 import { leaderboardActivities } from './leaderboard';
@@ -14,6 +16,10 @@ export interface ActivityDeps {
   webhooks: WebhookClient;
   encryptionKey: Buffer;
   arena: ArenaSettings;
+  /** Where agents reach this service: a coding session's prompt names its step API under it. */
+  publicUrl: string;
+  /** This worker's coding sandbox: its workspaces and its own task queue. */
+  sandbox: SandboxRuntime;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -24,5 +30,6 @@ export function createActivities(deps: ActivityDeps) {
     ...voteActivities(deps),
     ...liveBattleActivities(deps),
     ...leaderboardActivities(deps),
+    ...codingSessionActivities(deps),
   };
 }

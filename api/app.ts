@@ -24,6 +24,7 @@ import { registerRoutes } from './routes/register';
 import { userRoutes } from './routes/users';
 import { versionRoutes } from './routes/version';
 import { workRoutes } from './routes/work';
+import { codingRoutes } from './routes/coding';
 import { activityRoutes } from './routes/activity';
 import { battleRoutes } from './routes/battles';
 import { judgeRoutes } from './routes/judge';
@@ -114,7 +115,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         pollsPerMinute: config.limits.workPollsPerMinute,
         pollsPerAgent: config.limits.pollsPerAgent,
         maxOpenPolls: config.limits.maxOpenPolls,
+        publicUrl: config.publicUrl,
+        encryptionKey: config.encryptionKey,
       });
+      await api.register(codingRoutes, { prefix: '/agents', workflows });
       await api.register(activityRoutes, { prefix: '/agents' });
       await api.register(judgeRoutes, {
         prefix: '/judge',

@@ -15,6 +15,7 @@ import {
 } from './prompts';
 import { replayCommand, type ReplayOptions } from './replay';
 import { RESET_POINTS, resetCommand } from './reset';
+import { addTask, listTasks, setTasksActive } from './tasks';
 import { withTemporal } from './temporal';
 
 // The process commands load their code only when chosen (require: it resolves the compiled code and,
@@ -156,6 +157,24 @@ export async function main(
     .command('reject <id>')
     .description('reject an offered prompt: it is never dispatched')
     .action((id: string) => db((orm) => rejectOffered(orm.em.fork(), id, print)));
+  const tasks = program.command('tasks').description('the coding sandbox task catalogue');
+  tasks
+    .command('list')
+    .description('list coding tasks with how often each was attempted and passed')
+    .option('--retired', 'list retired tasks instead')
+    .action((opts: { retired?: boolean }) => db((orm) => listTasks(orm.em.fork(), opts, print)));
+  tasks
+    .command('add <folder>')
+    .description('add a task folder (<language>/<slug> with task.json, statement.md, files/, tests/, solution/)')
+    .action((folder: string) => db((orm) => addTask(orm.em.fork(), folder, print)));
+  tasks
+    .command('retire <ids...>')
+    .description('no new session gets these tasks (past sessions keep their scores)')
+    .action((ids: string[]) => db((orm) => setTasksActive(orm.em.fork(), ids, false, print)));
+  tasks
+    .command('reinstate <ids...>')
+    .description('make retired tasks active again')
+    .action((ids: string[]) => db((orm) => setTasksActive(orm.em.fork(), ids, true, print)));
   program
     .command('judges')
     .description('list judges flagged as outliers by the last leaderboard refresh')

@@ -6,11 +6,13 @@ import { startWorker } from '../worker/main';
 import { installWorkerRuntime } from '../worker/runtime';
 import { ConfigError, loadConfig, type Config, type RuntimeConfig } from '../infra/config';
 import { migrateDatabase } from '../infra/db/migrate';
+import { findOrInstallBubblewrap } from '../infra/embedded/bubblewrap';
 import { prepareDataFolder, PRIVATE_FOLDER_MODE } from '../infra/embedded/data-folder';
 import { readOrCreateEncryptionKey } from '../infra/embedded/encryption-key';
 import { startEmbeddedPostgres } from '../infra/embedded/postgres';
 import { findOrInstallTemporalCli } from '../infra/embedded/temporal-cli';
 import { startTemporalDevServer } from '../infra/embedded/temporal-server';
+import { isolationWarning } from '../infra/sandbox/isolation';
 
 interface Stoppable {
   name: string;
@@ -124,8 +126,17 @@ async function startStack(config: Config): Promise<{ runtime: RuntimeConfig; api
 
   const runtime: RuntimeConfig = { ...config, databaseUrl, temporalAddress: temporalServer.address, encryptionKey };
   say('migrating the database');
-  await migrateDatabase(databaseUrl);
+  await migrateDatabase(databaseUrl, config.sandboxTasksDir);
   checkpoint();
+  // Coding sessions run every command under bubblewrap: fetched here like the Temporal CLI (as root).
+  const bubblewrap = await findOrInstallBubblewrap({ log: say }).then(
+    () => undefined,
+    (err: unknown) => (err instanceof Error ? err.message : String(err)),
+  );
+  const sandboxWarning = bubblewrap
+    ? `coding sandbox sessions will end as error: isolation unavailable: ${bubblewrap}`
+    : await isolationWarning({ uid: config.sandbox.uidBase, limits: config.sandbox.limits });
+  if (sandboxWarning) say(`warning: ${sandboxWarning}`);
   say('starting the worker');
   const worker = await startWorker(runtime);
   started.worker = { name: 'worker', stop: () => worker.close() };

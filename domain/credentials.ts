@@ -1,8 +1,9 @@
-/** API keys and agent secrets: their formats, hashes, and the at-rest encryption of signing keys. */
-import { createCipheriv, createDecipheriv, createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+/** API keys, agent secrets and coding sessions' tokens: their formats, hashes, and the at-rest encryption of signing keys. */
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const API_KEY_PREFIX = 'arena_';
 export const AGENT_SECRET_PREFIX = 'agsec_';
+export const SESSION_TOKEN_PREFIX = 'sbx_';
 
 const TOKEN_BODY = /^[A-Za-z0-9_-]{43}$/;
 
@@ -12,6 +13,23 @@ function newToken(prefix: string): string {
 
 export const newApiKey = (): string => newToken(API_KEY_PREFIX);
 export const newAgentSecret = (): string => newToken(AGENT_SECRET_PREFIX);
+
+/**
+ * A coding session's capability token: derived from the service's key and the session's random
+ * nonce, so the API and the worker can both hand it out again (a redelivery gets the same token)
+ * while only its hash is stored and looked up.
+ */
+export function sessionToken(key: Buffer, sessionId: number, nonce: string): string {
+  return (
+    SESSION_TOKEN_PREFIX + createHmac('sha256', key).update(`coding-session:${sessionId}:${nonce}`).digest('base64url')
+  );
+}
+
+export const newSessionNonce = (): string => randomBytes(24).toString('base64url');
+
+export function looksLikeSessionToken(value: string): boolean {
+  return value.startsWith(SESSION_TOKEN_PREFIX) && TOKEN_BODY.test(value.slice(SESSION_TOKEN_PREFIX.length));
+}
 
 /** What an account's key list shows of a key: `arena_` and 4 of its 43 random characters, enough to tell keys apart and too few to guess one. */
 export function apiKeyPrefix(apiKey: string): string {

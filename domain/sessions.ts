@@ -3,9 +3,25 @@
 export const SESSION_KINDS = ['main', 'gym', 'sandbox'] as const;
 export type SessionKind = (typeof SESSION_KINDS)[number];
 
-export type SessionStatus = 'pending' | 'answered' | 'error' | 'timeout' | 'cancelled';
+/** running, passed and failed are a coding session's: first step taken, hidden tests all passed or not. */
+export type SessionStatus =
+  'pending' | 'answered' | 'error' | 'timeout' | 'cancelled' | 'running' | 'passed' | 'failed';
+
+export const SESSION_STATUSES = [
+  'pending',
+  'answered',
+  'error',
+  'timeout',
+  'cancelled',
+  'running',
+  'passed',
+  'failed',
+] as const satisfies readonly SessionStatus[];
 export type PushState = 'sending';
 export type WorkItemState = 'queued' | 'leased' | 'completed' | 'expired';
+
+/** The category of a coding sandbox session (a `sandbox` session with a task and a workspace). */
+export const CODING_CATEGORY = 'swe';
 
 export const DEFAULT_DEADLINE_SECONDS: Record<SessionKind, number> = { main: 300, gym: 300, sandbox: 60 };
 export const MAX_RESPONSE_CHARS = 100_000;

@@ -1,7 +1,9 @@
 /** Service configuration: read once from the environment, validated with zod. */
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_SANDBOX_TASKS_DIR } from './sandbox/task-catalogue';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -15,6 +17,9 @@ export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   return bare === 'localhost' || bare === '::1' || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }
+/** The highest uid a session may get: 4294967295 means "no uid" to the kernel. */
+const LAST_SANDBOX_UID = 4_294_967_294;
+const MIB = 2 ** 20;
 const OIDC_VARIABLES = ['ARENA_OIDC_ISSUER', 'ARENA_OIDC_CLIENT_ID', 'ARENA_OIDC_CLIENT_SECRET'] as const;
 
 /** Which proxies may write the client's address: none, a number of hops in front of the API, or their addresses and ranges. */
@@ -129,6 +134,9 @@ const envSchema = z
     ARENA_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
     ARENA_VOTE_RATE_LIMIT: positiveInt.default(30),
     ARENA_SANDBOX_RATE_LIMIT: positiveInt.default(30),
+    ARENA_BENCHMARK_RATE_LIMIT: positiveInt.default(6),
+    ARENA_CODING_MAX_STEPS: positiveInt.max(10_000).default(200),
+    ARENA_SANDBOX_TASKS_DIR: z.string().min(1).optional(),
     ARENA_BATTLE_RATE_LIMIT: positiveInt.default(10),
     ARENA_WORK_POLL_RATE_LIMIT: positiveInt.default(120),
     ARENA_MAX_AGENTS_PER_ACCOUNT: positiveInt.default(50),
@@ -137,8 +145,29 @@ const envSchema = z
     ARENA_POLLS_PER_AGENT: positiveInt.default(4),
     ARENA_MAX_OPEN_POLLS: positiveInt.default(10_000),
     ARENA_MAX_CONNECTIONS: positiveInt.optional(),
+    ARENA_SANDBOX_DIR: z.string().min(1).optional(),
+    ARENA_SANDBOX_UID_BASE: positiveInt
+      .min(10_000, 'must be at least 10000, clear of the system and login users')
+      .default(200_000),
+    ARENA_SANDBOX_UID_COUNT: positiveInt.default(100_000),
+    ARENA_SANDBOX_MEMORY_MB: positiveInt
+      .min(768, 'must be at least 768 (node reserves that much address space to start)')
+      .default(1024),
+    ARENA_SANDBOX_PROCESSES: positiveInt.min(8, 'must be at least 8').default(64),
+    ARENA_SANDBOX_CPU_SECONDS: positiveInt.default(60),
+    ARENA_SANDBOX_OUTPUT_BYTES: positiveInt.default(64 * 1024),
+    ARENA_SANDBOX_FILE_SIZE_MB: positiveInt.default(64),
+    ARENA_SANDBOX_OPEN_FILES: positiveInt.min(64, 'must be at least 64').default(256),
+    ARENA_SANDBOX_TMP_MB: positiveInt.default(64),
   })
   .superRefine((env, ctx) => {
+    if (env.ARENA_SANDBOX_UID_BASE + env.ARENA_SANDBOX_UID_COUNT - 1 > LAST_SANDBOX_UID) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ARENA_SANDBOX_UID_COUNT'],
+        message: `the range must end at uid ${LAST_SANDBOX_UID} or below`,
+      });
+    }
     // Half an OpenID Connect set-up is a mistake, not a choice: name what is missing.
     const given = OIDC_VARIABLES.filter((name) => env[name] !== undefined);
     if (given.length === 0 || given.length === OIDC_VARIABLES.length) return;
@@ -155,6 +184,8 @@ const envSchema = z
 export interface AbuseLimits {
   votesPerMinute: number;
   sandboxPerMinute: number;
+  /** Benchmark runs an account may start per hour: each is a coding session per active task. */
+  benchmarksPerHour: number;
   battlesPerMinute: number;
   /** Authenticated work/next calls per agent; a long-polling runner makes a few a minute. */
   workPollsPerMinute: number;
@@ -201,6 +232,33 @@ export interface ArenaSettings {
   pushFailureSpanSeconds: number;
 }
 
+/** What one command in a coding sandbox may use; each is a per-process limit except wall time, which the worker keeps. */
+export interface SandboxLimits {
+  /** Address space of each process. */
+  memoryBytes: number;
+  /** Processes and threads of the session's uid. */
+  processes: number;
+  cpuSeconds: number;
+  /** Each of stdout and stderr is cut here. */
+  outputBytes: number;
+  /** Largest file a command may write. */
+  fileSizeBytes: number;
+  openFiles: number;
+  /** Size of the sandbox's own /tmp (memory, gone when the command ends). */
+  tmpBytes: number;
+}
+
+/** Coding sandbox sessions on this worker: where workspaces live, which uids they run as, and their limits. */
+export interface SandboxSettings {
+  dir: string;
+  /** Session n runs as uid `uidBase + n mod uidCount`. */
+  uidBase: number;
+  uidCount: number;
+  limits: SandboxLimits;
+  /** Steps (exec, read, write) a coding session may take. */
+  maxSteps: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -245,6 +303,9 @@ export interface Config {
   /** When set, /metrics wants `Authorization: Bearer <token>`. */
   metricsToken?: string;
   limits: AbuseLimits;
+  sandbox: SandboxSettings;
+  /** The coding-task catalogue: one folder per task, `<language>/<slug>/`. */
+  sandboxTasksDir: string;
 }
 
 export interface OidcSettings {
@@ -323,9 +384,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     )?.replace(/\/+$/, ''),
     workerMetricsPort: e.ARENA_WORKER_METRICS_PORT,
     metricsToken: e.ARENA_METRICS_TOKEN,
+    sandboxTasksDir: e.ARENA_SANDBOX_TASKS_DIR ? path.resolve(e.ARENA_SANDBOX_TASKS_DIR) : DEFAULT_SANDBOX_TASKS_DIR,
+    sandbox: {
+      dir: e.ARENA_SANDBOX_DIR ? path.resolve(e.ARENA_SANDBOX_DIR) : path.join(os.tmpdir(), 'arena-sandbox'),
+      uidBase: e.ARENA_SANDBOX_UID_BASE,
+      uidCount: e.ARENA_SANDBOX_UID_COUNT,
+      maxSteps: e.ARENA_CODING_MAX_STEPS,
+      limits: {
+        memoryBytes: e.ARENA_SANDBOX_MEMORY_MB * MIB,
+        processes: e.ARENA_SANDBOX_PROCESSES,
+        cpuSeconds: e.ARENA_SANDBOX_CPU_SECONDS,
+        outputBytes: e.ARENA_SANDBOX_OUTPUT_BYTES,
+        fileSizeBytes: e.ARENA_SANDBOX_FILE_SIZE_MB * MIB,
+        openFiles: e.ARENA_SANDBOX_OPEN_FILES,
+        tmpBytes: e.ARENA_SANDBOX_TMP_MB * MIB,
+      },
+    },
     limits: {
       votesPerMinute: e.ARENA_VOTE_RATE_LIMIT,
       sandboxPerMinute: e.ARENA_SANDBOX_RATE_LIMIT,
+      benchmarksPerHour: e.ARENA_BENCHMARK_RATE_LIMIT,
       battlesPerMinute: e.ARENA_BATTLE_RATE_LIMIT,
       workPollsPerMinute: e.ARENA_WORK_POLL_RATE_LIMIT,
       agentsPerAccount: e.ARENA_MAX_AGENTS_PER_ACCOUNT,

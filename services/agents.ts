@@ -100,7 +100,9 @@ export async function cancelSandboxTask(
   if (!parsed || parsed.kind !== 'sandbox') throw notFound('sandbox task');
   const before = await findSession(em, agent.id, parsed.id);
   if (!before || before.kind !== 'sandbox') throw notFound('sandbox task');
-  if (before.status !== 'pending') throw new ArenaError('conflict', `${refusals.ended} (${before.status})`);
+  // A coding session can be cancelled while the agent works it, too.
+  if (before.status !== 'pending' && before.status !== 'running')
+    throw new ArenaError('conflict', `${refusals.ended} (${before.status})`);
   const result = await cancelSandbox(workflows, parsed.id);
   if (result.kind === 'refused') throw new ArenaError('conflict', result.reason);
   const after = await findSession(em, agent.id, parsed.id);

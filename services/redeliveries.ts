@@ -7,7 +7,8 @@ import type { Agent } from '../infra/db/entities/agent.entity';
 import { Session } from '../infra/db/entities/session.entity';
 import { addSession, closeUnstartedSessions, redeliveredSessions } from '../infra/db/repositories/session.repository';
 import { isAgentActive } from '../domain/agent-state';
-import { parseSessionPublicId, sessionPublicId } from '../domain/sessions';
+import { CODING_CATEGORY, parseSessionPublicId, sessionPublicId } from '../domain/sessions';
+import { redeliverCodingSession } from './coding-sessions';
 import { startDelivery, type WorkflowDeps } from './workflow-client';
 import { ArenaError } from '../domain/errors';
 import { listDeliveries, type DeliveryFilter } from './delivery-search';
@@ -24,10 +25,10 @@ export interface Redelivery {
 export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publicId: string): Promise<Redelivery> {
   const parsed = parseSessionPublicId(publicId);
   const original = parsed
-    ? await em.findOne(Session, { id: parsed.id, kind: parsed.kind }, { populate: ['agent'] })
+    ? await em.findOne(Session, { id: parsed.id, kind: parsed.kind }, { populate: ['agent', 'prompt'] })
     : null;
   if (!original) throw new ArenaError('not_found', `delivery ${publicId} not found`);
-  if (original.status === 'pending')
+  if (original.status === 'pending' || original.status === 'running')
     throw new ArenaError(
       'conflict',
       `delivery ${publicId} is still running; only a delivery that has ended can be sent again`,
@@ -38,6 +39,15 @@ export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publ
     throw new ArenaError('conflict', `agent ${agent.id} is not active (${agent.pingError}); retest it first`);
   const rootId = original.redeliveryOf?.id ?? original.id;
   const root = sessionPublicId(original.kind, rootId);
+  if (original.kind === 'sandbox' && original.category === CODING_CATEGORY) {
+    const id = await redeliverCodingSession(
+      em,
+      workflows,
+      { id: original.id, agent, prompt: original.prompt.getEntity(), deadlineSeconds: original.deadlineSeconds },
+      { id: rootId, publicId: root },
+    );
+    return { session_id: sessionPublicId('sandbox', id), redelivery_of: root, workflow_id: `delivery-${id}` };
+  }
   const session = addSession(em, {
     agent,
     kind: original.kind,

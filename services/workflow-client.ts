@@ -11,10 +11,16 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { Verdict } from '../domain/arena';
-import { deliverPrompt, liveBattle, recordVote, runGym } from '../workflows';
+import { codingSession, deliverPrompt, liveBattle, recordVote, runGym } from '../workflows';
 import {
   cancelDelivery,
   deliveryStartOptions,
+  runCodingStep,
+  STEP_CAP_REACHED,
+  submitCoding,
+  type CodingScore,
+  type CodingSessionInput,
+  type CodingStepDone,
   deliveryWorkflowId,
   gymWorkflowId,
   liveBattleWorkflowId,
@@ -150,4 +156,56 @@ export async function startLiveBattle(deps: WorkflowDeps, input: LiveBattleInput
       staticSummary: `live battle ${input.battleId}: agents ${input.deliveries[0].agentId} and ${input.deliveries[1].agentId}`,
     }),
   );
+}
+
+export async function startCodingSessionWorkflow(deps: WorkflowDeps, input: CodingSessionInput): Promise<void> {
+  await within(deps, deps.callTimeoutMs, () =>
+    deps.client.workflow.start(codingSession, {
+      ...deliveryStartOptions(input),
+      staticSummary: `${deliveryStartOptions(input).staticSummary} · task ${input.taskId}`,
+      taskQueue: deps.taskQueue,
+      args: [input],
+    }),
+  );
+}
+
+/** A coding step or submit through the session's workflow: done, refused (with whether the step cap refused it), or the session closed. */
+type CodingSteer<T> =
+  { kind: 'done'; value: T } | { kind: 'refused'; reason: string; stepCap: boolean } | { kind: 'closed' };
+
+async function steerCoding<T>(
+  deps: WorkflowDeps,
+  sessionId: number,
+  send: (handle: WorkflowHandle<typeof codingSession>) => Promise<T>,
+): Promise<CodingSteer<T>> {
+  try {
+    const handle = deps.client.workflow.getHandle<typeof codingSession>(deliveryWorkflowId(sessionId));
+    return { kind: 'done', value: await within(deps, CODING_UPDATE_TIMEOUT_MS, () => send(handle)) };
+  } catch (err) {
+    const refusal = refusalOf(err);
+    if (refusal !== undefined) {
+      const stepCap =
+        err instanceof WorkflowUpdateFailedError &&
+        err.cause instanceof ApplicationFailure &&
+        err.cause.type === STEP_CAP_REACHED;
+      return { kind: 'refused', reason: refusal, stepCap };
+    }
+    if (err instanceof WorkflowNotFoundError) return { kind: 'closed' };
+    throw err;
+  }
+}
+
+/** A step runs for at most 120 s and the hidden tests for the task's limit: updates wait longer than a delivery's. */
+const CODING_UPDATE_TIMEOUT_MS = 6 * 60_000;
+
+export function runStepOfSession(
+  deps: WorkflowDeps,
+  sessionId: number,
+  stepId: number,
+): Promise<CodingSteer<CodingStepDone>> {
+  return steerCoding(deps, sessionId, (handle) => handle.executeUpdate(runCodingStep, { args: [{ stepId }] }));
+}
+
+export function submitCodingSession(deps: WorkflowDeps, sessionId: number): Promise<CodingSteer<CodingScore>> {
+  return steerCoding(deps, sessionId, (handle) => handle.executeUpdate(submitCoding));
 }

@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../infra/ports';
+import { loadTaskCatalogue } from '../infra/sandbox/task-catalogue';
 import { ApiProcess, apiEnv } from './support/api-process';
 import { BUILD_TIMEOUT_MS, ensureBuilt, REPO } from './support/build';
 import { register, startTestApp, type TestApp } from './support/test-app';
@@ -55,3 +56,12 @@ it('serves the API, the website and the guides, and runs the worker, from dist/'
     await Promise.allSettled([api.stop(), worker.kill()]);
   }
 }, 240_000);
+
+it('loads the coding-task catalogue from the copy the build puts beside the compiled code', async () => {
+  const script = `const c = require('./dist/infra/sandbox/task-catalogue.js');
+    console.log(JSON.stringify({ dir: c.DEFAULT_SANDBOX_TASKS_DIR, ids: c.loadTaskCatalogue().map((t) => t.id) }));`;
+  const { stdout } = await run(process.execPath, ['-e', script], { cwd: REPO });
+  const compiled = JSON.parse(stdout) as { dir: string; ids: string[] };
+  expect(compiled.dir).toBe(path.join(REPO, 'dist', 'sandbox-tasks'));
+  expect(compiled.ids).toEqual(loadTaskCatalogue().map((task) => task.id));
+});

@@ -6,6 +6,9 @@ import { serveMetrics } from './metrics-server';
 import { installWorkerRuntime } from './runtime';
 import { ensureSchedules } from './schedules';
 import { createActivities } from '../activities';
+import { createWorkspaceActivities } from '../activities/workspaces';
+import { isolationWarning } from '../infra/sandbox/isolation';
+import { SandboxRuntime, sandboxTaskQueue } from '../infra/sandbox/runtime';
 import {
   ConfigError,
   loadConfig,
@@ -40,6 +43,16 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
   let connection: NativeConnection | undefined;
   try {
     connection = await NativeConnection.connect(temporalConnectionOptions(config));
+    // Coding sessions' steps come to this worker's own queue: the workspaces it prepared are here.
+    const sandbox = new SandboxRuntime(config.sandbox, sandboxTaskQueue(config.taskQueue));
+    await sandbox.sweep(orm.em);
+    const sandboxWorker = await Worker.create({
+      connection,
+      namespace: config.temporalNamespace,
+      taskQueue: sandbox.taskQueue,
+      activities: createWorkspaceActivities({ orm, sandbox }),
+      shutdownGraceTime: SHUTDOWN_GRACE,
+    });
     const worker = await Worker.create({
       connection,
       namespace: config.temporalNamespace,
@@ -47,7 +60,14 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
       ...(extras.workflowBundle
         ? { workflowBundle: extras.workflowBundle }
         : { workflowsPath: require.resolve('../workflows') }),
-      activities: createActivities({ orm, webhooks, encryptionKey: config.encryptionKey, arena: config.arena }),
+      activities: createActivities({
+        orm,
+        webhooks,
+        encryptionKey: config.encryptionKey,
+        arena: config.arena,
+        publicUrl: config.publicUrl,
+        sandbox,
+      }),
       // On a graceful stop, open webhook requests get this long to be answered before they are cut.
       shutdownGraceTime: SHUTDOWN_GRACE,
     });
@@ -59,13 +79,13 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
         await client.close();
       }
     }
-    const running = worker.run();
+    const running = Promise.all([worker.run(), sandboxWorker.run()]).then(() => undefined);
     const conn = connection;
     return {
       stopped: running,
       async close() {
-        // The worker may already have stopped on its own (a fatal error); closing stays safe.
-        if (worker.getState() === 'RUNNING') worker.shutdown();
+        // The workers may already have stopped on their own (a fatal error); closing stays safe.
+        for (const w of [worker, sandboxWorker]) if (w.getState() === 'RUNNING') w.shutdown();
         await running.catch(() => undefined);
         await Promise.allSettled([conn.close(), orm.close(), webhooks.close()]);
       },
@@ -84,6 +104,8 @@ export async function runWorkerProcess(): Promise<void> {
   const config = requireRuntime(loadConfig(), ['database', 'temporal', 'key']);
   await installWorkerRuntime({ logLevel: config.logLevel, metrics: true, shutdownSignals: [] });
   const worker = await startWorker(config);
+  const sandboxWarning = await isolationWarning({ uid: config.sandbox.uidBase, limits: config.sandbox.limits });
+  if (sandboxWarning) console.warn(`worker: warning: ${sandboxWarning}`);
   const metrics = await serveMetrics(config.workerMetricsPort, config.host, config.metricsToken);
   console.log(`worker polling task queue ${config.taskQueue} on ${config.temporalAddress}; metrics at ${metrics.url}`);
   let stopping = false;

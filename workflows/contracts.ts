@@ -179,3 +179,43 @@ export interface LiveBattleInput {
   battleId: number;
   deliveries: [DeliveryInput, DeliveryInput];
 }
+
+/** A coding sandbox session: a delivery (kind `sandbox`, category `swe`) that lasts until submit, cancel or its deadline. */
+export interface CodingSessionInput extends DeliveryInput {
+  taskId: string;
+  maxSteps: number;
+}
+
+/** A coding step as the API hands it over: the step's row holds the request (and gets the result), so no file or output passes through the history. */
+export interface CodingStepRef {
+  stepId: number;
+}
+
+/** What a step answers through the workflow: its number in the session; the API reads the result from the step's row. */
+export interface CodingStepDone {
+  n: number;
+}
+
+/** A coding session's score once its hidden tests ran. */
+export interface CodingScore {
+  status: SessionStatus;
+  testsPassed: number;
+  testsTotal: number;
+}
+
+/** One exec, read or write of the agent's: refused once the session ended or past its step cap. */
+export const runCodingStep = defineUpdate<CodingStepDone, [CodingStepRef]>('runCodingStep');
+
+/** The agent is done: the hidden tests run and the score comes back. Refused once the session ended. */
+export const submitCoding = defineUpdate<CodingScore, []>('submitCoding');
+
+/** Refusal type of a step past the session's step cap (the API answers 429). */
+export const STEP_CAP_REACHED = 'StepCapReached';
+
+export const codingRefusals = {
+  ended: (status: string) => `the session has ended (${status})`,
+  stepCap: (maxSteps: number) => `the session has used all its ${maxSteps} steps; submit to be scored`,
+  submitted: 'the session was submitted; its hidden tests are running',
+  lost: 'workspace lost',
+  broken: 'the sandbox failed on its worker',
+} as const;

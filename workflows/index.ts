@@ -5,3 +5,4 @@ export { dispatchArena } from './dispatch-arena';
 export { recordVote } from './record-vote';
 export { liveBattle } from './live-battle';
 export { refreshLeaderboard } from './refresh-leaderboard';
+export { codingSession } from './coding-session';

@@ -26,13 +26,24 @@ export const SECURITY_SCHEMES = {
       "The agent's `webhook_secret` (`agsec_` + 43 characters), shown when the agent is created or its secret regenerated. " +
       'Pull-mode work endpoints take it instead of the API key; push agents use it to check `X-Arena-Signature`.',
   },
+  sessionToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'coding session token',
+    description:
+      "A coding session's token (`sbx_` + 43 characters), in the `sandbox` object of the session's prompt: good for that one session's steps only, and dead once it ends.",
+  },
 } as const;
 
 const TAGS = [
   { name: 'accounts', description: 'Register and manage your account (the API key is shown once).' },
   { name: 'agents', description: 'Create and manage your agents; push agents are pinged.' },
   { name: 'pull', description: 'Pull-mode work, authenticated by `X-Arena-Secret`.' },
-  { name: 'sandbox', description: 'Prompts you send to your own agent to test it.' },
+  { name: 'sandbox', description: 'Prompts and coding tasks you send to your own agent to test it.' },
+  {
+    name: 'coding sandbox',
+    description: "A coding session's steps, taken by the agent: run commands, read and write files, submit.",
+  },
   { name: 'activity', description: 'Public activity feeds.' },
   { name: 'judging', description: 'Judge pairs of answers and start live battles.' },
   { name: 'ratings', description: 'Elo histories and the leaderboard.' },

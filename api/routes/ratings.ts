@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { leaderboard } from '../../infra/db/repositories/leaderboard.repository';
+import { codingRecord } from '../../domain/sandbox/pass-rate';
 import { ratingHistory } from '../../infra/db/repositories/rating.repository';
 import { notFound } from '../../domain/errors';
 import { tierFor } from '../../domain/ratings/tiers';
@@ -40,10 +41,11 @@ export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const rows = await leaderboard(request.em);
-      return rows.map(({ computed_ms: _computed, ...row }) => ({
+      return rows.map(({ computed_ms: _computed, coding_attempted, coding_passed, ...row }) => ({
         ...row,
         provisional: row.rank === null,
         tier: tierFor(row.elo),
+        coding: codingRecord(coding_passed, coding_attempted),
       }));
     },
   );

@@ -6,8 +6,10 @@ import { z } from 'zod';
 import { findPullAgent, type PullAgentRow } from '../../infra/db/repositories/agent.repository';
 import { findSession, type SessionRow } from '../../infra/db/repositories/session-read.repository';
 import { claimWork, releaseWork } from '../../infra/db/repositories/work-item.repository';
+import { findCodingSession, recordCodingSummary } from '../../infra/db/repositories/coding.repository';
+import { sandboxPayload } from '../../domain/sandbox/payload';
 import { tokenMatchesHash } from '../../domain/credentials';
-import { parseSessionPublicId, sessionPublicId } from '../../domain/sessions';
+import { CODING_CATEGORY, parseSessionPublicId, sessionPublicId } from '../../domain/sessions';
 import { refusals } from '../../workflows/contracts';
 import { submitPullResult, type WorkflowDeps } from '../../services/workflow-client';
 import { notFound } from '../../domain/errors';
@@ -62,11 +64,14 @@ export interface WorkRoutesOptions {
   pollsPerAgent: number;
   /** Long-polls this process holds open at most; past that, 503. */
   maxOpenPolls: number;
+  /** A coding session's work item names its step API under this address, with the session's token. */
+  publicUrl: string;
+  encryptionKey: Buffer;
 }
 
 export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
   app,
-  { workflows, notifier, draining, pollsPerMinute, pollsPerAgent, maxOpenPolls },
+  { workflows, notifier, draining, pollsPerMinute, pollsPerAgent, maxOpenPolls, publicUrl, encryptionKey },
 ) => {
   // Raw SQL only, so no request needs an identity map of its own: a waiting long-poll holds nothing but its socket.
   const db = app.orm.em;
@@ -148,6 +153,7 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
                 return reply.code(204).send(null);
               }
               if (work) {
+                const coding = work.kind === 'sandbox' ? await findCodingSession(db, work.id) : undefined;
                 return {
                   prompt_id: work.prompt_id,
                   prompt: work.text,
@@ -158,6 +164,7 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
                   ...(work.redelivery_of_id === null
                     ? {}
                     : { redelivery_of: sessionPublicId(work.kind, work.redelivery_of_id) }),
+                  ...(coding ? { sandbox: sandboxPayload(coding, publicUrl, encryptionKey) } : {}),
                 };
               }
             }
@@ -198,6 +205,13 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
       const row = parsed ? await findSession(db, agent.id, parsed.id) : undefined;
       if (!parsed || !row || row.kind !== parsed.kind || row.mode !== 'pull') throw notFound('work item');
       const recorded = { work_id: workId, recorded: true as const };
+      if (row.kind === 'sandbox' && row.category === CODING_CATEGORY) {
+        // A coding session goes on until submit or its deadline: the runner's answer is its summary.
+        if (row.work_state === 'queued')
+          throw new ApiError(409, 'work item has not been handed out yet; fetch it with work/next first');
+        await recordCodingSummary(db, row.id, request.body.response ?? request.body.error ?? '');
+        return recorded;
+      }
       const hash = resultHash(request.body);
       if (row.status === 'pending' && row.work_state !== 'leased') {
         throw new ApiError(409, 'work item has not been handed out yet; fetch it with work/next first');

@@ -4,9 +4,10 @@ import { VERDICTS } from '../../domain/arena';
 import type { VoteResult } from '../../services/judging';
 import type { LiveBattleRequest } from '../../services/live-battles';
 import { pathId, timestamp } from './common';
+import { SESSION_STATUSES } from '../../domain/sessions';
 
 const side = z.object({
-  status: z.enum(['pending', 'answered', 'error', 'timeout', 'cancelled']),
+  status: z.enum(SESSION_STATUSES),
   response: z.string().nullable(),
   error: z.string().nullable(),
 });
@@ -71,6 +72,16 @@ export const ratingHistory = z.object({
   ),
 });
 
+/** Tasks passed of those attempted in coding sandbox sessions, with a 95% interval on the pass rate. */
+export const codingRecordSchema = z
+  .object({
+    passed: z.number().int(),
+    attempted: z.number().int().describe('coding sessions scored: passed, failed or timed out'),
+    ci_low: z.number().nullable().describe('95% Wilson interval of the pass rate, 0..1; null with no attempt'),
+    ci_high: z.number().nullable(),
+  })
+  .describe("the agent's coding sandbox record");
+
 export const leaderboardEntry = z.object({
   rank: z
     .number()
@@ -92,4 +103,5 @@ export const leaderboardEntry = z.object({
   wins: z.number().int(),
   losses: z.number().int(),
   ties: z.number().int(),
+  coding: codingRecordSchema,
 });

@@ -1,6 +1,6 @@
 /** Activity sessions, the feed, pull work and sandbox tasks. */
 import { z } from 'zod';
-import { MAX_RESPONSE_CHARS, SESSION_KINDS } from '../../domain/sessions';
+import { MAX_RESPONSE_CHARS, SESSION_KINDS, SESSION_STATUSES } from '../../domain/sessions';
 import type { SandboxRequest } from '../../services/agents';
 import { pathId, timestamp } from './common';
 
@@ -20,7 +20,7 @@ export const activitySession = z.object({
     ),
   error: z.string().nullable(),
   latency_ms: z.number().int().describe('0 while pending'),
-  status: z.enum(['pending', 'answered', 'error', 'timeout', 'cancelled']),
+  status: z.enum(SESSION_STATUSES),
   created_at: timestamp,
   redelivery_of: z
     .string()
@@ -52,6 +52,15 @@ export const workNextQuery = z.object({
     .transform((v) => Math.min(v, 50)),
 });
 
+/** A coding session's sandbox, in its prompt (push body and work/next). */
+export const sandboxObject = z.object({
+  session_id: z.string(),
+  api: z.string().describe("the base address of the session's steps: exec, files, submit"),
+  token: z.string().describe("the session's token, for `Authorization: Bearer`; good for this session only"),
+  expires_at: z.string(),
+  max_steps: z.number().int(),
+});
+
 export const workPayload = z.object({
   prompt_id: z.number().int(),
   prompt: z.string(),
@@ -63,6 +72,7 @@ export const workPayload = z.object({
     .string()
     .optional()
     .describe('present when an operator sent this prompt again: the original delivery, `<kind>-<n>`'),
+  sandbox: sandboxObject.optional().describe("a coding session's sandbox: where its steps go and its token"),
 });
 
 export const workParams = z.object({

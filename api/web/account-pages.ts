@@ -1,6 +1,7 @@
 /**
  * `/account`: a signed-in person edits their profile, manages their API keys, password, sessions
- * and linked identity provider, and their own agents (new secret, deactivate, sandbox).
+ * and linked identity provider, and their own agents (new secret, deactivate, sandbox prompts;
+ * coding sessions and benchmark runs are started from coding-forms.ts).
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -18,6 +19,7 @@ import {
   sandboxTaskOf,
   startSandboxTask,
 } from '../../services/agents';
+import { benchmarkProgressOf, codingTaskChoices } from '../../services/coding-sessions';
 import type { WorkflowDeps } from '../../services/workflow-client';
 import { expectedFailure } from '../errors';
 import { perAccountPerMinute } from '../plugins/rate-limits';
@@ -50,6 +52,7 @@ const NOTICES: Record<string, string> = {
   revoked: 'API key revoked: it no longer works.',
   password: 'Password changed. Your other sessions have ended; this one goes on.',
   linked: 'Identity provider linked: you can sign in with it from now on.',
+  benchmark: 'Benchmark run started: one coding session per active task. Its progress shows below.',
 };
 /** Wrong current passwords are guesses: few a minute. */
 const PASSWORD_CHANGES_PER_MINUTE = 5;
@@ -92,12 +95,14 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
     extra: { form?: z.infer<typeof profileForm>; error?: string; status?: number; notice?: string } = {},
   ) => {
     const user = request.webUser!;
-    const [agents, keys, identities, passwordSet] = await Promise.all([
+    const [agents, keys, identities, passwordSet, codingTasks] = await Promise.all([
       agentsOf(request.em, user.id),
       listApiKeys(request.em, user.id),
       identitiesOf(request.em, user.id),
       hasPassword(request.em, user),
+      codingTaskChoices(request.em),
     ]);
+    const benchmarks = await Promise.all(agents.map((a) => benchmarkProgressOf(request.em, a.id)));
     const apiKeys = keys.map((k) => ({
       id: k.id,
       prefix: k.keyPrefix,
@@ -119,6 +124,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
       state: agentState(a),
       gymComplete: a.gymComplete,
     }));
+    const benchmarkOf = Object.fromEntries(agents.map((a, i) => [a.id, benchmarks[i] ?? null]));
     return sendPage(request, reply, {
       title: 'Your account',
       view: 'account',
@@ -131,6 +137,8 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
         oidc,
         hasPassword: passwordSet,
         agents: rows,
+        codingTasks,
+        benchmarkOf,
         error: extra.error ?? null,
         notice: extra.notice ?? null,
       },
@@ -293,7 +301,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
     return sendPage(request, reply, {
       title: `Sandbox task ${session.id}`,
       view: 'sandbox-task',
-      live: session.status === 'pending',
+      live: session.status === 'pending' || session.status === 'running',
       data: {
         agent: { id: agent.id, name: agent.name },
         session,

@@ -2,7 +2,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { pathId } from '../schemas/common';
-import { leaderboard } from '../../infra/db/repositories/leaderboard.repository';
+import { codingRecordOf, leaderboard } from '../../infra/db/repositories/leaderboard.repository';
+import { codingRecord } from '../../domain/sandbox/pass-rate';
 import { ratingHistory } from '../../infra/db/repositories/rating.repository';
 import { agentFeed, gymCounts } from '../../infra/db/repositories/session-read.repository';
 import { isAgentActive } from '../../domain/agent-state';
@@ -30,6 +31,14 @@ const judgingNote = (s: { in_judging: boolean; response: string | null }) =>
       ? 'In judging: only you see this answer until judging ends.'
       : 'In judging: the answer is shown here once judging ends.';
 
+/** "5/8 (30–86%)": coding tasks passed of those attempted, with the pass rate's 95% interval; "–" with none. */
+function codingCell(passed: number, attempted: number): string {
+  const record = codingRecord(passed, attempted);
+  if (record.attempted === 0) return '–';
+  const pct = (x: number | null) => Math.round((x ?? 0) * 100);
+  return `${passed}/${attempted} (${pct(record.ci_low)}–${pct(record.ci_high)}%)`;
+}
+
 export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: number }> = async (
   app,
   { publicUrl, minVotes },
@@ -44,7 +53,11 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
     });
 
   app.get('/', async (request, reply) => {
-    const rows = (await leaderboard(request.em)).map((r) => ({ ...r, tier: tierFor(r.elo) }));
+    const rows = (await leaderboard(request.em)).map((r) => ({
+      ...r,
+      tier: tierFor(r.elo),
+      coding: codingCell(r.coding_passed, r.coding_attempted),
+    }));
     const updated = rows[0] ? new Date(rows[0].computed_ms) : null;
     const chart = intervalChart(
       rows.map((r) => ({
@@ -65,7 +78,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
           rows.length === 0
             ? 'No votes yet.\n'
             : mdTable(
-                ['Rank', 'Agent', 'Owner', 'Tier', 'Rating', '95% interval', 'Elo', 'Votes'],
+                ['Rank', 'Agent', 'Owner', 'Tier', 'Rating', '95% interval', 'Elo', 'Votes', 'Coding'],
                 rows.map((r) => [
                   r.rank ?? 'provisional',
                   `[${mdEscape(r.name)}](${publicUrl}/agents/${r.agent_id})`,
@@ -75,6 +88,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
                   `${Math.round(r.ci_low)}–${Math.round(r.ci_high)}`,
                   r.elo,
                   r.votes,
+                  r.coding,
                 ]),
               )
         }\nRatings: Bradley-Terry over all votes with bootstrap 95% intervals; rank counts only ranked agents whose whole interval is above. ${provisionalNote}${updated ? ` Updated ${markdownTime(updated)}.` : ''} JSON: ${publicUrl}/api/leaderboard\n`,
@@ -86,10 +100,11 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
     const agent = params.success ? await findAgent(request.em, params.data.id) : null;
     if (!agent) return notFound(request, reply, 'There is no agent with this id.');
     const page = pageQuery.parse(request.query).page;
-    const [feed, history, gym] = await Promise.all([
+    const [feed, history, gym, coding] = await Promise.all([
       agentFeed(request.em, agent.id, FEED_PAGE_SIZE, (page - 1) * FEED_PAGE_SIZE),
       ratingHistory(request.em, agent.id),
       gymCounts(request.em, agent.id, agent.gymStartedAt),
+      codingRecordOf(request.em, agent.id),
     ]);
     if (!feed) return notFound(request, reply, 'There is no agent with this id.');
     const forOwner = request.webUser?.id === feed.ownerId;
@@ -115,6 +130,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
           createdAt: agent.createdAt,
         },
         tier,
+        coding: codingCell(coding.passed, coding.attempted),
         gym: { ...gym, gym_complete: agent.gymComplete },
         chart: eloHistoryChart(history.map((h) => ({ at: new Date(h.created_ms), elo: h.after }))),
         feed,
@@ -131,7 +147,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
         [
           `# ${mdEscape(agent.name)}`,
           '',
-          `Owner: ${mdEscape(agent.ownerHandle)} · mode ${agent.mode} · Elo ${agent.elo} (${tier}) · gym ${agent.gymComplete ? 'complete' : `${gym.done}/${gym.total}`}`,
+          `Owner: ${mdEscape(agent.ownerHandle)} · mode ${agent.mode} · Elo ${agent.elo} (${tier}) · gym ${agent.gymComplete ? 'complete' : `${gym.done}/${gym.total}`} · coding ${codingCell(coding.passed, coding.attempted)}`,
           agent.description ? `\n${mdEscape(agent.description)}` : '',
           '',
           `## Activity (${feed.total}, page ${page})`,

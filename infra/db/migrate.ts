@@ -2,14 +2,16 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import { loadConfig, requireRuntime } from '../config';
 import { ormConfig } from './orm.config';
-import { seedPrompts } from './seed';
+import { DEFAULT_SANDBOX_TASKS_DIR } from '../sandbox/task-catalogue';
+import { seedCodingTasks, seedPrompts } from './seed';
 
-/** Brings a database up to date: schema migrations, then the seeded prompts. */
-export async function migrateDatabase(databaseUrl: string): Promise<void> {
+/** Brings a database up to date: schema migrations, then the seeded prompts and coding tasks. */
+export async function migrateDatabase(databaseUrl: string, tasksDir = DEFAULT_SANDBOX_TASKS_DIR): Promise<void> {
   const orm = await MikroORM.init(ormConfig(databaseUrl, { debug: false }));
   try {
     await orm.getMigrator().up();
     await seedPrompts(orm.em.fork());
+    await seedCodingTasks(orm.em.fork(), tasksDir);
   } finally {
     await orm.close(true);
   }
@@ -28,7 +30,8 @@ async function createMigration(databaseUrl: string): Promise<void> {
 /** `npm run migrate` / `arena migrate` (and `npm run migration:create`). */
 export async function runMigrateProcess(create = false): Promise<void> {
   const config = requireRuntime(loadConfig(), ['database']);
-  await (create ? createMigration : migrateDatabase)(config.databaseUrl);
+  if (create) await createMigration(config.databaseUrl);
+  else await migrateDatabase(config.databaseUrl, config.sandboxTasksDir);
 }
 
 if (require.main === module) {

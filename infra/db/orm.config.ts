@@ -6,11 +6,15 @@ import { AgentSchema } from './entities/agent.entity';
 import { ArenaPairSchema } from './entities/arena-pair.entity';
 import { ApiKeySchema } from './entities/api-key.entity';
 import { BattleSchema } from './entities/battle.entity';
+import { BenchmarkRunSchema } from './entities/benchmark-run.entity';
+import { CodingSessionSchema } from './entities/coding-session.entity';
+import { CodingStepSchema } from './entities/coding-step.entity';
 import { JudgeFlagSchema } from './entities/judge-flag.entity';
 import { LeaderboardEntrySchema } from './entities/leaderboard-entry.entity';
 import { PromptSchema } from './entities/prompt.entity';
 import { RateLimitBudgetSchema } from './entities/rate-limit-budget.entity';
 import { RatingChangeSchema } from './entities/rating-change.entity';
+import { CodingTaskSchema } from './entities/coding-task.entity';
 import { SessionSchema } from './entities/session.entity';
 import { UserSchema } from './entities/user.entity';
 import { UserIdentitySchema } from './entities/user-identity.entity';
@@ -35,6 +39,10 @@ export const entities = [
   UserIdentitySchema,
   RateLimitBudgetSchema,
   ArenaPairSchema,
+  CodingTaskSchema,
+  BenchmarkRunSchema,
+  CodingSessionSchema,
+  CodingStepSchema,
 ];
 
 export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {}): Options {

@@ -9,6 +9,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { GYM_PROMPTS } from '../../domain/gym-prompts';
 import { validatePoolSeed, type PoolPrompt } from '../../domain/prompt-files';
 import { insertPrompts } from './repositories/prompt.repository';
+import { addCodingTasks } from './repositories/coding.repository';
+import { loadTaskCatalogue, storedTask } from '../sandbox/task-catalogue';
 
 const POOL_SEED = path.join(__dirname, 'seeds', 'pool-prompts.json');
 
@@ -21,4 +23,14 @@ export function poolSeed(): PoolPrompt[] {
 export async function seedPrompts(em: EntityManager): Promise<void> {
   await insertPrompts(em, 'gym', GYM_PROMPTS);
   await insertPrompts(em, 'pool', poolSeed());
+}
+
+/**
+ * Adds the coding tasks of the catalogue folder that the database does not have yet. Like a
+ * prompt, a task never changes once added (its sessions were scored against it): a changed task
+ * gets a new id, and a task an operator retired stays retired.
+ */
+export async function seedCodingTasks(em: EntityManager, dir: string): Promise<string[]> {
+  const tasks = await Promise.all(loadTaskCatalogue(dir).map(storedTask));
+  return addCodingTasks(em, tasks);
 }

@@ -18,6 +18,21 @@ export const deliveriesTotal = new Counter({
   registers: [processRegistry],
 });
 
+export const codingSessionsTotal = new Counter({
+  name: 'arena_coding_sessions_total',
+  help: 'Coding sandbox sessions ended, by outcome (passed, failed, timeout, error, cancelled).',
+  labelNames: ['status'] as const,
+  registers: [processRegistry],
+});
+
+export const codingStepLatency = new Histogram({
+  name: 'arena_coding_step_seconds',
+  help: "Coding sandbox steps on the workspace's worker, by kind (exec, read, write), from start to result.",
+  labelNames: ['kind'] as const,
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+  registers: [processRegistry],
+});
+
 export const deliveryLatency = new Histogram({
   name: 'arena_delivery_latency_seconds',
   help: 'From the prompt leaving the arena to the answer arriving, for answered deliveries.',

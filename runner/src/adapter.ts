@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { commandEnvironment } from './command-env';
 import { MAX_RESPONSE_CHARS, type PromptDelivery, type PromptPayload } from './payload';
+import { commandDeadline, sandboxEnv } from './sandbox-session';
 
 export interface AgentCommand {
   command: string;
@@ -35,7 +36,10 @@ const CLOSE_GRACE_MS = 2_000;
 // Ctrl-C in the microseconds between fork and setsid, while the process is being created, still can.
 const OWN_PROCESS_GROUP = process.platform !== 'win32';
 
-/** The adapter contract's variables, under the arena's names and the original service's. */
+/**
+ * The adapter contract's variables, under the arena's names and the original service's; a coding
+ * session's under the arena's names only, the original service having no such thing in pull mode.
+ */
 export function adapterEnv(
   payload: PromptPayload,
   ids: { workId?: string; kind?: string } = {},
@@ -54,7 +58,7 @@ export function adapterEnv(
     env[`ARENA_${name}`] = value;
     env[`TESSERAX_${name}`] = value;
   }
-  return env;
+  return payload.sandbox ? { ...env, ...sandboxEnv(payload.sandbox) } : env;
 }
 
 export function runAgentCommand(
@@ -67,6 +71,7 @@ export function runAgentCommand(
   // Never the runner's whole environment: it holds the agent secret, and a prompt can talk a
   // tool-using agent into printing whatever it can read.
   const env = { ...(command.env ?? commandEnvironment(process.env, { secret: '' })), ...adapterEnv(payload, opts) };
+  const deadline = commandDeadline(payload);
 
   return new Promise<AgentOutcome>((resolve) => {
     let child: ChildProcess;
@@ -109,10 +114,7 @@ export function runAgentCommand(
     };
     const onKill = () => stop('runner stopped before the command finished');
 
-    const deadlineTimer = setTimeout(
-      () => stop(`command did not finish within ${payload.deadline_seconds} s`),
-      payload.deadline_seconds * 1000,
-    );
+    const deadlineTimer = setTimeout(() => stop(deadline.missed), deadline.ms);
     opts.killSignal?.addEventListener('abort', onKill, { once: true });
 
     child.stdout!.setEncoding('utf8');

@@ -148,7 +148,7 @@ function isRetryable(status: number): boolean {
 }
 
 /** The arena answers errors as {detail}; anything else (a proxy's page) is shown shortened. */
-function detailOf(text: string): string {
+export function detailOf(text: string): string {
   try {
     const body = JSON.parse(text) as { detail?: unknown };
     if (typeof body.detail === 'string') return body.detail;
@@ -160,7 +160,7 @@ function detailOf(text: string): string {
   return flat.length > MAX_ERROR_BODY_CHARS ? `${flat.slice(0, MAX_ERROR_BODY_CHARS)}…` : flat;
 }
 
-function describeNetworkError(err: unknown): string {
+export function describeNetworkError(err: unknown): string {
   const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = e.cause?.code ?? e.code;
   const message = e.cause?.message ?? e.message ?? String(err);

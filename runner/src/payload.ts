@@ -1,4 +1,5 @@
 /** The prompt payload as the arena sends it, checked just enough to run an agent command on it. */
+import { parseSandboxSession, type SandboxSession } from './sandbox-session';
 
 /** The largest `response` the arena records; longer answers are reported as an error instead. */
 export const MAX_RESPONSE_CHARS = 100_000;
@@ -15,6 +16,8 @@ export interface PromptPayload {
   kind?: string;
   /** Pull only: the session id `<kind>-<n>` the result is posted to. */
   work_id?: string;
+  /** A coding session: where and until when the command works it. */
+  sandbox?: SandboxSession;
   [field: string]: unknown;
 }
 
@@ -54,10 +57,24 @@ export function parseDelivery(raw: string): ParsedDelivery {
   };
   if (typeof fields.kind !== 'string') delete payload.kind;
   if (typeof fields.work_id !== 'string') delete payload.work_id;
+  // A session the command could not reach is refused here, rather than run to a certain failure.
+  if (fields.sandbox === undefined || fields.sandbox === null) delete payload.sandbox;
+  else {
+    const session = parseSandboxSession(fields.sandbox);
+    if (!session.ok) return { ok: false, reason: session.reason };
+    payload.sandbox = session.session;
+  }
   return { ok: true, delivery: { payload, raw } };
 }
 
 /** The arena's connectivity ping is shaped like a prompt; it is answered without running the agent. */
 export function isPing(payload: PromptPayload): boolean {
   return payload.category === 'ping' && payload.prompt === 'ping' && payload.prompt_id.startsWith('ping-');
+}
+
+/** How the log names what arrived: `prompt 7 (deadline 300 s)`, or a coding session and its limits. */
+export function describePayload(payload: PromptPayload): string {
+  return payload.sandbox
+    ? `coding session (until ${payload.sandbox.expires_at}, at most ${payload.sandbox.max_steps} steps)`
+    : `prompt ${payload.prompt_id} (deadline ${payload.deadline_seconds} s)`;
 }

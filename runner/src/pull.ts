@@ -3,6 +3,8 @@ import { runAgentCommand, type AgentCommand, type AgentOutcome } from './adapter
 import { ArenaClient, RunnerFatalError, type NextWork, type ResultBody } from './arena-client';
 import { Backoff, formatDelay, pause, type BackoffOptions } from './backoff';
 import { stderrLog, type Log } from './log';
+import { describePayload } from './payload';
+import { commandDeadline } from './sandbox-session';
 
 export interface PullLoopOptions {
   baseUrl: string;
@@ -121,10 +123,10 @@ async function pollAndAnswer(loop: Loop): Promise<void> {
 async function answer(loop: Loop, work: WorkItem): Promise<void> {
   const { payload } = work.delivery;
   const receivedAt = performance.now();
-  const deadlineAt = Date.now() + payload.deadline_seconds * 1000;
+  const deadlineAt = Date.now() + commandDeadline(payload).ms;
   loop.running += 1;
   try {
-    loop.log(`${work.workId}: received prompt ${payload.prompt_id} (deadline ${payload.deadline_seconds} s)`);
+    loop.log(`${work.workId}: received ${describePayload(payload)}`);
     const outcome = await runAgentCommand(loop.command, work.delivery, { killSignal: loop.killSignal });
     const latencyMs = Math.round(performance.now() - receivedAt);
     loop.log(`${work.workId}: ${describeOutcome(outcome, latencyMs)}`);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { DELIVERY_HEADER } from './signing';
 import { runAgentCommand, type AgentCommand } from './adapter';
 import { stderrLog, type Log } from './log';
-import { isPing, parseDelivery } from './payload';
+import { describePayload, isPing, parseDelivery } from './payload';
 import { ReplayGuard } from './replay-guard';
 
 export interface PushServerOptions {
@@ -100,19 +100,27 @@ async function answerDelivery(
     return sendJson(res, 200, { response: 'pong' });
   }
 
-  // The arena stops waiting at the deadline and hangs up; the command is of no use after that.
+  // The arena stops waiting at the deadline and hangs up; a prompt's command is of no use after
+  // that. A coding session goes on until submit or its own deadline, whether anyone waits for the
+  // summary or not, so its command is left to work.
   const hungUp = new AbortController();
   res.on('close', () => {
     if (!res.writableEnded) hungUp.abort();
   });
-  const killSignal = opts.killSignal ? AbortSignal.any([opts.killSignal, hungUp.signal]) : hungUp.signal;
+  const session = payload.sandbox !== undefined;
+  const stops = [opts.killSignal, session ? undefined : hungUp.signal].filter((s) => s !== undefined);
+  const killSignal = stops.length > 0 ? AbortSignal.any(stops) : undefined;
 
-  log(`${label}: received prompt ${payload.prompt_id} (deadline ${payload.deadline_seconds} s)`);
+  log(`${label}: received ${describePayload(payload)}`);
   const startedAt = performance.now();
   const outcome = await runAgentCommand(opts.command, parsed.delivery, { killSignal, ...idsFromDelivery(deliveryId) });
   const latencyMs = Math.round(performance.now() - startedAt);
   if (hungUp.signal.aborted) {
-    log(`${label}: the arena hung up before the answer was ready (after ${latencyMs} ms)`);
+    log(
+      session
+        ? `${label}: the arena stopped waiting for the summary; the command worked the session to its end (after ${latencyMs} ms)`
+        : `${label}: the arena hung up before the answer was ready (after ${latencyMs} ms)`,
+    );
     return;
   }
   if (outcome.ok) {

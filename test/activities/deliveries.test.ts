@@ -4,6 +4,7 @@ import { createActivities } from '../../activities';
 import { WebhookClient } from '../../infra/webhook/client';
 import { answer, closedPortUrl, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { register, startTestApp, type TestApp } from '../support/test-app';
+import { SandboxRuntime } from '../../infra/sandbox/runtime';
 
 // The delivery activities on their own, in a mock activity context, against the real database and a real agent.
 let t: TestApp;
@@ -17,7 +18,14 @@ beforeAll(async () => {
   t = await startTestApp();
   server = await startAgentServer(answer(200, { response: 'from the agent' }));
   webhooks = new WebhookClient({ allowPrivate: true });
-  activities = createActivities({ orm: t.orm, webhooks, encryptionKey: t.config.encryptionKey, arena: t.config.arena });
+  activities = createActivities({
+    orm: t.orm,
+    webhooks,
+    encryptionKey: t.config.encryptionKey,
+    arena: t.config.arena,
+    publicUrl: t.config.publicUrl,
+    sandbox: new SandboxRuntime(t.config.sandbox, 'no-coding-sessions-here'),
+  });
   const owner = await register(t.app);
   agentId = (
     await t.app.inject({

@@ -3,6 +3,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { WebhookClient } from '../../infra/webhook/client';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+import { SandboxRuntime } from '../../infra/sandbox/runtime';
 
 // Pairs made by the real recording activity against the real database; judged through the real API.
 let t: TestApp;
@@ -15,7 +16,14 @@ beforeAll(async () => {
   t = await startTestApp({ ARENA_PAIRS_PER_ANSWER: '2', ARENA_VOTES_PER_PAIR: '2' });
   await t.startWorker();
   webhooks = new WebhookClient({ allowPrivate: true });
-  activities = createActivities({ orm: t.orm, webhooks, encryptionKey: t.config.encryptionKey, arena: t.config.arena });
+  activities = createActivities({
+    orm: t.orm,
+    webhooks,
+    encryptionKey: t.config.encryptionKey,
+    arena: t.config.arena,
+    publicUrl: t.config.publicUrl,
+    sandbox: new SandboxRuntime(t.config.sandbox, 'no-coding-sessions-here'),
+  });
   const ownerA = await register(t.app);
   agents.a1 = { id: await newAgent(ownerA, 'a1'), owner: ownerA };
   agents.a2 = { id: await newAgent(ownerA, 'a2'), owner: ownerA };

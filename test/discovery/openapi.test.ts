@@ -159,8 +159,14 @@ describe('/openapi.json', () => {
     for (const { path, method, operation } of operations()) {
       if (operation.security?.[0]?.bearerAuth) expect(operation.responses).toHaveProperty('401');
       if (operation.responses['401']) {
-        // The public feed takes a key optionally (its owner reads more): anonymous or bearer.
-        const expected = path === '/api/agents/{id}/activity' ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }];
+        // The public feed takes a key optionally (its owner reads more): anonymous or bearer. A coding
+        // session's steps take the session's token or the agent's secret.
+        const expected =
+          path === '/api/agents/{id}/activity'
+            ? [{}, { bearerAuth: [] }]
+            : path.startsWith('/api/agents/{id}/sandbox/{session_id}/') && !path.endsWith('/cancel')
+              ? [{ sessionToken: [] }, { agentSecret: [] }]
+              : [{ bearerAuth: [] }];
         expect({ route: `${method} ${path}`, security: operation.security }).toEqual({
           route: `${method} ${path}`,
           security: expected,
@@ -168,6 +174,11 @@ describe('/openapi.json', () => {
       }
     }
     expect(securityOf('/api/agents/{id}/activity', 'get')).toEqual([{}, { bearerAuth: [] }]);
+    expect(doc.components.securitySchemes.sessionToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(securityOf('/api/agents/{id}/sandbox/{session_id}/exec', 'post')).toEqual([
+      { sessionToken: [] },
+      { agentSecret: [] },
+    ]);
   });
 
   it('gives every operation a summary', () => {

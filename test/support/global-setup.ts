@@ -1,4 +1,4 @@
-/** Jest global set-up of the integration tests: one embedded PostgreSQL, one Temporal dev server and Chromium per run. */
+/** Jest global set-up of the integration tests: one embedded PostgreSQL, one Temporal dev server, Chromium and bubblewrap per run. */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { startEmbeddedPostgres } from '../../infra/embedded/postgres';
 import { findOrInstallTemporalCli } from '../../infra/embedded/temporal-cli';
 import { startTemporalDevServer } from '../../infra/embedded/temporal-server';
 import { freePort } from '../../infra/ports';
+import { findOrInstallBubblewrap } from '../../infra/embedded/bubblewrap';
 import { findOrInstallChromium } from './chromium';
 import globalTeardown from './global-teardown';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
@@ -65,8 +66,16 @@ export default async function globalSetup(): Promise<void> {
       process.env.TEST_CHROMIUM_ERROR = err instanceof Error ? err.message : String(err);
     },
   );
+  // Coding sandbox sessions run their commands under it; without it they end as `error`, which says why.
+  const bubblewrap = findOrInstallBubblewrap({ log: (line) => console.log(`[bubblewrap] ${line}`) }).then(
+    () => undefined,
+    (err: unknown) => {
+      process.env.TEST_BUBBLEWRAP_ERROR = err instanceof Error ? err.message : String(err);
+    },
+  );
   const results = await Promise.allSettled([
     chromium,
+    bubblewrap,
     bundling,
     postgres,
     // Temporal binds several ports of its own choosing as it starts: only once PostgreSQL holds its

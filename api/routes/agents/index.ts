@@ -128,5 +128,10 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
   );
 
   await app.register(lifecycleRoutes, { lifecycle, spendPing, gymRestartsPerHour: config.limits.gymRestartsPerHour });
-  await app.register(sandboxRoutes, { workflows, sandboxPerMinute: config.limits.sandboxPerMinute });
+  await app.register(sandboxRoutes, {
+    workflows,
+    coding: { workflows, maxSteps: config.sandbox.maxSteps },
+    sandboxPerMinute: config.limits.sandboxPerMinute,
+    benchmarksPerHour: config.limits.benchmarksPerHour,
+  });
 };

@@ -1,16 +1,21 @@
 /** Sandbox tasks: an owner sends a prompt of their own to their agent, end to end, never judged. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 import { cancelSandboxTask, ownedAgent, startSandboxTask } from '../../../services/agents';
+import { startBenchmark, startCodingTask, type CodingDeps } from '../../../services/coding-sessions';
 import type { WorkflowDeps } from '../../../services/workflow-client';
 import { errors, idParam } from '../../schemas/common';
-import { perAccountPerMinute } from '../../plugins/rate-limits';
-import { activitySession, sandboxCreate, sandboxParams } from '../../schemas/session';
+import { perAccount, perAccountPerMinute } from '../../plugins/rate-limits';
+import { activitySession, sandboxParams } from '../../schemas/session';
+import { benchmarkStart, sandboxStart } from '../../schemas/coding';
 import { sessionJson } from '../../json/agents';
 
-export const sandboxRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; sandboxPerMinute: number }> = async (
-  app,
-  { workflows, sandboxPerMinute },
-) => {
+export const sandboxRoutes: FastifyPluginAsyncZod<{
+  workflows: WorkflowDeps;
+  coding: CodingDeps;
+  sandboxPerMinute: number;
+  benchmarksPerHour: number;
+}> = async (app, { workflows, coding, sandboxPerMinute, benchmarksPerHour }) => {
   const security = [{ bearerAuth: [] }];
 
   app.post(
@@ -18,18 +23,52 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps; san
     {
       config: perAccountPerMinute('sandbox', sandboxPerMinute),
       schema: {
-        summary: 'Send your agent a prompt of your own; answers 202 with the pending session',
+        summary:
+          'Send your agent a prompt of your own, or a coding task it works in a sandbox; answers 202 with the pending session',
         tags: ['sandbox'],
         security,
         params: idParam,
-        body: sandboxCreate,
+        body: sandboxStart,
         response: { 202: activitySession, ...errors(400, 401, 404, 409, 429, 503) },
       },
     },
     async (request, reply) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
-      const row = await startSandboxTask(request.em, workflows, agent, request.body, request.log);
+      const { prompt, task, category, deadline_seconds } = request.body;
+      const row =
+        task !== undefined
+          ? await startCodingTask(request.em, coding, agent, { task, deadline_seconds }, request.log)
+          : await startSandboxTask(
+              request.em,
+              workflows,
+              agent,
+              { prompt: prompt!, category: category ?? 'sandbox', deadline_seconds: deadline_seconds ?? 60 },
+              request.log,
+            );
       return reply.code(202).send(sessionJson(row, true));
+    },
+  );
+
+  app.post(
+    '/:id/benchmark',
+    {
+      config: perAccount('benchmark', benchmarksPerHour, '1 hour'),
+      schema: {
+        summary: 'Start a benchmark run: one coding session per active task, one run at a time per agent',
+        tags: ['sandbox'],
+        security,
+        params: idParam,
+        body: benchmarkStart.optional(),
+        response: {
+          202: z.object({ run_id: z.number().int(), sessions: z.array(activitySession) }),
+          ...errors(400, 401, 404, 409, 429, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const agent = await ownedAgent(request.em, request.params.id, request.account.id);
+      const run = await startBenchmark(request.em, coding, agent, request.body ?? {}, request.log);
+      return reply.code(202).send({ run_id: run.run_id, sessions: run.sessions.map((s) => sessionJson(s, true)) });
     },
   );
 

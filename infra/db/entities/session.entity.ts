@@ -64,6 +64,11 @@ export const SessionSchema = new EntitySchema<Session>({
       name: 'sessions_main_agent_index',
       expression: `create index "sessions_main_agent_index" on "sessions" ("agent_id", "created_at") where "kind" = 'main'`,
     },
+    // An agent's coding record (the leaderboard and profile column).
+    {
+      name: 'sessions_coding_agent_index',
+      expression: `create index "sessions_coding_agent_index" on "sessions" ("agent_id", "status") where "kind" = 'sandbox' and "category" = 'swe'`,
+    },
     // Pairing: a prompt's latest answered main sessions, read backwards by id.
     {
       name: 'sessions_main_answered_index',

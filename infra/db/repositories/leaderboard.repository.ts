@@ -17,14 +17,36 @@ export interface LeaderboardRow {
   losses: number;
   ties: number;
   computed_ms: number;
+  /** Coding sessions scored (passed, failed or timed out) and passed. */
+  coding_attempted: number;
+  coding_passed: number;
+}
+
+/** An agent's scored coding sessions and those passed (`a` is the agent), through the coding sessions' partial index. */
+export const CODING_RECORD = `select count(*) filter (where s.status in ('passed', 'failed', 'timeout'))::int as attempted,
+    count(*) filter (where s.status = 'passed')::int as passed
+  from sessions s where s.agent_id = a.id and s.kind = 'sandbox' and s.category = 'swe'`;
+
+/** One agent's coding record, for its page. */
+export async function codingRecordOf(
+  em: EntityManager,
+  agentId: number,
+): Promise<{ attempted: number; passed: number }> {
+  const [row] = await run<{ attempted: number; passed: number }>(
+    em,
+    `select c.attempted, c.passed from agents a cross join lateral (${CODING_RECORD}) c where a.id = ?`,
+    [agentId],
+  );
+  return row ?? { attempted: 0, passed: 0 };
 }
 
 export function leaderboard(em: EntityManager): Promise<LeaderboardRow[]> {
   return run<LeaderboardRow>(
     em,
     `select l.rank, l.agent_id, a.name, a.owner_handle, a.elo, l.bt_rating, l.ci_low, l.ci_high, l.votes, l.wins, l.losses, l.ties,
-       (extract(epoch from l.computed_at) * 1000)::float8 as computed_ms
+       (extract(epoch from l.computed_at) * 1000)::float8 as computed_ms, c.attempted as coding_attempted, c.passed as coding_passed
      from leaderboard_entries l join agents a on a.id = l.agent_id
+     cross join lateral (${CODING_RECORD}) c
      order by l.rank nulls last, l.bt_rating desc, a.id`,
     [],
   );

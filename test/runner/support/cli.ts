@@ -48,3 +48,36 @@ export function killRunners(): void {
   for (const child of started.splice(0))
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a command line to its end with `stdin` as its input: `arena-runner <args>` by default. The
+ * session variables and ARENA_AGENT_SECRET of the test process are cleared unless `env` sets them.
+ */
+export function runToEnd(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  stdin = '',
+  runner: readonly string[] = RUNNER_FROM_SOURCE,
+): Promise<Finished> {
+  const [file, ...before] = runner;
+  const inherited = { ...process.env };
+  for (const name of ['ARENA_AGENT_SECRET', 'ARENA_SANDBOX_API', 'ARENA_SANDBOX_TOKEN']) delete inherited[name];
+  const child = spawn(file!, [...before, ...args], {
+    env: { ...inherited, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  started.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  child.stdin!.on('error', () => {});
+  child.stdin!.end(stdin);
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}

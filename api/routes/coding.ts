@@ -1,0 +1,156 @@
+/**
+ * The steps of a coding sandbox session, taken by the agent (not its owner): exec, read and write
+ * files, submit. Each takes the session's token (`Authorization: Bearer`) or the agent's
+ * `X-Arena-Secret`, and runs in the session's workspace through its workflow.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { tokenMatchesHash } from '../../domain/credentials';
+import { ArenaError } from '../../domain/errors';
+import { workspacePath } from '../../domain/sandbox/paths';
+import { findPullAgent } from '../../infra/db/repositories/agent.repository';
+import { authorizedCodingSession, runCodingStep, scoreCodingSession } from '../../services/coding-sessions';
+import type { WorkflowDeps } from '../../services/workflow-client';
+import type { FastifyRequest } from 'fastify';
+import { codingParams, directoryListing, execBody, execResult, filesQuery, submitResult } from '../schemas/coding';
+import { errors } from '../schemas/common';
+
+/** A written file: at most 1 MiB of text. */
+export const MAX_WRITE_BYTES = 1024 * 1024;
+
+/** What a step that could not be done in the workspace (a missing file, a folder where a file was asked) answers. */
+interface StepRefusal {
+  refused: { kind: 'invalid' | 'not_found' | 'conflict'; detail: string };
+}
+
+function refusalOf(result: Record<string, unknown> | null): StepRefusal['refused'] | undefined {
+  return (result as Partial<StepRefusal> | null)?.refused;
+}
+
+export const codingRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps }> = async (app, { workflows }) => {
+  const security: Array<Record<string, string[]>> = [{ sessionToken: [] }, { agentSecret: [] }];
+  const db = app.orm.em;
+
+  // A written file's text is the body as it is: plain text, or bytes read as UTF-8 (the API
+  // elsewhere takes JSON only; this scope adds the two).
+  const limits = { bodyLimit: MAX_WRITE_BYTES + 1 };
+  app.addContentTypeParser('text/plain', { ...limits, parseAs: 'string' }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('application/octet-stream', { ...limits, parseAs: 'buffer' }, (_request, body, done) =>
+    done(null, (body as Buffer).toString('utf8')),
+  );
+
+  const sessionOf = async (params: z.infer<typeof codingParams>, headers: FastifyRequest['headers']) => {
+    const header = headers.authorization;
+    const bearer = header ? (/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '') : undefined;
+    const secret = headers['x-arena-secret'];
+    return authorizedCodingSession(db, params.id, params.session_id, {
+      bearer,
+      agentSecretOk: async () => {
+        if (typeof secret !== 'string') return false;
+        const agent = await findPullAgent(db, params.id, { lookAtQueue: false });
+        return agent !== undefined && tokenMatchesHash(secret, agent.secret_hash);
+      },
+    });
+  };
+
+  app.post(
+    '/:id/sandbox/:session_id/exec',
+    {
+      bodyLimit: 2 * 1024 * 1024 + 200_000,
+      schema: {
+        summary: "Run a command in the session's workspace (isolated: no network, capped CPU, memory and output)",
+        tags: ['coding sandbox'],
+        security,
+        params: codingParams,
+        body: execBody,
+        response: { 200: execResult, ...errors(400, 401, 403, 404, 409, 429, 503) },
+      },
+    },
+    async (request) => {
+      const row = await sessionOf(request.params, request.headers);
+      const step = await runCodingStep(db, workflows, row, 'exec', request.body);
+      const refused = refusalOf(step.result);
+      if (refused) throw new ArenaError(refused.kind, refused.detail);
+      return step.result as z.infer<typeof execResult>;
+    },
+  );
+
+  app.get(
+    '/:id/sandbox/:session_id/files',
+    {
+      schema: {
+        summary: 'Read a file of the workspace (its text, up to 1 MiB) or list a folder (JSON)',
+        tags: ['coding sandbox'],
+        security,
+        params: codingParams,
+        querystring: filesQuery,
+        response: {
+          200: z.union([z.string().describe('the file, as text/plain'), directoryListing]),
+          ...errors(400, 401, 403, 404, 409, 429, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      // Who asks first: a stranger learns nothing about the path rules of a session.
+      const row = await sessionOf(request.params, request.headers);
+      const path = workspacePath(request.query.path);
+      const step = await runCodingStep(db, workflows, row, 'read', { path });
+      const result = step.result as { type?: 'file' | 'dir'; content?: string; entries?: unknown[] } | null;
+      const refused = refusalOf(step.result);
+      if (refused) throw new ArenaError(refused.kind, refused.detail);
+      if (result?.type === 'dir') {
+        return reply
+          .type('application/json; charset=utf-8')
+          .send(directoryListing.parse({ path, entries: result.entries }));
+      }
+      return reply.type('text/plain; charset=utf-8').send(result?.content ?? '');
+    },
+  );
+
+  app.put(
+    '/:id/sandbox/:session_id/files',
+    {
+      bodyLimit: 2 * MAX_WRITE_BYTES + 100,
+      schema: {
+        summary:
+          'Write a file of the workspace: its text as the body (text/plain, application/octet-stream, or JSON {content})',
+        tags: ['coding sandbox'],
+        security,
+        params: codingParams,
+        querystring: filesQuery,
+        body: z.union([z.string(), z.object({ content: z.string() }).strict()]),
+        response: { 204: z.null().describe('written'), ...errors(400, 401, 403, 404, 409, 413, 429, 503) },
+      },
+    },
+    async (request, reply) => {
+      const row = await sessionOf(request.params, request.headers);
+      const path = workspacePath(request.query.path);
+      if (path === '.') throw new ArenaError('invalid', 'path must name a file');
+      const content = typeof request.body === 'string' ? request.body : request.body.content;
+      if (Buffer.byteLength(content, 'utf8') > MAX_WRITE_BYTES)
+        throw new ArenaError('invalid', `the file must be at most ${MAX_WRITE_BYTES} bytes`);
+      const step = await runCodingStep(db, workflows, row, 'write', { path, content });
+      const refused = refusalOf(step.result);
+      if (refused) throw new ArenaError(refused.kind, refused.detail);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/:id/sandbox/:session_id/submit',
+    {
+      schema: {
+        summary: 'Done: the hidden tests run, the session ends and its score comes back',
+        tags: ['coding sandbox'],
+        security,
+        params: codingParams,
+        response: { 200: submitResult, ...errors(400, 401, 403, 404, 409, 503) },
+      },
+    },
+    async (request) => {
+      const row = await sessionOf(request.params, request.headers);
+      const score = await scoreCodingSession(db, workflows, row);
+      return { status: score.status, tests_passed: score.testsPassed, tests_total: score.testsTotal };
+    },
+  );
+};

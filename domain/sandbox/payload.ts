@@ -1,0 +1,26 @@
+/** The `sandbox` object a coding session's prompt carries: where its steps go and the token that takes them. */
+import { sessionToken } from '../credentials';
+import { sessionPublicId } from '../sessions';
+
+export interface SandboxPayload {
+  session_id: string;
+  api: string;
+  token: string;
+  expires_at: string;
+  max_steps: number;
+}
+
+export function sandboxPayload(
+  session: { session_id: number; agent_id: number; token_nonce: string; expires_at: Date | string; max_steps: number },
+  publicUrl: string,
+  encryptionKey: Buffer,
+): SandboxPayload {
+  const id = sessionPublicId('sandbox', session.session_id);
+  return {
+    session_id: id,
+    api: `${publicUrl}/api/agents/${session.agent_id}/sandbox/${id}`,
+    token: sessionToken(encryptionKey, session.session_id, session.token_nonce),
+    expires_at: new Date(session.expires_at).toISOString(),
+    max_steps: session.max_steps,
+  };
+}

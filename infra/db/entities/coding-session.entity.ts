@@ -1,0 +1,54 @@
+/** The coding side of a `sandbox` session (category `swe`): its task, capability token, steps so far and score. */
+import { EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
+import { BenchmarkRun } from './benchmark-run.entity';
+import { CodingTask } from './coding-task.entity';
+import { Session } from './session.entity';
+
+export class CodingSession {
+  [OptionalProps]?:
+    'tokenHash' | 'steps' | 'workerQueue' | 'testsPassed' | 'testsTotal' | 'summary' | 'benchmarkRun' | 'endedAt';
+  session!: Ref<Session>;
+  task!: Ref<CodingTask>;
+  /** The token is derived from the service's key and this nonce; only its hash is looked up. */
+  tokenNonce!: string;
+  /** Set when the workspace is ready (the worker holds the key): no step can come before. */
+  tokenHash: string | null = null;
+  maxSteps!: number;
+  steps = 0;
+  /** The task queue of the worker that holds the workspace. */
+  workerQueue: string | null = null;
+  testsPassed: number | null = null;
+  testsTotal: number | null = null;
+  /** What the agent answered to the delivery itself (push response or pull result). */
+  summary: string | null = null;
+  benchmarkRun: Ref<BenchmarkRun> | null = null;
+  expiresAt!: Date;
+  endedAt: Date | null = null;
+}
+
+export const CodingSessionSchema = new EntitySchema<CodingSession>({
+  class: CodingSession,
+  tableName: 'coding_sessions',
+  properties: {
+    session: { kind: '1:1', entity: () => Session, ref: true, primary: true, owner: true, deleteRule: 'cascade' },
+    task: { kind: 'm:1', entity: () => CodingTask, ref: true, index: true },
+    tokenNonce: { type: 'string', length: 64 },
+    tokenHash: { type: 'string', length: 64, nullable: true, unique: true },
+    maxSteps: { type: 'integer' },
+    steps: { type: 'integer', default: 0 },
+    workerQueue: { type: 'string', length: 200, nullable: true },
+    testsPassed: { type: 'integer', nullable: true },
+    testsTotal: { type: 'integer', nullable: true },
+    summary: { type: 'text', nullable: true },
+    benchmarkRun: {
+      kind: 'm:1',
+      entity: () => BenchmarkRun,
+      ref: true,
+      nullable: true,
+      index: true,
+      deleteRule: 'set null',
+    },
+    expiresAt: { type: 'datetime', length: 6 },
+    endedAt: { type: 'datetime', length: 6, nullable: true },
+  },
+});

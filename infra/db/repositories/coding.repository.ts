@@ -1,0 +1,371 @@
+/**
+ * The owner of the coding sandbox's tables: the task catalogue (`coding_tasks`), each coding
+ * session's side (`coding_sessions`), its steps (`coding_steps`) and benchmark runs
+ * (`benchmark_runs`); and the status changes of a coding session's row in `sessions`.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SessionStatus } from '../../../domain/sessions';
+import type { TaskManifest } from '../../sandbox/task-catalogue';
+import type { CodingStepKind } from '../entities/coding-step.entity';
+import type { StoredTaskFile } from '../entities/coding-task.entity';
+import { onlyRow, run } from './sql';
+
+export interface NewCodingTask {
+  id: string;
+  title: string;
+  language: string;
+  statement: string;
+  manifest: TaskManifest;
+  files: StoredTaskFile[];
+  hiddenTests: StoredTaskFile[];
+}
+
+/** Adds tasks that are not in the catalogue yet; a task already there (active or retired) is left as it is. Answers the ids added. */
+export async function addCodingTasks(em: EntityManager, tasks: readonly NewCodingTask[]): Promise<string[]> {
+  const added: string[] = [];
+  for (const t of tasks) {
+    const rows = await run<{ id: string }>(
+      em,
+      `insert into coding_tasks (id, title, language, statement, manifest, files, hidden_tests, active, added_at)
+       values (?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, true, now())
+       on conflict (id) do nothing returning id`,
+      [
+        t.id,
+        t.title,
+        t.language,
+        t.statement,
+        JSON.stringify(t.manifest),
+        JSON.stringify(t.files),
+        JSON.stringify(t.hiddenTests),
+      ],
+    );
+    if (rows[0]) added.push(rows[0].id);
+  }
+  return added;
+}
+
+export interface CodingTaskRow {
+  id: string;
+  title: string;
+  language: string;
+  active: boolean;
+  sessions: number;
+  passed: number;
+}
+
+/** The catalogue with how often each task was attempted and passed. */
+export function listCodingTasks(em: EntityManager): Promise<CodingTaskRow[]> {
+  return run<CodingTaskRow>(
+    em,
+    `select t.id, t.title, t.language, t.active,
+       count(c.session_id)::int as sessions, count(*) filter (where s.status = 'passed')::int as passed
+     from coding_tasks t left join coding_sessions c on c.task_id = t.id left join sessions s on s.id = c.session_id
+     group by t.id order by t.id`,
+  );
+}
+
+/** Retires or reinstates a task; false when there is no such task. */
+export async function setCodingTaskActive(em: EntityManager, id: string, active: boolean): Promise<boolean> {
+  const rows = await run(
+    em,
+    `update coding_tasks set active = ?, retired_at = case when ? then null else now() end where id = ? returning id`,
+    [active, active, id],
+  );
+  return rows.length > 0;
+}
+
+export interface CodingTaskContent {
+  id: string;
+  title: string;
+  language: string;
+  statement: string;
+  manifest: TaskManifest;
+  files: StoredTaskFile[];
+  hidden_tests: StoredTaskFile[];
+}
+
+export async function findCodingTask(em: EntityManager, id: string): Promise<CodingTaskContent | undefined> {
+  const [row] = await run<CodingTaskContent>(
+    em,
+    `select id, title, language, statement, manifest, files, hidden_tests from coding_tasks where id = ?`,
+    [id],
+  );
+  return row;
+}
+
+/** An active task by id, or a random active one for `random`; undefined when there is none. */
+export async function pickActiveTask(
+  em: EntityManager,
+  idOrRandom: string,
+): Promise<{ id: string; title: string; statement: string } | undefined> {
+  const [row] = await run<{ id: string; title: string; statement: string }>(
+    em,
+    idOrRandom === 'random'
+      ? `select id, title, statement from coding_tasks where active order by random() limit 1`
+      : `select id, title, statement from coding_tasks where active and id = ?`,
+    idOrRandom === 'random' ? [] : [idOrRandom],
+  );
+  return row;
+}
+
+export function activeTasks(em: EntityManager): Promise<Array<{ id: string; title: string; statement: string }>> {
+  return run(em, `select id, title, statement from coding_tasks where active order by id`);
+}
+
+export interface NewCodingSession {
+  sessionId: number;
+  taskId: string;
+  tokenNonce: string;
+  maxSteps: number;
+  expiresAt: Date;
+  benchmarkRunId: number | null;
+}
+
+export async function addCodingSession(em: EntityManager, s: NewCodingSession): Promise<void> {
+  await run(
+    em,
+    `insert into coding_sessions (session_id, task_id, token_nonce, max_steps, expires_at, benchmark_run_id)
+     values (?, ?, ?, ?, ?, ?)`,
+    [s.sessionId, s.taskId, s.tokenNonce, s.maxSteps, s.expiresAt, s.benchmarkRunId],
+  );
+}
+
+/** What a step, a delivery payload or the feed needs of a coding session. */
+export interface CodingSessionRow {
+  session_id: number;
+  agent_id: number;
+  owner_id: number;
+  status: SessionStatus;
+  mode: string;
+  task_id: string;
+  token_nonce: string;
+  max_steps: number;
+  steps: number;
+  tests_passed: number | null;
+  tests_total: number | null;
+  expires_at: Date;
+  worker_queue: string | null;
+}
+
+const CODING_SELECT = `select c.session_id, s.agent_id, a.owner_id, s.status, s.mode, c.task_id, c.token_nonce, c.max_steps,
+    c.steps, c.tests_passed, c.tests_total, c.expires_at, c.worker_queue
+  from coding_sessions c join sessions s on s.id = c.session_id join agents a on a.id = s.agent_id`;
+
+export async function findCodingSession(em: EntityManager, sessionId: number): Promise<CodingSessionRow | undefined> {
+  const [row] = await run<CodingSessionRow>(em, `${CODING_SELECT} where c.session_id = ?`, [sessionId]);
+  return row;
+}
+
+export async function codingSessionByTokenHash(
+  em: EntityManager,
+  tokenHash: string,
+): Promise<CodingSessionRow | undefined> {
+  const [row] = await run<CodingSessionRow>(em, `${CODING_SELECT} where c.token_hash = ?`, [tokenHash]);
+  return row;
+}
+
+/** The workspace is ready on the worker with this task queue, and the session's token (its hash) takes steps from now on. */
+export async function markWorkspaceReady(
+  em: EntityManager,
+  sessionId: number,
+  ready: { queue: string; tokenHash: string },
+): Promise<void> {
+  await run(em, `update coding_sessions set worker_queue = ?, token_hash = ? where session_id = ?`, [
+    ready.queue,
+    ready.tokenHash,
+    sessionId,
+  ]);
+}
+
+/** A step waiting to run: its request, written before the workflow is asked, so no file or output goes through the history. */
+export async function addCodingStep(
+  em: EntityManager,
+  sessionId: number,
+  kind: CodingStepKind,
+  request: Record<string, unknown>,
+): Promise<number> {
+  const rows = await run<{ id: number }>(
+    em,
+    `insert into coding_steps (session_id, kind, request, result, duration_ms, created_at)
+     values (?, ?, ?::jsonb, 'null'::jsonb, 0, now()) returning id`,
+    [sessionId, kind, JSON.stringify(request)],
+  );
+  return onlyRow(rows, 'new coding step').id;
+}
+
+/** A step the workflow refused never ran: it leaves no trace in the transcript. */
+export async function dropCodingStep(em: EntityManager, stepId: number): Promise<void> {
+  await run(em, `delete from coding_steps where id = ? and n is null`, [stepId]);
+}
+
+export interface CodingStepRow {
+  id: number;
+  session_id: number;
+  n: number | null;
+  kind: CodingStepKind;
+  request: Record<string, unknown>;
+  result: Record<string, unknown> | null;
+  duration_ms: number;
+}
+
+export async function findCodingStep(em: EntityManager, stepId: number): Promise<CodingStepRow | undefined> {
+  const [row] = await run<CodingStepRow>(
+    em,
+    `select id, session_id, n, kind, request, result, duration_ms from coding_steps where id = ?`,
+    [stepId],
+  );
+  return row;
+}
+
+/**
+ * A step's result, numbered; the session counts it and, at its first step, is `running`. A step
+ * recorded already (a retried activity) keeps its first result.
+ */
+export async function recordCodingStep(
+  em: EntityManager,
+  step: { stepId: number; sessionId: number; n: number; result: Record<string, unknown>; durationMs: number },
+): Promise<void> {
+  await em.transactional(async (tx) => {
+    const rows = await run(
+      tx,
+      `update coding_steps set n = ?, result = ?::jsonb, duration_ms = ? where id = ? and n is null returning id`,
+      [step.n, JSON.stringify(step.result), step.durationMs, step.stepId],
+    );
+    if (rows.length === 0) return;
+    await run(tx, `update coding_sessions set steps = steps + 1 where session_id = ?`, [step.sessionId]);
+    await run(tx, `update sessions set status = 'running' where id = ? and status = 'pending'`, [step.sessionId]);
+  });
+}
+
+/** The transcript: every step that ran, in order. */
+export function codingStepsOf(em: EntityManager, sessionId: number): Promise<CodingStepRow[]> {
+  return run<CodingStepRow>(
+    em,
+    `select id, session_id, n, kind, request, result, duration_ms from coding_steps
+     where session_id = ? and n is not null order by n`,
+    [sessionId],
+  );
+}
+
+/** The agent's answer to the delivery itself (its summary), once it gave one. */
+export async function codingSummaryOf(em: EntityManager, sessionId: number): Promise<string | null> {
+  const [row] = await run<{ summary: string | null }>(em, `select summary from coding_sessions where session_id = ?`, [
+    sessionId,
+  ]);
+  return row?.summary ?? null;
+}
+
+/**
+ * What the agent answered to the delivery itself; the first answer stays. A runner answers when its
+ * command ends, usually after submit: then the ended session's feed entry gets it in front.
+ */
+export async function recordCodingSummary(em: EntityManager, sessionId: number, summary: string): Promise<void> {
+  await run(
+    em,
+    `with kept as (update coding_sessions set summary = ? where session_id = ? and summary is null returning session_id)
+     update sessions s set response = ? || E'\n\n' || s.response
+     from kept where s.id = kept.session_id and s.response is not null and s.status not in ('pending', 'running')`,
+    [summary, sessionId, summary.trim()],
+  );
+}
+
+export interface CodingOutcome {
+  status: SessionStatus;
+  error?: string;
+  testsPassed?: number;
+  testsTotal?: number;
+  /** The feed's account of the session: the summary and the transcript. */
+  response: string;
+}
+
+/**
+ * Ends a coding session once (`pending` or `running` only): its status and score, the work item
+ * settled, the benchmark run finished when this was its last session. Answers the status recorded,
+ * now or before.
+ */
+export async function endCodingSession(em: EntityManager, sessionId: number, o: CodingOutcome): Promise<SessionStatus> {
+  return em.transactional(async (tx) => {
+    const ended = await run<{ status: SessionStatus; benchmark_run_id: number | null }>(
+      tx,
+      `with s as (
+         update sessions set status = ?, error = ?, response = ?, completed_at = now(),
+           latency_ms = case when sent_at is null then null else (extract(epoch from now() - sent_at) * 1000)::int end
+         where id = ? and status in ('pending', 'running') returning id, status)
+       update coding_sessions c set tests_passed = ?, tests_total = ?, ended_at = now()
+       from s where c.session_id = s.id returning s.status, c.benchmark_run_id`,
+      [o.status, o.error ?? null, o.response, sessionId, o.testsPassed ?? null, o.testsTotal ?? null],
+    );
+    const row = ended[0];
+    if (!row) {
+      const [now] = await run<{ status: SessionStatus }>(tx, `select status from sessions where id = ?`, [sessionId]);
+      return now?.status ?? o.status;
+    }
+    await run(
+      tx,
+      `update work_items set state = case when state = 'leased' then 'completed' else 'expired' end
+       where session_id = ? and state in ('queued', 'leased')`,
+      [sessionId],
+    );
+    if (row.benchmark_run_id !== null) {
+      await run(
+        tx,
+        `update benchmark_runs b set finished_at = now() where b.id = ? and b.finished_at is null
+           and not exists (select 1 from coding_sessions c join sessions s on s.id = c.session_id
+                           where c.benchmark_run_id = b.id and s.status in ('pending', 'running'))`,
+        [row.benchmark_run_id],
+      );
+    }
+    return row.status;
+  });
+}
+
+/** Starts a benchmark run; undefined when the agent already has one running. */
+export async function startBenchmarkRun(
+  em: EntityManager,
+  agentId: number,
+  tasks: number,
+): Promise<number | undefined> {
+  const rows = await run<{ id: number }>(
+    em,
+    `insert into benchmark_runs (agent_id, tasks, created_at) values (?, ?, now())
+     on conflict do nothing returning id`,
+    [agentId, tasks],
+  );
+  return rows[0]?.id;
+}
+
+export interface BenchmarkProgress {
+  id: number;
+  tasks: number;
+  ended: number;
+  passed: number;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+/** An agent's latest benchmark run and how far it got. */
+export async function latestBenchmarkRun(em: EntityManager, agentId: number): Promise<BenchmarkProgress | undefined> {
+  const [row] = await run<BenchmarkProgress>(
+    em,
+    `select b.id, b.tasks, b.created_at, b.finished_at,
+       count(*) filter (where s.status not in ('pending', 'running'))::int as ended,
+       count(*) filter (where s.status = 'passed')::int as passed
+     from benchmark_runs b left join coding_sessions c on c.benchmark_run_id = b.id left join sessions s on s.id = c.session_id
+     where b.agent_id = ? group by b.id order by b.id desc limit 1`,
+    [agentId],
+  );
+  return row;
+}
+
+/** Of these sessions, the ones that ended (or no longer exist): their workspaces may go. */
+export async function endedSessionsAmong(em: EntityManager, sessionIds: readonly number[]): Promise<number[]> {
+  const rows = await run<{ id: number }>(
+    em,
+    // The ids as one JSON array: a list binding would be spread into separate placeholders.
+    `select i.id from jsonb_array_elements_text(?::jsonb) as x(raw) cross join lateral (select x.raw::int as id) i
+       left join sessions s on s.id = i.id
+     where s.id is null or s.status not in ('pending', 'running')`,
+    [JSON.stringify(sessionIds)],
+  );
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,270 @@
+/**
+ * Runs one command of a coding sandbox session under bubblewrap, as the session's uid, within its limits,
+ * or not at all: when the machine cannot isolate, every run fails with the reason.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { ArenaError } from '../../domain/errors';
+import { loadConfig, type SandboxLimits } from '../config';
+import { CapturedOutput, type KeptPart } from './captured-output';
+import { inheritedDescriptors } from './inherited-descriptors';
+import { DATA_FDS, FIRST_FREE_FD, INFO_FD, sandboxArguments, sandboxDataFiles } from './sandbox-arguments';
+import {
+  findSandboxTools,
+  missingCapabilities,
+  systemLayout,
+  TOOL_PACKAGES,
+  userNamespacesRefused,
+  type SandboxTools,
+  type SystemLayout,
+} from './system-layout';
+import { WorkspaceLostError } from './workspace-files';
+import type { Workspace } from './workspaces';
+
+/** The exit code of a command stopped at its wall time, as coreutils' `timeout` reports it (137 is SIGKILL's, for other kills). */
+export const WALL_TIMEOUT_EXIT_CODE = 124;
+/** How long after its wall time a sandbox that did not stop is killed whole. */
+const KILL_GRACE_MS = 5_000;
+const PROBE_TIMEOUT_SECONDS = 30;
+
+export type IsolationCheck = { ok: true } | { ok: false; reason: string };
+
+/** Who the check runs its test command as, under which limits (a session's uid and the configured limits). */
+export interface IsolationProbe {
+  uid: number;
+  limits: SandboxLimits;
+}
+
+export class IsolationUnavailableError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'IsolationUnavailableError';
+  }
+}
+
+export interface IsolatedRun {
+  workspace: Pick<Workspace, 'dir' | 'uid'>;
+  /** A string runs through `/bin/sh -c`; a list is the program and its arguments. */
+  command: string | string[];
+  stdin?: string;
+  /** Wall time, kept by the worker. */
+  timeoutSeconds: number;
+  limits: SandboxLimits;
+  /** Which part of a longer output to keep: its start (the default), or its end, for the hidden tests' summary. */
+  keep?: KeptPart;
+}
+
+export interface IsolatedResult {
+  /** 128 + n for a command ended by signal n; WALL_TIMEOUT_EXIT_CODE past its wall time. */
+  exit_code: number;
+  stdout: string;
+  stderr: string;
+  /** Whether stdout or stderr was cut at the output limit. */
+  truncated: boolean;
+  duration_ms: number;
+}
+
+interface Ready {
+  ok: true;
+  tools: SandboxTools;
+  layout: SystemLayout;
+}
+
+type Readiness = Ready | { ok: false; reason: string };
+let readiness: Promise<Readiness> | undefined;
+let answer: Promise<IsolationCheck> | undefined;
+
+/** Whether commands can run isolated here; found once per process (a fix on the machine needs a restart). */
+export function checkIsolation(probe?: IsolationProbe): Promise<IsolationCheck> {
+  answer ??= ready(probe ?? defaultProbe()).then(publicAnswer);
+  return answer;
+}
+
+/** What a starting worker says when coding sessions cannot run on it (they then end as `error`). */
+export async function isolationWarning(probe: IsolationProbe): Promise<string | undefined> {
+  const check = await checkIsolation(probe);
+  return check.ok ? undefined : `coding sandbox sessions will end as error: ${check.reason}`;
+}
+
+/** The check itself, uncached; `toolDirs` replaces where the tools are looked for. */
+export async function probeIsolation(
+  probe: IsolationProbe,
+  options: { toolDirs?: string[] } = {},
+): Promise<IsolationCheck> {
+  return publicAnswer(await examineMachine(probe, options.toolDirs));
+}
+
+/** Runs `run.command` in the workspace's sandbox; throws IsolationUnavailableError, having run nothing, when there is none. */
+export async function runIsolated(run: IsolatedRun): Promise<IsolatedResult> {
+  const state = await ready({ uid: run.workspace.uid, limits: run.limits });
+  if (!state.ok) throw new IsolationUnavailableError(state.reason);
+  const workspace = await fs.lstat(run.workspace.dir).catch(() => undefined);
+  if (!workspace?.isDirectory()) throw new WorkspaceLostError(run.workspace);
+  return spawnSandbox(state, run);
+}
+
+function ready(probe: IsolationProbe): Promise<Readiness> {
+  readiness ??= examineMachine(probe);
+  return readiness;
+}
+
+function publicAnswer(state: Readiness): IsolationCheck {
+  return state.ok ? { ok: true } : { ok: false, reason: state.reason };
+}
+
+function defaultProbe(): IsolationProbe {
+  const { uidBase, limits } = loadConfig({}).sandbox;
+  return { uid: uidBase, limits };
+}
+
+async function examineMachine(probe: IsolationProbe, toolDirs?: string[]): Promise<Readiness> {
+  try {
+    return await examine(probe, toolDirs);
+  } catch (err) {
+    // Kept like any answer: a check that cannot even run must not let commands run.
+    return unavailable(`the check failed (${err instanceof Error ? err.message : String(err)})`);
+  }
+}
+
+const unavailable = (why: string) => ({ ok: false as const, reason: `isolation unavailable: ${why}` });
+
+async function examine(probe: IsolationProbe, toolDirs?: string[]): Promise<Readiness> {
+  if (process.platform !== 'linux') return unavailable('bubblewrap needs Linux');
+  const tools = await findSandboxTools(toolDirs);
+  if ('missing' in tools) return unavailable(`${tools.missing} is not installed (${TOOL_PACKAGES[tools.missing]})`);
+  const lacking = await missingCapabilities();
+  if (lacking.length > 0) {
+    return unavailable(
+      `the worker cannot run commands as the sessions' users (it lacks ${lacking.join(', ')}): run it as root, or grant it those capabilities`,
+    );
+  }
+  const refused = await userNamespacesRefused();
+  if (refused) return unavailable(refused);
+  const state: Ready = { ok: true, tools, layout: await systemLayout() };
+  // A real sandbox running node: proves bubblewrap, the uid switch and the limits all work together.
+  const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-isolation-probe-'));
+  try {
+    await fs.chown(scratch, probe.uid, probe.uid);
+    const result = await spawnSandbox(state, {
+      workspace: { dir: scratch, uid: probe.uid },
+      command: ['node', '-e', ''],
+      timeoutSeconds: PROBE_TIMEOUT_SECONDS,
+      limits: probe.limits,
+    });
+    if (result.exit_code === 0) return state;
+    const lines = result.stderr.trim().split('\n');
+    const bwrapSays = lines.find((line) => line.startsWith('bwrap:'));
+    if (bwrapSays) return unavailable(`bwrap could not start a sandbox (${bwrapSays})`);
+    const toolSays = lines.find((line) => /^(setpriv|prlimit):/.test(line));
+    if (toolSays) return unavailable(`the sandbox's user and limits could not be set (${toolSays})`);
+    return unavailable(`node does not start inside the sandbox (${lines.at(-1) || `exit code ${result.exit_code}`})`);
+  } finally {
+    await fs.rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function spawnSandbox(state: Ready, run: IsolatedRun): Promise<IsolatedResult> {
+  const argv = typeof run.command === 'string' ? ['/bin/sh', '-c', run.command] : run.command;
+  if (argv.length === 0 || argv[0] === '') throw new ArenaError('invalid', 'command must not be empty');
+  const args = sandboxArguments({
+    tools: state.tools,
+    layout: state.layout,
+    workspaceDir: run.workspace.dir,
+    uid: run.workspace.uid,
+    limits: run.limits,
+    argv,
+  });
+  // Descriptors this process inherited without close-on-exec are covered by /dev/null in the child.
+  const leaked = (await inheritedDescriptors()).filter((fd) => fd >= FIRST_FREE_FD);
+  const devNull = leaked.length > 0 ? await fs.open('/dev/null', 'r') : undefined;
+  const stdio: Array<'pipe' | 'ignore' | number> = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
+  for (const fd of leaked) {
+    while (stdio.length <= fd) stdio.push('ignore');
+    stdio[fd] = devNull!.fd;
+  }
+
+  const started = performance.now();
+  // An empty environment: nothing of the worker's (keys, database URLs) reaches even bubblewrap.
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(state.tools.prlimit, args, { stdio, env: {}, detached: true });
+  } finally {
+    await devNull?.close();
+  }
+  const pipes = child.stdio as Array<Readable | Writable | null | undefined>;
+  // A pipe the sandbox closed early (ECONNRESET, EPIPE) is its exit, which 'close' reports.
+  for (const pipe of pipes) pipe?.on('error', () => undefined);
+  const stdout = new CapturedOutput(run.limits.outputBytes, run.keep);
+  const stderr = new CapturedOutput(run.limits.outputBytes, run.keep);
+  child.stdout!.on('data', (chunk: Buffer) => stdout.add(chunk));
+  child.stderr!.on('data', (chunk: Buffer) => stderr.add(chunk));
+  const data = sandboxDataFiles(run.workspace.uid);
+  for (const [file, fd] of Object.entries(DATA_FDS))
+    writeAndClose(pipes[fd] as Writable | undefined, data[file as keyof typeof data]);
+  writeAndClose(child.stdin, run.stdin ?? '');
+  let sandboxInfo = '';
+  pipes[INFO_FD]?.on('data', (chunk: Buffer) => (sandboxInfo += chunk.toString('utf8')));
+
+  let timedOut = false;
+  const running = () => child.exitCode === null && child.signalCode === null;
+  const kill = (pid: number) => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone already (ESRCH): what the kill was for.
+    }
+  };
+  const killGroup = () => {
+    if (running() && child.pid) kill(-child.pid);
+  };
+  let fallback: NodeJS.Timeout | undefined;
+  const wallTimer = setTimeout(() => {
+    timedOut = true;
+    // Killing the sandbox's first process (its PID 1) ends every process in its PID namespace.
+    const sandboxInit = /"child-pid":\s*(\d+)/.exec(sandboxInfo)?.[1];
+    if (sandboxInit && running()) kill(Number(sandboxInit));
+    else killGroup();
+    fallback = setTimeout(killGroup, KILL_GRACE_MS);
+  }, run.timeoutSeconds * 1000);
+
+  try {
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+      child.once('error', reject);
+      child.once('close', (exitCode, signalName) => resolve([exitCode, signalName]));
+    });
+    const sandboxInit = /"child-pid":\s*(\d+)/.exec(sandboxInfo)?.[1];
+    if (sandboxInit) await sandboxEnded(Number(sandboxInit), run.workspace.uid);
+    return {
+      exit_code: timedOut ? WALL_TIMEOUT_EXIT_CODE : (code ?? 128 + (os.constants.signals[signal!] ?? 0)),
+      stdout: stdout.text(),
+      stderr: stderr.text(),
+      truncated: stdout.truncated || stderr.truncated,
+      duration_ms: Math.round(performance.now() - started),
+    };
+  } finally {
+    clearTimeout(wallTimer);
+    clearTimeout(fallback);
+  }
+}
+
+/**
+ * Waits for the sandbox's PID 1 to be dead: bubblewrap reports the command's exit as soon as it has it,
+ * while its PID 1 is still killing what is left in the namespace. After this, nothing of the run is
+ * running, so a file step that follows cannot race it.
+ */
+async function sandboxEnded(pid: number, uid: number): Promise<void> {
+  const deadline = Date.now() + KILL_GRACE_MS;
+  while (Date.now() < deadline) {
+    const status = await fs.readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+    // Gone, a zombie, or the number reused by someone else's process.
+    if (!new RegExp(`^Uid:\\s+${uid}\\s`, 'm').test(status) || /^State:\s+Z/m.test(status)) return;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+}
+
+function writeAndClose(stream: Writable | null | undefined, text: string): void {
+  stream?.end(text);
+}

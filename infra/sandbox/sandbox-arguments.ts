@@ -1,0 +1,128 @@
+/**
+ * The command line that runs one sandboxed command: prlimit sets the limits, setpriv becomes the session's
+ * uid, bubblewrap builds the sandbox. Pure: everything it needs about the machine is in `SystemLayout`.
+ */
+import type { SandboxLimits } from '../config';
+import { NODE_MOUNT, type SandboxTools, type SystemLayout } from './system-layout';
+
+/** The workspace inside the sandbox, also its working folder and HOME. */
+export const SANDBOX_WORKSPACE = '/workspace';
+
+/** Descriptors the sandbox's start-up reads from (3-5: files bubblewrap writes into /etc) and writes to (6). */
+export const DATA_FDS = { passwd: 3, group: 4, hosts: 5 } as const;
+export const INFO_FD = 6;
+export const FIRST_FREE_FD = 7;
+
+/**
+ * System configuration the sandbox may see; the rest of /etc may hold secrets (/etc/shadow, keys, the
+ * service's own configuration) and stays out. Missing ones are skipped.
+ */
+const ETC_FILES = ['/etc/alternatives', '/etc/ld.so.cache', '/etc/ld.so.conf', '/etc/ld.so.conf.d', '/etc/localtime'];
+
+export interface SandboxInvocation {
+  tools: SandboxTools;
+  layout: SystemLayout;
+  workspaceDir: string;
+  uid: number;
+  limits: SandboxLimits;
+  /** The program and its arguments, as run inside. */
+  argv: string[];
+}
+
+/** The arguments of `tools.prlimit`, which execs setpriv, which execs bwrap, which runs `argv`. */
+export function sandboxArguments(run: SandboxInvocation): string[] {
+  const { tools, limits, uid } = run;
+  const both = (value: number) => `${value}:${value}`;
+  return [
+    `--as=${both(limits.memoryBytes)}`,
+    `--nproc=${both(limits.processes)}`,
+    // The soft limit sends SIGXCPU; the hard one, a second later, SIGKILL for a command that ignores it.
+    `--cpu=${limits.cpuSeconds}:${limits.cpuSeconds + 1}`,
+    `--fsize=${both(limits.fileSizeBytes)}`,
+    `--nofile=${both(limits.openFiles)}`,
+    '--core=0:0',
+    '--',
+    tools.setpriv,
+    `--reuid=${uid}`,
+    `--regid=${uid}`,
+    '--clear-groups',
+    '--',
+    tools.bwrap,
+    ...bwrapArguments(run),
+  ];
+}
+
+function bwrapArguments({ layout, workspaceDir, limits, argv }: SandboxInvocation): string[] {
+  const tmpfs = (target: string) => ['--size', String(limits.tmpBytes), '--tmpfs', target];
+  return [
+    // Network, PID, IPC, UTS, cgroup and user namespaces of its own; no user namespaces inside.
+    '--unshare-all',
+    '--unshare-user',
+    '--disable-userns',
+    '--die-with-parent',
+    '--new-session',
+    '--hostname',
+    'sandbox',
+    '--ro-bind',
+    '/usr',
+    '/usr',
+    ...layout.topLevel.flatMap((folder) =>
+      folder.linkTo ? ['--symlink', folder.linkTo, folder.path] : ['--ro-bind', folder.path, folder.path],
+    ),
+    ...ETC_FILES.flatMap((file) => ['--ro-bind-try', file, file]),
+    '--ro-bind-data',
+    String(DATA_FDS.passwd),
+    '/etc/passwd',
+    '--ro-bind-data',
+    String(DATA_FDS.group),
+    '/etc/group',
+    '--ro-bind-data',
+    String(DATA_FDS.hosts),
+    '/etc/hosts',
+    ...(layout.nodeOutsideUsr ? ['--ro-bind', layout.nodeOutsideUsr, NODE_MOUNT] : []),
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    ...tmpfs('/dev/shm'),
+    ...tmpfs('/tmp'),
+    '--bind',
+    workspaceDir,
+    SANDBOX_WORKSPACE,
+    '--chdir',
+    SANDBOX_WORKSPACE,
+    // Unsized memory otherwise: everything writable is then the workspace and the two sized tmpfs.
+    '--remount-ro',
+    '/dev',
+    '--remount-ro',
+    '/',
+    '--info-fd',
+    String(INFO_FD),
+    '--clearenv',
+    '--setenv',
+    'PATH',
+    layout.path.join(':'),
+    '--setenv',
+    'HOME',
+    SANDBOX_WORKSPACE,
+    '--setenv',
+    'LANG',
+    'C.UTF-8',
+    '--',
+    ...argv,
+  ];
+}
+
+/** /etc/passwd, /etc/group and /etc/hosts of a sandbox: its user has a name, and localhost resolves. */
+export function sandboxDataFiles(uid: number): Record<keyof typeof DATA_FDS, string> {
+  return {
+    passwd: [
+      'root:x:0:0:root:/root:/usr/sbin/nologin',
+      `sandbox:x:${uid}:${uid}:sandbox:${SANDBOX_WORKSPACE}:/bin/sh`,
+      'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin',
+      '',
+    ].join('\n'),
+    group: ['root:x:0:', `sandbox:x:${uid}:`, 'nogroup:x:65534:', ''].join('\n'),
+    hosts: ['127.0.0.1\tlocalhost sandbox', '::1\tlocalhost ip6-localhost ip6-loopback', ''].join('\n'),
+  };
+}

@@ -1,0 +1,67 @@
+/** Coding-session test helpers: taking a session's work item as a runner does, and taking steps as its agent. */
+import type { TestApp } from '../support/test-app';
+
+export interface SandboxObject {
+  session_id: string;
+  api: string;
+  token: string;
+  expires_at: string;
+  max_steps: number;
+}
+
+export interface CodingWork {
+  work_id: string;
+  prompt: string;
+  sandbox: SandboxObject;
+}
+
+/** The coding session `publicId`'s work item; gym prompts and other items that come first are answered on the way. */
+export async function codingWork(
+  t: TestApp,
+  agent: { id: number; webhook_secret: string },
+  publicId: string,
+): Promise<CodingWork> {
+  const secret = { 'x-arena-secret': agent.webhook_secret };
+  for (let i = 0; i < 200; i++) {
+    const res = await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/work/next?wait=5`, headers: secret });
+    if (res.statusCode === 204) continue;
+    const work = res.json();
+    if (work.work_id === publicId) return work;
+    if (work.sandbox) throw new Error(`another coding session came first: ${work.work_id}`);
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/agents/${agent.id}/work/${work.work_id}/result`,
+      headers: secret,
+      payload: { response: 'a gym answer' },
+    });
+  }
+  throw new Error(`${publicId} was never handed out`);
+}
+
+/** A step as the agent takes it: a path under the session's API, with its token unless headers say otherwise. */
+export function stepOf(t: TestApp, sandbox: SandboxObject) {
+  return (method: 'GET' | 'POST' | 'PUT', what: string, payload?: unknown, headers: Record<string, string> = {}) => {
+    const url = new URL(`${sandbox.api}/${what}`);
+    const all: Record<string, string> = { authorization: `Bearer ${sandbox.token}`, ...headers };
+    if (all.authorization === '') delete all.authorization;
+    return t.app.inject({
+      method,
+      url: url.pathname + url.search,
+      headers: all,
+      ...(payload === undefined ? {} : typeof payload === 'string' ? { payload } : { payload: payload as object }),
+    });
+  };
+}
+
+/** Resolves once the async check holds; fails with `what` after timeoutMs. */
+export async function eventually(
+  check: () => Promise<boolean>,
+  what: string | (() => string),
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

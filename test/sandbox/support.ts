@@ -1,0 +1,44 @@
+/** Set-up shared by the sandbox tests: real workspaces in a scratch folder, each session with a uid of its own. */
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, type SandboxSettings } from '../../infra/config';
+import { findOrInstallBubblewrap } from '../../infra/embedded/bubblewrap';
+
+/** A scratch folder per test file, like ARENA_SANDBOX_DIR; removed by `removeSandboxScratch`. */
+export async function sandboxScratch(): Promise<SandboxSettings> {
+  await findOrInstallBubblewrap({ log: (line) => console.log(`[bubblewrap] ${line}`) });
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-sandbox-test-'));
+  return { ...loadConfig({}).sandbox, dir };
+}
+
+export async function removeSandboxScratch(settings: SandboxSettings | undefined): Promise<void> {
+  if (settings) await fs.rm(settings.dir, { recursive: true, force: true });
+}
+
+/** A session id no other test (in this file or another running at once) is likely to use, so neither shares a uid. */
+export function freshSessionId(): number {
+  return crypto.randomInt(1, 2_000_000_000);
+}
+
+/** Host processes running as `uid` (a sandbox's leftovers would show here). */
+export async function processesOf(uid: number): Promise<string[]> {
+  const found: string[] = [];
+  for (const pid of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const status = await fs.readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+    const state = /^State:\s+(\S)/m.exec(status)?.[1];
+    if (new RegExp(`^Uid:\\s+${uid}\\s`, 'm').test(status) && state !== 'Z') found.push(pid);
+  }
+  return found;
+}
+
+/** Resolves once `condition` holds, checking again as soon as each check ends; fails after `timeoutMs`. */
+export async function until(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}

@@ -1,0 +1,256 @@
+/**
+ * codingSession (`delivery-<session id>`): one coding task for one agent in a sandboxed workspace.
+ * An activity on the shared queue prepares the workspace on whichever worker takes it and answers
+ * with that worker's own task queue; every later step runs there, so the session stays on the
+ * machine that holds its files. Steps arrive as updates; submit or the deadline runs the hidden
+ * tests, the score is recorded and the workspace removed. A worker that dies takes the session to
+ * `error` ("workspace lost"), recorded once.
+ */
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  isCancellation,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  TimeoutFailure,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
+import type { SessionStatus } from '../domain/sessions';
+import type { createActivities } from '../activities';
+import type { createWorkspaceActivities } from '../activities/workspaces';
+import {
+  ArenaOutcome,
+  cancelDelivery,
+  codingRefusals,
+  DELIVERY_REFUSED,
+  runCodingStep,
+  STEP_CAP_REACHED,
+  submitCoding,
+  type CodingScore,
+  type CodingSessionInput,
+  type CodingStepDone,
+  type CodingStepRef,
+  type DeliveryOutcome,
+} from './contracts';
+
+type Activities = ReturnType<typeof createActivities>;
+type WorkspaceActivities = ReturnType<typeof createWorkspaceActivities>;
+
+const writeOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+} as const;
+const shared = proxyActivities<Activities>(writeOptions);
+const local = proxyLocalActivities<Activities>(writeOptions);
+
+/**
+ * Steps on the workspace's worker. Not retried: a step's own failures come back as its result, so
+ * a thrown failure means the worker could not run it (gone, or its isolation broke), and running
+ * it again elsewhere would find no workspace. A worker that is gone never picks the task up
+ * (schedule-to-start) or stops heartbeating.
+ */
+function onWorkspace(taskQueue: string, startToCloseTimeout: Duration): WorkspaceActivities {
+  return proxyActivities<WorkspaceActivities>({
+    taskQueue,
+    scheduleToStartTimeout: '20 seconds',
+    startToCloseTimeout,
+    heartbeatTimeout: '15 seconds',
+    retry: { maximumAttempts: 1 },
+  });
+}
+
+/** How long a push webhook that is still open at submit may take to answer the session's summary. */
+const PUSH_SUMMARY_GRACE = '30 seconds';
+
+function refuse(reason: string, type = DELIVERY_REFUSED): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(reason, type);
+}
+
+/** The worker holding the workspace is gone: what `error` the session records. */
+function isWorkspaceLost(err: unknown): boolean {
+  return err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
+}
+
+export async function codingSession(input: CodingSessionInput): Promise<DeliveryOutcome> {
+  const deadlineMs = Math.max(1, input.deadlineSeconds * 1000 - (Date.now() - workflowInfo().startTime.getTime()));
+  let steps = 0;
+  let stepsRunning = 0;
+  let submitted = false;
+  let cancelRequested = false;
+  /** Why the session ended early: the delivery failed, or the workspace was lost. */
+  let failure: { error: string; notAgentsFault: boolean } | undefined;
+  let ended: SessionStatus | undefined;
+  let score: CodingScore | undefined;
+  /** The activities on the worker that holds the workspace, once it is prepared. */
+  let workspace: WorkspaceActivities | undefined;
+
+  const stillOpen = () => {
+    if (ended) throw refuse(codingRefusals.ended(ended));
+    if (failure) throw refuse(failure.error);
+    if (submitted) throw refuse(codingRefusals.submitted);
+    if (cancelRequested) throw refuse(codingRefusals.ended('cancelled'));
+  };
+  // One step at a time, in the order they came: the file steps rely on no command running beside them.
+  let queue: Promise<unknown> = Promise.resolve();
+  setHandler(
+    runCodingStep,
+    ({ stepId }: CodingStepRef): Promise<CodingStepDone> => {
+      const n = ++steps;
+      stepsRunning++;
+      const turn = queue.then(async () => {
+        try {
+          // A step can only come with the prompt's token, so after the workspace is ready; wait anyway.
+          await condition(() => workspace !== undefined || failure !== undefined);
+          if (failure || !workspace) throw refuse(failure?.error ?? codingRefusals.lost);
+          await workspace.runStep({ sessionId: input.sessionId, stepId, n });
+          return { n };
+        } catch (err) {
+          if (err instanceof ApplicationFailure) throw err;
+          const error = isWorkspaceLost(err) ? codingRefusals.lost : codingRefusals.broken;
+          failure ??= { error, notAgentsFault: true };
+          throw refuse(error);
+        } finally {
+          stepsRunning--;
+        }
+      });
+      queue = turn.catch(() => undefined);
+      return turn;
+    },
+    {
+      validator: (_step: CodingStepRef) => {
+        stillOpen();
+        if (steps >= input.maxSteps) throw refuse(codingRefusals.stepCap(input.maxSteps), STEP_CAP_REACHED);
+      },
+    },
+  );
+  setHandler(
+    submitCoding,
+    async () => {
+      submitted = true;
+      await condition(() => score !== undefined || ended !== undefined);
+      return score ?? { status: ended!, testsPassed: 0, testsTotal: 0 };
+    },
+    { validator: stillOpen },
+  );
+  setHandler(
+    cancelDelivery,
+    async () => {
+      cancelRequested = true;
+      await condition(() => ended !== undefined);
+      return { status: ended! };
+    },
+    { validator: stillOpen },
+  );
+
+  const prepared = await shared.prepareCodingWorkspace({ sessionId: input.sessionId, taskId: input.taskId });
+  const taskQueue = prepared.ok ? prepared.taskQueue : undefined;
+  if (!prepared.ok) failure = { error: prepared.reason, notAgentsFault: true };
+  // A step's own limit is at most 120 s; the hidden tests get the task's limit, at most 10 minutes.
+  if (taskQueue) workspace = onWorkspace(taskQueue, '3 minutes');
+
+  // The prompt goes out: pushed (the webhook may answer at once or hold the request; either way the
+  // session lasts until submit, cancel or the deadline), or queued for the runner's work/next.
+  const delivery = new CancellationScope();
+  /** A push webhook may answer (the agent's summary) when its command ends, after submit. */
+  let pushOpen = false;
+  let pushedSummary: string | undefined;
+  if (failure || cancelRequested) {
+    // Nothing to deliver: the workspace could not be made, or the owner cancelled first.
+  } else if (input.mode === 'push') {
+    const { pushPrompt } = proxyActivities<Activities>({
+      scheduleToCloseTimeout: deadlineMs,
+      heartbeatTimeout: '10 seconds',
+      retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
+    });
+    const deadlineAt = Date.now() + deadlineMs;
+    pushOpen = true;
+    delivery
+      .run(() => pushPrompt({ sessionId: input.sessionId, deadlineAt }))
+      .then(
+        (settlement) => {
+          pushOpen = false;
+          if (settlement.status === 'answered') pushedSummary = settlement.response;
+          // A failed push ends the session, unless the agent is already at work (it got the prompt).
+          else if (settlement.status === 'error' && steps === 0)
+            failure ??= { error: settlement.error, notAgentsFault: settlement.notAgentsFault ?? false };
+        },
+        (err: unknown) => {
+          pushOpen = false;
+          if (!isCancellation(err) && steps === 0)
+            failure ??= { error: 'the prompt could not be delivered', notAgentsFault: true };
+        },
+      );
+  } else {
+    await local.queueWork({ sessionId: input.sessionId });
+  }
+
+  const early = await condition(() => submitted || cancelRequested || failure !== undefined, deadlineMs);
+  if (!submitted) delivery.cancel();
+  // Steps already running finish (each is bounded by its own timeout) before the tests look at the files.
+  await condition(() => stepsRunning === 0);
+
+  // The hidden tests run unless the session failed or was cancelled; a deadline scores as `timeout`.
+  let report: { passed: number; total: number } | undefined;
+  if (!failure && !cancelRequested && taskQueue) {
+    try {
+      report = await onWorkspace(taskQueue, '11 minutes').scoreWorkspace({
+        sessionId: input.sessionId,
+        taskId: input.taskId,
+      });
+    } catch (err) {
+      failure = { error: isWorkspaceLost(err) ? codingRefusals.lost : codingRefusals.broken, notAgentsFault: true };
+    }
+  }
+  if (taskQueue && failure?.error !== codingRefusals.lost) {
+    // Best effort, and before the end is recorded, so a session that has ended holds no files. A
+    // workspace left behind by a worker that died is swept when a worker starts.
+    await CancellationScope.nonCancellable(() =>
+      onWorkspace(taskQueue, '1 minute')
+        .removeWorkspace({ sessionId: input.sessionId })
+        .catch(() => undefined),
+    );
+  }
+
+  const summaryBeforeEnd = pushedSummary;
+  if (summaryBeforeEnd !== undefined)
+    await local.recordCodingSummary({ sessionId: input.sessionId, summary: summaryBeforeEnd });
+
+  let outcome: DeliveryOutcome;
+  if (report) {
+    const status: SessionStatus = !early
+      ? 'timeout'
+      : report.passed === report.total && report.total > 0
+        ? 'passed'
+        : 'failed';
+    outcome = await local.recordCodingOutcome({
+      sessionId: input.sessionId,
+      status,
+      testsPassed: report.passed,
+      testsTotal: report.total,
+    });
+    score = { status: outcome.status, testsPassed: report.passed, testsTotal: report.total };
+  } else if (cancelRequested && !failure) {
+    outcome = await local.recordCodingOutcome({ sessionId: input.sessionId, status: 'cancelled' });
+  } else {
+    outcome = await local.recordCodingOutcome({
+      sessionId: input.sessionId,
+      status: 'error',
+      ...(failure ?? { error: codingRefusals.lost, notAgentsFault: true }),
+    });
+  }
+  ended = outcome.status;
+  upsertSearchAttributes([{ key: ArenaOutcome, value: outcome.status }]);
+  // After submit the agent's webhook usually answers its summary within moments; it is kept if it does.
+  if (pushOpen) await condition(() => !pushOpen, PUSH_SUMMARY_GRACE);
+  delivery.cancel();
+  if (pushedSummary !== undefined && summaryBeforeEnd === undefined)
+    await local.recordCodingSummary({ sessionId: input.sessionId, summary: pushedSummary });
+  await condition(allHandlersFinished);
+  return outcome;
+}
