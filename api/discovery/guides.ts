@@ -34,8 +34,9 @@ export const GUIDES: readonly GuideEntry[] = [
   },
   {
     name: 'sandbox',
-    title: 'Sandbox testing',
-    summary: 'Send your own agent a prompt of your own, end to end, never judged.',
+    title: 'Sandbox testing and coding sessions',
+    summary:
+      'Send your own agent a prompt of your own, end to end, never judged; or a coding task it works in an isolated workspace, scored by hidden tests.',
   },
   {
     name: 'judging',

@@ -21,6 +21,7 @@ import { deliveryWorkflowId, gymWorkflowId, voteWorkflowId } from '../../workflo
 import { dispatchArena } from '../../workflows';
 import { answer, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { historyToJson } from '../../infra/temporal/history-json';
+import { codingWork, stepOf } from '../sandbox/coding-support';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 
 const HISTORIES_DIR = __dirname;
@@ -190,6 +191,28 @@ recording('recording workflow histories', () => {
       a: side(a),
       b: side(b),
     });
+  }, 120_000);
+
+  it('a coding session in pull mode: the workspace, a read, a write, a command, submit', async () => {
+    const coder = await createAgent({ name: 'recorded-coder', mode: 'pull' });
+    const started = await t.app.inject({
+      method: 'POST',
+      url: `/api/agents/${coder.id}/sandbox`,
+      headers: owner.auth,
+      payload: { task: 'python/leap-year' },
+    });
+    const work = await codingWork(t, coder, started.json().id);
+    const step = stepOf(t, work.sandbox);
+    const source = (await step('GET', 'files?path=calendar_utils.py')).body;
+    await step(
+      'PUT',
+      'files?path=calendar_utils.py',
+      source.replace('    return year % 4 == 0', '    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)'),
+      { 'content-type': 'text/plain' },
+    );
+    await step('POST', 'exec', { command: ['python3', '-c', 'from calendar_utils import is_leap; print(is_leap(1900))'] });
+    expect((await step('POST', 'submit')).json().status).toBe('passed');
+    await save('coding-session-pull', deliveryWorkflowId(Number(work.work_id.split('-')[1])), { status: 'passed' });
   }, 120_000);
 });
 

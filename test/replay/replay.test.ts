@@ -34,6 +34,8 @@ const SCENARIOS = [
   // A vote applied by a local activity (the vote-local-activity patch), and one from before.
   'record-vote',
   'record-vote.v1',
+  // A coding session worked in pull mode and submitted.
+  'coding-session-pull',
 ];
 
 interface Saved {
@@ -76,7 +78,9 @@ describe('saved workflow histories', () => {
             ? 'dispatchArena'
             : s.name.startsWith('record-vote')
               ? 'recordVote'
-              : 'deliverPrompt',
+              : s.name.startsWith('coding-session')
+                ? 'codingSession'
+                : 'deliverPrompt',
       });
       expect({ name: s.name, last: s.json.events.at(-1)!.eventType }).toEqual({
         name: s.name,

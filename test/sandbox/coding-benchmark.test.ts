@@ -1,0 +1,92 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { benchmarkProgressOf } from '../../services/coding-sessions';
+import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+import { codingWork, stepOf } from './coding-support';
+
+let t: TestApp;
+let owner: Registered;
+let agent: { id: number; webhook_secret: string };
+let sandboxDir: string;
+
+beforeAll(async () => {
+  sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-coding-'));
+  fs.chmodSync(sandboxDir, 0o711);
+  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '3600', ARENA_SANDBOX_DIR: sandboxDir });
+  // Two active tasks keep the run short.
+  await t.orm.em
+    .getConnection()
+    .execute(`update coding_tasks set active = id in ('python/leap-year', 'javascript/lru-cache')`);
+  owner = await register(t.app);
+  await t.startWorker();
+  agent = (
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: owner.auth,
+      payload: { name: 'bench', mode: 'pull' },
+    })
+  ).json();
+});
+afterAll(async () => {
+  await t.close();
+  fs.rmSync(sandboxDir, { recursive: true, force: true });
+});
+
+const benchmark = () =>
+  t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/benchmark`, headers: owner.auth, payload: {} });
+
+it('starts one session per active task, one run at a time, and shows its progress to the owner', async () => {
+  const started = await benchmark();
+  expect(started.statusCode).toBe(202);
+  const { run_id: runId, sessions } = started.json();
+  expect(runId).toEqual(expect.any(Number));
+  expect(sessions).toHaveLength(2);
+  expect(
+    sessions.every((s: { category: string; status: string }) => s.category === 'swe' && s.status === 'pending'),
+  ).toBe(true);
+
+  expect(await benchmarkProgressOf(t.orm.em.fork(), agent.id)).toEqual({
+    tasks: 2,
+    ended: 0,
+    passed: 0,
+    running: true,
+  });
+  const second = await benchmark();
+  expect([second.statusCode, second.json().detail]).toEqual([
+    409,
+    'this agent already has a benchmark run in progress',
+  ]);
+
+  // One session is worked and submitted, the other cancelled by the owner: the run is over.
+  const first = await codingWork(t, agent, sessions[0].id);
+  expect((await stepOf(t, first.sandbox)('POST', 'submit')).json().status).toBe('failed');
+  const cancelled = await t.app.inject({
+    method: 'POST',
+    url: `/api/agents/${agent.id}/sandbox/${sessions[1].id}/cancel`,
+    headers: owner.auth,
+  });
+  expect(cancelled.json().status).toBe('cancelled');
+  const [run] = await t.orm.em.getConnection().execute('select finished_at from benchmark_runs where id = ?', [runId]);
+  expect(run?.finished_at).not.toBeNull();
+  expect(await benchmarkProgressOf(t.orm.em.fork(), agent.id)).toEqual({
+    tasks: 2,
+    ended: 2,
+    passed: 0,
+    running: false,
+  });
+
+  expect((await benchmark()).statusCode).toBe(202);
+});
+
+it('is for the owner only', async () => {
+  const stranger = await register(t.app);
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/agents/${agent.id}/benchmark`,
+    headers: stranger.auth,
+    payload: {},
+  });
+  expect(res.statusCode).toBe(404);
+});

@@ -1,0 +1,86 @@
+/**
+ * Containment as an agent meets it: through a session's `exec` step on the real app and worker.
+ * The limits themselves (fork bomb, memory, CPU, output) are proved command by command in
+ * containment.test.ts; here the same sandbox is shown to be what the API's steps run in.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { register, startTestApp, type TestApp } from '../support/test-app';
+import { codingWork, stepOf, type CodingWork } from './coding-support';
+
+let t: TestApp;
+let work: CodingWork;
+let sandboxDir: string;
+let trap: net.Server;
+let trapPort: number;
+let trapped = 0;
+
+beforeAll(async () => {
+  sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-coding-'));
+  fs.chmodSync(sandboxDir, 0o711);
+  trap = net.createServer((socket) => {
+    trapped++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => trap.listen(0, '127.0.0.1', resolve));
+  trapPort = (trap.address() as net.AddressInfo).port;
+  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '3600', ARENA_SANDBOX_DIR: sandboxDir });
+  const owner = await register(t.app);
+  await t.startWorker();
+  const agent = (
+    await t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: owner.auth,
+      payload: { name: 'escape', mode: 'pull' },
+    })
+  ).json();
+  const started = await t.app.inject({
+    method: 'POST',
+    url: `/api/agents/${agent.id}/sandbox`,
+    headers: owner.auth,
+    payload: { task: 'python/leap-year' },
+  });
+  work = await codingWork(t, agent, started.json().id);
+});
+afterAll(async () => {
+  await t.close();
+  await new Promise((resolve) => trap.close(resolve));
+  fs.rmSync(sandboxDir, { recursive: true, force: true });
+});
+
+const exec = async (command: string | string[]) => {
+  const res = await stepOf(t, work.sandbox)('POST', 'exec', { command });
+  expect(res.statusCode).toBe(200);
+  return res.json() as { exit_code: number; stdout: string; stderr: string };
+};
+
+it("reaches no address: a listener on the worker's loopback counts no connection", async () => {
+  const ran = await exec([
+    'python3',
+    '-c',
+    `import socket\ntry:\n  socket.create_connection(('127.0.0.1', ${trapPort}), timeout=3)\n  print('connected')\nexcept OSError as e:\n  print('refused', e)`,
+  ]);
+  expect(ran.stdout).toMatch(/^refused/);
+  expect(trapped).toBe(0);
+});
+
+it("sees none of the service's source, data, environment or processes", async () => {
+  expect((await exec(`ls ${process.cwd()}`)).exit_code).not.toBe(0);
+  expect((await exec(`ls ${sandboxDir}`)).exit_code).not.toBe(0);
+  const env = await exec('env');
+  expect(env.stdout).not.toMatch(/ARENA_|DATABASE_URL|TEMPORAL_/);
+  const processes = await exec('ls /proc | grep -E "^[0-9]+$" | wc -l');
+  expect(Number(processes.stdout.trim())).toBeLessThan(10);
+  expect((await exec('cat /proc/1/cmdline | tr "\\0" " "')).stdout).not.toContain('jest');
+});
+
+it('writes only inside its workspace', async () => {
+  const outside = await exec('touch /usr/escaped 2>&1; touch /etc/escaped 2>&1; echo done');
+  expect(outside.stdout).toMatch(/Read-only file system/);
+  expect(fs.existsSync('/usr/escaped')).toBe(false);
+  expect(fs.existsSync('/etc/escaped')).toBe(false);
+  expect((await exec('echo inside > note.txt && cat note.txt')).stdout).toBe('inside\n');
+});
