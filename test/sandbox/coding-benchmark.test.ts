@@ -59,12 +59,14 @@ it('starts one session per active task, one run at a time, and shows its progres
     'this agent already has a benchmark run in progress',
   ]);
 
-  // One session is worked and submitted, the other cancelled by the owner: the run is over.
-  const first = await codingWork(t, agent, sessions[0].id);
+  // One session is worked and submitted (whichever the runner gets first), the other cancelled by
+  // the owner: the run is over.
+  const ids = sessions.map((s: { id: string }) => s.id);
+  const first = await codingWork(t, agent, ids);
   expect((await stepOf(t, first.sandbox)('POST', 'submit')).json().status).toBe('failed');
   const cancelled = await t.app.inject({
     method: 'POST',
-    url: `/api/agents/${agent.id}/sandbox/${sessions[1].id}/cancel`,
+    url: `/api/agents/${agent.id}/sandbox/${ids.find((id: string) => id !== first.work_id)}/cancel`,
     headers: owner.auth,
   });
   expect(cancelled.json().status).toBe('cancelled');

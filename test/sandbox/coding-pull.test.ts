@@ -151,5 +151,11 @@ describe('a coding session in pull mode', () => {
       headers: { accept: 'text/markdown' },
     });
     expect(page.body).toContain('coding 1/1 (21–100%)');
+
+    // /metrics counts it by outcome, and the steps by kind (the worker runs in this process here).
+    const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(/^arena_coding_sessions_total\{status="passed"\} 1$/m);
+    expect(metrics).toMatch(/^arena_coding_step_seconds_count\{kind="exec"\} 1$/m);
+    expect(metrics).toMatch(/^arena_coding_step_seconds_count\{kind="read"\} 2$/m);
   });
 });

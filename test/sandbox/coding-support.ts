@@ -15,18 +15,22 @@ export interface CodingWork {
   sandbox: SandboxObject;
 }
 
-/** The coding session `publicId`'s work item; gym prompts and other items that come first are answered on the way. */
+/**
+ * The work item of the coding session `publicId` (or of any of several); gym prompts that come first
+ * are answered on the way.
+ */
 export async function codingWork(
   t: TestApp,
   agent: { id: number; webhook_secret: string },
-  publicId: string,
+  publicId: string | readonly string[],
 ): Promise<CodingWork> {
+  const wanted = typeof publicId === 'string' ? [publicId] : publicId;
   const secret = { 'x-arena-secret': agent.webhook_secret };
   for (let i = 0; i < 200; i++) {
     const res = await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/work/next?wait=5`, headers: secret });
     if (res.statusCode === 204) continue;
     const work = res.json();
-    if (work.work_id === publicId) return work;
+    if (wanted.includes(work.work_id)) return work;
     if (work.sandbox) throw new Error(`another coding session came first: ${work.work_id}`);
     await t.app.inject({
       method: 'POST',
@@ -35,7 +39,7 @@ export async function codingWork(
       payload: { response: 'a gym answer' },
     });
   }
-  throw new Error(`${publicId} was never handed out`);
+  throw new Error(`${wanted.join(', ')} never handed out`);
 }
 
 /** A step as the agent takes it: a path under the session's API, with its token unless headers say otherwise. */
