@@ -4,10 +4,10 @@ import {
   codingSummaryOf,
   endCodingSession,
   findCodingSession,
-  findCodingTask,
   markWorkspaceReady,
   recordCodingSummary,
 } from '../infra/db/repositories/coding.repository';
+import { findCodingTask } from '../infra/db/repositories/coding-task.repository';
 import { hashToken, sessionToken } from '../domain/credentials';
 import { codingTranscript } from '../domain/sandbox/transcript';
 import { codingSessionsTotal } from '../infra/metrics';

@@ -1,6 +1,6 @@
 /** `arena tasks …`: operators list the coding-task catalogue, add a task folder, and retire or reinstate tasks. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { addCodingTasks, listCodingTasks, setCodingTaskActive } from '../infra/db/repositories/coding.repository';
+import { addCodingTasks, listCodingTasks, setCodingTaskActive } from '../infra/db/repositories/coding-task.repository';
 import { loadTaskFolder, storedTask, TaskCatalogueError } from '../infra/sandbox/task-catalogue';
 import { CommandError, type Print } from './command';
 

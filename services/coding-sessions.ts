@@ -13,7 +13,6 @@ import type { Agent } from '../infra/db/entities/agent.entity';
 import { Prompt } from '../infra/db/entities/prompt.entity';
 import type { CodingStepKind } from '../infra/db/entities/coding-step.entity';
 import {
-  activeTasks,
   addCodingSession,
   latestBenchmarkRun,
   addCodingStep,
@@ -21,12 +20,11 @@ import {
   dropCodingStep,
   findCodingSession,
   findCodingStep,
-  findCodingTask,
-  pickActiveTask,
   startBenchmarkRun,
   type CodingSessionRow,
   type CodingStepRow,
 } from '../infra/db/repositories/coding.repository';
+import { activeTasks, findCodingTask, pickActiveTask } from '../infra/db/repositories/coding-task.repository';
 import { addSession, closeUnstartedSessions } from '../infra/db/repositories/session.repository';
 import { findSession, type SessionRow } from '../infra/db/repositories/session-read.repository';
 import { codingRefusals, type CodingScore } from '../workflows/contracts';

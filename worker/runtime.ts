@@ -26,6 +26,11 @@ export interface WorkerRuntimeOptions {
   shutdownSignals?: NodeJS.Signals[];
 }
 
+/** The worker's own sandbox queue runs activities only, so the SDK's warning that it polls no workflows is expected. */
+export function isExpectedSdkWarning(message: string): boolean {
+  return message.startsWith('No workflows registered, not polling for workflow tasks');
+}
+
 export async function installWorkerRuntime({
   logLevel,
   metrics,
@@ -34,7 +39,7 @@ export async function installWorkerRuntime({
   const log = createLogger(logLevel);
   const level = SDK_LEVELS[logLevel] ?? 'INFO';
   const logger = new DefaultLogger(level, (entry) => {
-    if (logLevel === 'silent') return;
+    if (logLevel === 'silent' || isExpectedSdkWarning(entry.message)) return;
     const method =
       entry.level === 'TRACE'
         ? 'trace'

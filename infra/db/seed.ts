@@ -9,7 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { GYM_PROMPTS } from '../../domain/gym-prompts';
 import { validatePoolSeed, type PoolPrompt } from '../../domain/prompt-files';
 import { insertPrompts } from './repositories/prompt.repository';
-import { addCodingTasks } from './repositories/coding.repository';
+import { addCodingTasks } from './repositories/coding-task.repository';
 import { loadTaskCatalogue, storedTask } from '../sandbox/task-catalogue';
 
 const POOL_SEED = path.join(__dirname, 'seeds', 'pool-prompts.json');

@@ -11,6 +11,7 @@ import { ormConfig } from '../../infra/db/orm.config';
 import { WebhookClient } from '../../infra/webhook/client';
 import type { HostResolver } from '../../infra/webhook/guarded-lookup';
 import { startWorker, type RunningWorker } from '../../worker/main';
+import { isExpectedSdkWarning } from '../../worker/runtime';
 import { createTestDatabase } from './test-db';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
@@ -21,7 +22,12 @@ function quietWorkerLogs(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    const standard = new DefaultLogger('WARN');
+    Runtime.install({
+      logger: new DefaultLogger('WARN', (entry) => {
+        if (!isExpectedSdkWarning(entry.message)) standard.log(entry.level, entry.message, entry.meta);
+      }),
+    });
   } catch {
     // A runtime already exists in this process; its logger stays.
   }

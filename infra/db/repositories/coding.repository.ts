@@ -1,116 +1,12 @@
 /**
- * The owner of the coding sandbox's tables: the task catalogue (`coding_tasks`), each coding
- * session's side (`coding_sessions`), its steps (`coding_steps`) and benchmark runs
- * (`benchmark_runs`); and the status changes of a coding session's row in `sessions`.
+ * The owner of coding sessions' tables: each session's coding side (`coding_sessions`), its steps
+ * (`coding_steps`) and benchmark runs (`benchmark_runs`); and the status changes of a coding
+ * session's row in `sessions`. The task catalogue is coding-task.repository.ts.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SessionStatus } from '../../../domain/sessions';
-import type { TaskManifest } from '../../sandbox/task-catalogue';
 import type { CodingStepKind } from '../entities/coding-step.entity';
-import type { StoredTaskFile } from '../entities/coding-task.entity';
 import { onlyRow, run } from './sql';
-
-export interface NewCodingTask {
-  id: string;
-  title: string;
-  language: string;
-  statement: string;
-  manifest: TaskManifest;
-  files: StoredTaskFile[];
-  hiddenTests: StoredTaskFile[];
-}
-
-/** Adds tasks that are not in the catalogue yet; a task already there (active or retired) is left as it is. Answers the ids added. */
-export async function addCodingTasks(em: EntityManager, tasks: readonly NewCodingTask[]): Promise<string[]> {
-  const added: string[] = [];
-  for (const t of tasks) {
-    const rows = await run<{ id: string }>(
-      em,
-      `insert into coding_tasks (id, title, language, statement, manifest, files, hidden_tests, active, added_at)
-       values (?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, true, now())
-       on conflict (id) do nothing returning id`,
-      [
-        t.id,
-        t.title,
-        t.language,
-        t.statement,
-        JSON.stringify(t.manifest),
-        JSON.stringify(t.files),
-        JSON.stringify(t.hiddenTests),
-      ],
-    );
-    if (rows[0]) added.push(rows[0].id);
-  }
-  return added;
-}
-
-export interface CodingTaskRow {
-  id: string;
-  title: string;
-  language: string;
-  active: boolean;
-  sessions: number;
-  passed: number;
-}
-
-/** The catalogue with how often each task was attempted and passed. */
-export function listCodingTasks(em: EntityManager): Promise<CodingTaskRow[]> {
-  return run<CodingTaskRow>(
-    em,
-    `select t.id, t.title, t.language, t.active,
-       count(c.session_id)::int as sessions, count(*) filter (where s.status = 'passed')::int as passed
-     from coding_tasks t left join coding_sessions c on c.task_id = t.id left join sessions s on s.id = c.session_id
-     group by t.id order by t.id`,
-  );
-}
-
-/** Retires or reinstates a task; false when there is no such task. */
-export async function setCodingTaskActive(em: EntityManager, id: string, active: boolean): Promise<boolean> {
-  const rows = await run(
-    em,
-    `update coding_tasks set active = ?, retired_at = case when ? then null else now() end where id = ? returning id`,
-    [active, active, id],
-  );
-  return rows.length > 0;
-}
-
-export interface CodingTaskContent {
-  id: string;
-  title: string;
-  language: string;
-  statement: string;
-  manifest: TaskManifest;
-  files: StoredTaskFile[];
-  hidden_tests: StoredTaskFile[];
-}
-
-export async function findCodingTask(em: EntityManager, id: string): Promise<CodingTaskContent | undefined> {
-  const [row] = await run<CodingTaskContent>(
-    em,
-    `select id, title, language, statement, manifest, files, hidden_tests from coding_tasks where id = ?`,
-    [id],
-  );
-  return row;
-}
-
-/** An active task by id, or a random active one for `random`; undefined when there is none. */
-export async function pickActiveTask(
-  em: EntityManager,
-  idOrRandom: string,
-): Promise<{ id: string; title: string; statement: string } | undefined> {
-  const [row] = await run<{ id: string; title: string; statement: string }>(
-    em,
-    idOrRandom === 'random'
-      ? `select id, title, statement from coding_tasks where active order by random() limit 1`
-      : `select id, title, statement from coding_tasks where active and id = ?`,
-    idOrRandom === 'random' ? [] : [idOrRandom],
-  );
-  return row;
-}
-
-export function activeTasks(em: EntityManager): Promise<Array<{ id: string; title: string; statement: string }>> {
-  return run(em, `select id, title, statement from coding_tasks where active order by id`);
-}
 
 export interface NewCodingSession {
   sessionId: number;
