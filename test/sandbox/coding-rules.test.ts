@@ -41,6 +41,12 @@ async function session(task = 'python/leap-year', deadline?: number): Promise<Co
   return codingWork(t, agent, res.json().id);
 }
 
+/** The agent's sandbox sessions (its gym adds sessions of its own meanwhile). */
+const sandboxSessions = async () =>
+  (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100` }))
+    .json()
+    .sessions.filter((s: { kind: string }) => s.kind === 'sandbox').length;
+
 const feedEntry = async (publicId: string) =>
   (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100` }))
     .json()
@@ -54,13 +60,10 @@ describe('starting a coding session', () => {
     [{ task: 'python/leap-year', category: 'x' }, 'category must be omitted for a coding task'],
     [{ prompt: 'hi', deadline_seconds: 600 }, 'deadline_seconds must be at most 300'],
   ])('refuses %j with 400 and starts nothing', async (payload, detail) => {
-    const before = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100` })).json()
-      .sessions.length;
+    const before = await sandboxSessions();
     const res = await start(payload);
     expect([res.statusCode, res.json().detail]).toEqual([400, detail]);
-    const after = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100` })).json()
-      .sessions.length;
-    expect(after).toBe(before);
+    expect(await sandboxSessions()).toBe(before);
   });
 
   it('answers a task that is not in the catalogue (or retired) with 404', async () => {
