@@ -63,6 +63,13 @@ export interface BenchProfile {
     refitTimeoutSeconds: number;
     refitMaxRssMb: number;
   };
+  sandbox: {
+    /** exec steps of one session one after another, and as many bare isolated spawns. */
+    steps: number;
+    /** Sessions at once, each taking this many steps. */
+    sessions: number;
+    concurrentSteps: number;
+  };
 }
 
 export const FULL: BenchProfile = {
@@ -90,6 +97,7 @@ export const FULL: BenchProfile = {
     refitTimeoutSeconds: 300,
     refitMaxRssMb: 4_096,
   },
+  sandbox: { steps: 100, sessions: 20, concurrentSteps: 10 },
 };
 
 export const QUICK: BenchProfile = {
@@ -117,4 +125,5 @@ export const QUICK: BenchProfile = {
     refitTimeoutSeconds: 120,
     refitMaxRssMb: 4_096,
   },
+  sandbox: { steps: 30, sessions: 20, concurrentSteps: 3 },
 };

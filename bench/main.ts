@@ -13,6 +13,7 @@ import { startFleet, type Fleet } from './push/fleet';
 import { runPushFigure } from './push/push-figure';
 import { runReadsFigure } from './reads/reads-figure';
 import { runScaleFigure } from './scale/scale-figure';
+import { runSandboxFigure } from './sandbox/sandbox-figure';
 import { createProgress } from './report/progress';
 import { createStageProfiler, type StageProfiler } from './report/stage-profiler';
 import { writeResults, type BenchResults } from './report/results';
@@ -20,7 +21,7 @@ import { figuresText } from './report/table';
 import { REPO } from './stack/child';
 import { startStack } from './stack/stack';
 
-const FIGURES = ['push', 'deadlines', 'reads', 'pull', 'scale'] as const;
+const FIGURES = ['push', 'deadlines', 'reads', 'pull', 'scale', 'sandbox'] as const;
 type FigureName = (typeof FIGURES)[number];
 
 interface Options {
@@ -126,6 +127,10 @@ async function main(): Promise<void> {
     if (only.has('scale')) {
       results.scale = await runScaleFigure(ctx);
       results.figures.push(...results.scale.figures);
+    }
+    if (only.has('sandbox')) {
+      results.sandbox = await runSandboxFigure(ctx);
+      results.figures.push(...results.sandbox.figures);
     }
   } finally {
     progress.stop();

@@ -8,6 +8,7 @@ import type { StageResult } from '../push/stages';
 import type { ReadsResult } from '../reads/reads-figure';
 import { scaleMarkdown } from '../scale/scale-report';
 import type { ScaleResult } from '../scale/scale-figure';
+import type { SandboxResult } from '../sandbox/sandbox-figure';
 import { renderChart } from './chart';
 import type { PushProfile } from './stage-profiler';
 import type { FigureRow } from './model';
@@ -41,6 +42,7 @@ export interface BenchResults {
   reads?: ReadsResult;
   pull?: PullResult;
   scale?: ScaleResult;
+  sandbox?: SandboxResult;
 }
 
 /** `2026-11-22T21-05-03Z`: sortable, and valid in file names everywhere. */
