@@ -1,9 +1,17 @@
 /** Service configuration: read once from the environment, validated with zod. */
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { DEFAULT_SANDBOX_TASKS_DIR } from './sandbox/task-catalogue';
+import {
+  checkSandboxEnv,
+  sandboxEnv,
+  sandboxSettings,
+  sandboxTasksDir,
+  type SandboxSettings,
+} from './sandbox/settings';
+import { trustProxy, type TrustProxy } from './trust-proxy';
+
+export type { SandboxLimits, SandboxSettings } from './sandbox/settings';
+export type { TrustProxy } from './trust-proxy';
 
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -17,50 +25,7 @@ export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
   return bare === 'localhost' || bare === '::1' || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
 }
-/** The highest uid a session may get: 4294967295 means "no uid" to the kernel. */
-const LAST_SANDBOX_UID = 4_294_967_294;
-const MIB = 2 ** 20;
 const OIDC_VARIABLES = ['ARENA_OIDC_ISSUER', 'ARENA_OIDC_CLIENT_ID', 'ARENA_OIDC_CLIENT_SECRET'] as const;
-
-/** Which proxies may write the client's address: none, a number of hops in front of the API, or their addresses and ranges. */
-export type TrustProxy = false | number | string[];
-const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-
-function isProxyAddress(entry: string): boolean {
-  if (PROXY_RANGE_NAMES.has(entry)) return true;
-  const [address = '', prefix, ...rest] = entry.split('/');
-  const family = net.isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
-}
-
-const trustProxy = z.string().transform((value, ctx): TrustProxy => {
-  const word = value.trim().toLowerCase();
-  if (['false', 'no', '0'].includes(word)) return false;
-  if (['true', 'yes'].includes(word)) {
-    // Trusting every hop makes the left-most X-Forwarded-For entry, which the client writes, its address.
-    ctx.addIssue({
-      code: 'custom',
-      message:
-        'trusting every proxy lets any client pick its own address; give the number of proxies in front of the API (1) or their addresses and ranges (10.0.0.0/8,127.0.0.1)',
-    });
-    return z.NEVER;
-  }
-  if (/^\d+$/.test(word)) return Number(word);
-  const entries = value
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  const wrong = entries.find((entry) => !isProxyAddress(entry));
-  if (wrong !== undefined || entries.length === 0) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `"${wrong ?? value}" is not an address, a range (10.0.0.0/8) or a hop count`,
-    });
-    return z.NEVER;
-  }
-  return entries;
-});
 
 const envSchema = z
   .object({
@@ -135,8 +100,6 @@ const envSchema = z
     ARENA_VOTE_RATE_LIMIT: positiveInt.default(30),
     ARENA_SANDBOX_RATE_LIMIT: positiveInt.default(30),
     ARENA_BENCHMARK_RATE_LIMIT: positiveInt.default(6),
-    ARENA_CODING_MAX_STEPS: positiveInt.max(10_000).default(200),
-    ARENA_SANDBOX_TASKS_DIR: z.string().min(1).optional(),
     ARENA_BATTLE_RATE_LIMIT: positiveInt.default(10),
     ARENA_WORK_POLL_RATE_LIMIT: positiveInt.default(120),
     ARENA_MAX_AGENTS_PER_ACCOUNT: positiveInt.default(50),
@@ -145,29 +108,10 @@ const envSchema = z
     ARENA_POLLS_PER_AGENT: positiveInt.default(4),
     ARENA_MAX_OPEN_POLLS: positiveInt.default(10_000),
     ARENA_MAX_CONNECTIONS: positiveInt.optional(),
-    ARENA_SANDBOX_DIR: z.string().min(1).optional(),
-    ARENA_SANDBOX_UID_BASE: positiveInt
-      .min(10_000, 'must be at least 10000, clear of the system and login users')
-      .default(200_000),
-    ARENA_SANDBOX_UID_COUNT: positiveInt.default(100_000),
-    ARENA_SANDBOX_MEMORY_MB: positiveInt
-      .min(768, 'must be at least 768 (node reserves that much address space to start)')
-      .default(1024),
-    ARENA_SANDBOX_PROCESSES: positiveInt.min(8, 'must be at least 8').default(64),
-    ARENA_SANDBOX_CPU_SECONDS: positiveInt.default(60),
-    ARENA_SANDBOX_OUTPUT_BYTES: positiveInt.default(64 * 1024),
-    ARENA_SANDBOX_FILE_SIZE_MB: positiveInt.default(64),
-    ARENA_SANDBOX_OPEN_FILES: positiveInt.min(64, 'must be at least 64').default(256),
-    ARENA_SANDBOX_TMP_MB: positiveInt.default(64),
+    ...sandboxEnv,
   })
   .superRefine((env, ctx) => {
-    if (env.ARENA_SANDBOX_UID_BASE + env.ARENA_SANDBOX_UID_COUNT - 1 > LAST_SANDBOX_UID) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['ARENA_SANDBOX_UID_COUNT'],
-        message: `the range must end at uid ${LAST_SANDBOX_UID} or below`,
-      });
-    }
+    checkSandboxEnv(env, ctx);
     // Half an OpenID Connect set-up is a mistake, not a choice: name what is missing.
     const given = OIDC_VARIABLES.filter((name) => env[name] !== undefined);
     if (given.length === 0 || given.length === OIDC_VARIABLES.length) return;
@@ -230,33 +174,6 @@ export interface ArenaSettings {
   pushFailureLimit: number;
   /** …spanning at least this many seconds from the first to the last. */
   pushFailureSpanSeconds: number;
-}
-
-/** What one command in a coding sandbox may use; each is a per-process limit except wall time, which the worker keeps. */
-export interface SandboxLimits {
-  /** Address space of each process. */
-  memoryBytes: number;
-  /** Processes and threads of the session's uid. */
-  processes: number;
-  cpuSeconds: number;
-  /** Each of stdout and stderr is cut here. */
-  outputBytes: number;
-  /** Largest file a command may write. */
-  fileSizeBytes: number;
-  openFiles: number;
-  /** Size of the sandbox's own /tmp (memory, gone when the command ends). */
-  tmpBytes: number;
-}
-
-/** Coding sandbox sessions on this worker: where workspaces live, which uids they run as, and their limits. */
-export interface SandboxSettings {
-  dir: string;
-  /** Session n runs as uid `uidBase + n mod uidCount`. */
-  uidBase: number;
-  uidCount: number;
-  limits: SandboxLimits;
-  /** Steps (exec, read, write) a coding session may take. */
-  maxSteps: number;
 }
 
 export interface Config {
@@ -384,22 +301,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     )?.replace(/\/+$/, ''),
     workerMetricsPort: e.ARENA_WORKER_METRICS_PORT,
     metricsToken: e.ARENA_METRICS_TOKEN,
-    sandboxTasksDir: e.ARENA_SANDBOX_TASKS_DIR ? path.resolve(e.ARENA_SANDBOX_TASKS_DIR) : DEFAULT_SANDBOX_TASKS_DIR,
-    sandbox: {
-      dir: e.ARENA_SANDBOX_DIR ? path.resolve(e.ARENA_SANDBOX_DIR) : path.join(os.tmpdir(), 'arena-sandbox'),
-      uidBase: e.ARENA_SANDBOX_UID_BASE,
-      uidCount: e.ARENA_SANDBOX_UID_COUNT,
-      maxSteps: e.ARENA_CODING_MAX_STEPS,
-      limits: {
-        memoryBytes: e.ARENA_SANDBOX_MEMORY_MB * MIB,
-        processes: e.ARENA_SANDBOX_PROCESSES,
-        cpuSeconds: e.ARENA_SANDBOX_CPU_SECONDS,
-        outputBytes: e.ARENA_SANDBOX_OUTPUT_BYTES,
-        fileSizeBytes: e.ARENA_SANDBOX_FILE_SIZE_MB * MIB,
-        openFiles: e.ARENA_SANDBOX_OPEN_FILES,
-        tmpBytes: e.ARENA_SANDBOX_TMP_MB * MIB,
-      },
-    },
+    sandboxTasksDir: sandboxTasksDir(e),
+    sandbox: sandboxSettings(e),
     limits: {
       votesPerMinute: e.ARENA_VOTE_RATE_LIMIT,
       sandboxPerMinute: e.ARENA_SANDBOX_RATE_LIMIT,

@@ -1,7 +1,7 @@
 /**
  * `/account`: a signed-in person edits their profile, manages their API keys, password, sessions
  * and linked identity provider, and their own agents (new secret, deactivate, sandbox prompts;
- * coding sessions and benchmark runs are started from coding-forms.ts).
+ * coding sessions, benchmark runs and the page that follows a task are in sandbox-pages.ts).
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -11,14 +11,7 @@ import { tierFor } from '../../domain/ratings/tiers';
 import { notFound } from '../../domain/errors';
 import { editAccount } from '../../services/account';
 import { API_KEYS_PER_MINUTE, issueApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
-import {
-  agentsOf,
-  deactivateAgent,
-  ownedAgent,
-  regenerateSecret,
-  sandboxTaskOf,
-  startSandboxTask,
-} from '../../services/agents';
+import { agentsOf, deactivateAgent, ownedAgent, regenerateSecret, startSandboxTask } from '../../services/agents';
 import { benchmarkProgressOf, codingTaskChoices } from '../../services/coding-sessions';
 import type { WorkflowDeps } from '../../services/workflow-client';
 import { expectedFailure } from '../errors';
@@ -29,13 +22,11 @@ import { describeIssues } from '../validation';
 import { sandboxCreate } from '../schemas/session';
 import { sessionJson } from '../json/agents';
 import { changePassword, endAllSessions, hasPassword, identitiesOf, OIDC_FAILURES } from './auth';
-import { renderMarkdown } from './render/markdown';
 import { mdEscape } from './render/markdown-pages';
 import { sendErrorPage, sendPage } from './site';
 
 // Canonical ids only, as on the API: /account/agents/0x1/... names no agent.
 const pathId = z.object({ id: canonicalId });
-const taskParams = z.object({ id: canonicalId, session_id: z.string().max(40) });
 const profileForm = z.object({
   username: z.string().default(''),
   display_name: z.string().default(''),
@@ -291,25 +282,4 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
       return reply.redirect(`/account/agents/${agent.id}/sandbox/${sessionJson(session).id}`, 303);
     },
   );
-
-  app.get('/account/agents/:id/sandbox/:session_id', async (request, reply) => {
-    const params = taskParams.safeParse(request.params);
-    const agent = await myAgent(request);
-    const row = params.success ? await sandboxTaskOf(request.em, agent, params.data.session_id) : undefined;
-    if (!row) return sendErrorPage(request, reply, 404, 'sandbox task not found');
-    const session = sessionJson(row, true);
-    return sendPage(request, reply, {
-      title: `Sandbox task ${session.id}`,
-      view: 'sandbox-task',
-      live: session.status === 'pending' || session.status === 'running',
-      data: {
-        agent: { id: agent.id, name: agent.name },
-        session,
-        promptHtml: renderMarkdown(session.prompt),
-        responseHtml: session.response === null ? null : renderMarkdown(session.response),
-      },
-      markdown: () =>
-        `# Sandbox task ${session.id} (${session.status})\n\n**Prompt:** ${session.prompt}\n\n${session.response ?? session.error ?? ''}\n`,
-    });
-  });
 };

@@ -5,7 +5,7 @@ import type { Config } from '../../infra/config';
 import type { WorkflowDeps } from '../../services/workflow-client';
 import { errorAnswer } from '../errors';
 import { accountPages } from './account-pages';
-import { codingForms } from './coding-forms';
+import { sandboxPages } from './sandbox-pages';
 import { oidcRoutes, webAuthPlugin } from './auth';
 import type { OpenidClientLoader } from './auth/oidc-client';
 import { battlePages } from './battle-pages';
@@ -60,7 +60,7 @@ export const website: FastifyPluginAsync<WebsiteOptions> = async (app, { config,
     reservedUsernames: config.adminUsernames,
     sandboxPerMinute: config.limits.sandboxPerMinute,
   });
-  await app.register(codingForms, {
+  await app.register(sandboxPages, {
     coding: { workflows, maxSteps: config.sandbox.maxSteps },
     sandboxPerMinute: config.limits.sandboxPerMinute,
     benchmarksPerHour: config.limits.benchmarksPerHour,

@@ -10,7 +10,7 @@ import os from 'node:os';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ArenaError } from '../../domain/errors';
 import { endedSessionsAmong } from '../db/repositories/coding.repository';
-import type { SandboxSettings } from '../config';
+import type { SandboxSettings } from './settings';
 import type { StoredTaskFile } from '../db/entities/coding-task.entity';
 import { checkIsolation, runIsolated, type IsolatedResult, type IsolationCheck } from './isolation';
 import {

@@ -2,7 +2,7 @@
  * The command line that runs one sandboxed command: prlimit sets the limits, setpriv becomes the session's
  * uid, bubblewrap builds the sandbox. Pure: everything it needs about the machine is in `SystemLayout`.
  */
-import type { SandboxLimits } from '../config';
+import type { SandboxLimits } from './settings';
 import { NODE_MOUNT, type SandboxTools, type SystemLayout } from './system-layout';
 
 /** The workspace inside the sandbox, also its working folder and HOME. */

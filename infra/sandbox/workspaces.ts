@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { SandboxSettings } from '../config';
+import type { SandboxSettings } from './settings';
 import { copyIntoWorkspace, type WorkspaceFile } from './workspace-files';
 
 export {

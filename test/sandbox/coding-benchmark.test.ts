@@ -1,38 +1,21 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { benchmarkProgressOf } from '../../services/coding-sessions';
-import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
-import { codingWork, stepOf } from './coding-support';
+import { register, type Registered, type TestApp } from '../support/test-app';
+import { codingWork, startCodingArena, stepOf, type CodingArena } from './coding-support';
 
+let arena: CodingArena;
 let t: TestApp;
 let owner: Registered;
 let agent: { id: number; webhook_secret: string };
-let sandboxDir: string;
 
 beforeAll(async () => {
-  sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-coding-'));
-  fs.chmodSync(sandboxDir, 0o711);
-  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '3600', ARENA_SANDBOX_DIR: sandboxDir });
+  arena = await startCodingArena({ ARENA_GYM_RETRY_SECONDS: '3600' }, 'bench');
+  ({ t, owner, agent } = arena);
   // Two active tasks keep the run short.
   await t.orm.em
     .getConnection()
     .execute(`update coding_tasks set active = id in ('python/leap-year', 'javascript/lru-cache')`);
-  owner = await register(t.app);
-  await t.startWorker();
-  agent = (
-    await t.app.inject({
-      method: 'POST',
-      url: '/api/agents',
-      headers: owner.auth,
-      payload: { name: 'bench', mode: 'pull' },
-    })
-  ).json();
 });
-afterAll(async () => {
-  await t.close();
-  fs.rmSync(sandboxDir, { recursive: true, force: true });
-});
+afterAll(() => arena.close());
 
 const benchmark = () =>
   t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/benchmark`, headers: owner.auth, payload: {} });

@@ -5,11 +5,10 @@
  */
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import { register, startTestApp, type TestApp } from '../support/test-app';
-import { codingWork, stepOf, type CodingWork } from './coding-support';
+import type { TestApp } from '../support/test-app';
+import { codingWork, startCodingArena, stepOf, type CodingArena, type CodingWork } from './coding-support';
 
+let arena: CodingArena;
 let t: TestApp;
 let work: CodingWork;
 let sandboxDir: string;
@@ -18,25 +17,15 @@ let trapPort: number;
 let trapped = 0;
 
 beforeAll(async () => {
-  sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-coding-'));
-  fs.chmodSync(sandboxDir, 0o711);
   trap = net.createServer((socket) => {
     trapped++;
     socket.destroy();
   });
   await new Promise<void>((resolve) => trap.listen(0, '127.0.0.1', resolve));
   trapPort = (trap.address() as net.AddressInfo).port;
-  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '3600', ARENA_SANDBOX_DIR: sandboxDir });
-  const owner = await register(t.app);
-  await t.startWorker();
-  const agent = (
-    await t.app.inject({
-      method: 'POST',
-      url: '/api/agents',
-      headers: owner.auth,
-      payload: { name: 'escape', mode: 'pull' },
-    })
-  ).json();
+  arena = await startCodingArena({ ARENA_GYM_RETRY_SECONDS: '3600' }, 'escape');
+  ({ t, sandboxDir } = arena);
+  const { owner, agent } = arena;
   const started = await t.app.inject({
     method: 'POST',
     url: `/api/agents/${agent.id}/sandbox`,
@@ -46,9 +35,8 @@ beforeAll(async () => {
   work = await codingWork(t, agent, started.json().id);
 });
 afterAll(async () => {
-  await t.close();
+  await arena.close();
   await new Promise((resolve) => trap.close(resolve));
-  fs.rmSync(sandboxDir, { recursive: true, force: true });
 });
 
 const exec = async (command: string | string[]) => {

@@ -1,74 +1,20 @@
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+import type { Registered, TestApp } from '../support/test-app';
+import { codingWork, startCodingArena, stepOf, type CodingArena } from './coding-support';
 
+let arena: CodingArena;
 let t: TestApp;
 let owner: Registered;
 let agent: { id: number; webhook_secret: string };
 let sandboxDir: string;
 
 beforeAll(async () => {
-  sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-coding-'));
-  fs.chmodSync(sandboxDir, 0o711);
-  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ARENA_SANDBOX_DIR: sandboxDir, ARENA_CODING_MAX_STEPS: '8' });
-  owner = await register(t.app);
-  await t.startWorker();
-  agent = (
-    await t.app.inject({
-      method: 'POST',
-      url: '/api/agents',
-      headers: owner.auth,
-      payload: { name: 'coder', mode: 'pull' },
-    })
-  ).json();
+  arena = await startCodingArena({ ARENA_GYM_RETRY_SECONDS: '1', ARENA_CODING_MAX_STEPS: '8' }, 'coder');
+  ({ t, owner, agent, sandboxDir } = arena);
 });
-afterAll(async () => {
-  await t.close();
-  fs.rmSync(sandboxDir, { recursive: true, force: true });
-});
-
-interface SandboxObject {
-  session_id: string;
-  api: string;
-  token: string;
-  expires_at: string;
-  max_steps: number;
-}
+afterAll(() => arena.close());
 
 const secret = () => ({ 'x-arena-secret': agent.webhook_secret });
-
-/** The next coding session's work item; gym prompts that come first are answered on the way. */
-async function nextCodingWork(): Promise<{ work_id: string; prompt: string; sandbox: SandboxObject }> {
-  for (let i = 0; i < 200; i++) {
-    const res = await t.app.inject({
-      method: 'GET',
-      url: `/api/agents/${agent.id}/work/next?wait=5`,
-      headers: secret(),
-    });
-    if (res.statusCode === 204) continue;
-    const work = res.json();
-    if (work.sandbox) return work;
-    await t.app.inject({
-      method: 'POST',
-      url: `/api/agents/${agent.id}/work/${work.work_id}/result`,
-      headers: secret(),
-      payload: { response: 'a gym answer' },
-    });
-  }
-  throw new Error('no coding session was handed out');
-}
-
-/** A step as an agent takes it: the path under the session's API, with its token. */
-function step(sandbox: SandboxObject, method: 'GET' | 'POST' | 'PUT', what: string, payload?: unknown, headers = {}) {
-  const url = new URL(`${sandbox.api}/${what}`);
-  return t.app.inject({
-    method,
-    url: url.pathname + url.search,
-    headers: { authorization: `Bearer ${sandbox.token}`, ...headers },
-    ...(payload === undefined ? {} : typeof payload === 'string' ? { payload } : { payload: payload as object }),
-  });
-}
 
 const feedEntry = async (publicId: string) =>
   (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100` }))
@@ -86,30 +32,31 @@ describe('a coding session in pull mode', () => {
     expect(started.statusCode).toBe(202);
     expect(started.json()).toMatchObject({ kind: 'sandbox', category: 'swe', status: 'pending' });
 
-    const work = await nextCodingWork();
+    const work = await codingWork(t, agent, started.json().id);
+    const step = stepOf(t, work.sandbox);
     expect(work.work_id).toBe(started.json().id);
     expect(work.sandbox).toMatchObject({ session_id: started.json().id, max_steps: 8 });
     expect(work.sandbox.api).toBe(`http://arena.test/api/agents/${agent.id}/sandbox/${started.json().id}`);
     expect(work.sandbox.token).toMatch(/^sbx_/);
     expect(work.prompt).toContain('leap');
 
-    const listing = await step(work.sandbox, 'GET', 'files?path=.');
+    const listing = await step('GET', 'files?path=.');
     expect(listing.statusCode).toBe(200);
     expect(listing.json().entries.map((e: { name: string }) => e.name)).toContain('calendar_utils.py');
 
-    const source = await step(work.sandbox, 'GET', 'files?path=calendar_utils.py');
+    const source = await step('GET', 'files?path=calendar_utils.py');
     expect(source.headers['content-type']).toMatch(/^text\/plain/);
     expect(source.body).toContain('    return year % 4 == 0');
     const fixed = source.body.replace(
       '    return year % 4 == 0',
       '    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)',
     );
-    const written = await step(work.sandbox, 'PUT', 'files?path=calendar_utils.py', fixed, {
+    const written = await step('PUT', 'files?path=calendar_utils.py', fixed, {
       'content-type': 'text/plain',
     });
     expect(written.statusCode).toBe(204);
 
-    const ran = await step(work.sandbox, 'POST', 'exec', {
+    const ran = await step('POST', 'exec', {
       command: ['python3', '-c', 'from calendar_utils import is_leap; print(is_leap(1900), is_leap(2000))'],
     });
     expect(ran.statusCode).toBe(200);
@@ -118,7 +65,7 @@ describe('a coding session in pull mode', () => {
     const running = await feedEntry(work.work_id);
     expect(running.status).toBe('running');
 
-    const submitted = await step(work.sandbox, 'POST', 'submit');
+    const submitted = await step('POST', 'submit');
     expect(submitted.statusCode).toBe(200);
     expect(submitted.json()).toEqual({ status: 'passed', tests_passed: 8, tests_total: 8 });
 
@@ -139,7 +86,7 @@ describe('a coding session in pull mode', () => {
     expect(entry.response).toContain('exit 0 in');
     expect(entry.response).toMatch(/\*\*passed\*\*: 8 of 8 hidden tests passed, in 4 steps\.$/);
     // The session is over: its token takes no more steps, and its workspace is gone.
-    const after = await step(work.sandbox, 'POST', 'exec', { command: 'ls' });
+    const after = await step('POST', 'exec', { command: 'ls' });
     expect(after.statusCode).toBe(409);
     expect(after.json().detail).toBe('the session has ended (passed)');
     expect(fs.readdirSync(sandboxDir)).toEqual([]);

@@ -1,35 +1,21 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { redeliver } from '../../services/redeliveries';
-import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
-import { codingWork, eventually, stepOf, type CodingWork } from './coding-support';
+import { register, type Registered, type TestApp } from '../support/test-app';
+import { codingWork, eventually, startCodingArena, stepOf, type CodingArena, type CodingWork } from './coding-support';
 
+let arena: CodingArena;
 let t: TestApp;
 let owner: Registered;
 let agent: { id: number; webhook_secret: string };
 let sandboxDir: string;
 
 beforeAll(async () => {
-  sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-coding-'));
-  fs.chmodSync(sandboxDir, 0o711);
-  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ARENA_SANDBOX_DIR: sandboxDir, ARENA_CODING_MAX_STEPS: '3' });
-  owner = await register(t.app);
-  await t.startWorker();
-  agent = (
-    await t.app.inject({
-      method: 'POST',
-      url: '/api/agents',
-      headers: owner.auth,
-      payload: { name: 'rules', mode: 'pull' },
-    })
-  ).json();
+  arena = await startCodingArena({ ARENA_GYM_RETRY_SECONDS: '1', ARENA_CODING_MAX_STEPS: '3' }, 'rules');
+  ({ t, owner, agent, sandboxDir } = arena);
 });
-afterAll(async () => {
-  await t.close();
-  fs.rmSync(sandboxDir, { recursive: true, force: true });
-});
+afterAll(() => arena.close());
 
 const start = (payload: object, agentId = agent.id, auth = owner.auth) =>
   t.app.inject({ method: 'POST', url: `/api/agents/${agentId}/sandbox`, headers: auth, payload });

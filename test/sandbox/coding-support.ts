@@ -1,5 +1,46 @@
-/** Coding-session test helpers: taking a session's work item as a runner does, and taking steps as its agent. */
-import type { TestApp } from '../support/test-app';
+/**
+ * Coding-session test helpers: an app with its worker, an owner and a pull agent, workspaces in a
+ * scratch folder of their own; taking a session's work item as a runner does, and steps as its agent.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+
+export interface CodingArena {
+  t: TestApp;
+  owner: Registered;
+  agent: { id: number; webhook_secret: string };
+  /** ARENA_SANDBOX_DIR: where this app's worker keeps its workspaces. */
+  sandboxDir: string;
+  close(): Promise<void>;
+}
+
+/** The app (settings in `env`) with its worker, an account and one pull agent named `agentName`. */
+export async function startCodingArena(env: Record<string, string>, agentName: string): Promise<CodingArena> {
+  const sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-coding-'));
+  // The sessions' uids pass through it to their own workspace.
+  fs.chmodSync(sandboxDir, 0o711);
+  const t = await startTestApp({ ARENA_SANDBOX_DIR: sandboxDir, ...env });
+  const owner = await register(t.app);
+  await t.startWorker();
+  const created = await t.app.inject({
+    method: 'POST',
+    url: '/api/agents',
+    headers: owner.auth,
+    payload: { name: agentName, mode: 'pull' },
+  });
+  return {
+    t,
+    owner,
+    agent: created.json(),
+    sandboxDir,
+    async close() {
+      await t.close();
+      fs.rmSync(sandboxDir, { recursive: true, force: true });
+    },
+  };
+}
 
 export interface SandboxObject {
   session_id: string;

@@ -1,25 +1,30 @@
-/** The account page's forms for coding: a coding session on a task for one of the person's agents, and a benchmark run. */
+/**
+ * The account page's sandbox pages: the page that follows a sandbox task or coding session, and the
+ * forms that start a coding session on a task or a benchmark run for one of the person's agents.
+ */
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { notFound } from '../../domain/errors';
-import { ownedAgent } from '../../services/agents';
+import { ownedAgent, sandboxTaskOf } from '../../services/agents';
 import { startBenchmark, startCodingTask, type CodingDeps } from '../../services/coding-sessions';
 import { expectedFailure } from '../errors';
 import { sessionJson } from '../json/agents';
 import { perAccount, perAccountPerMinute } from '../plugins/rate-limits';
 import { pathId as canonicalId } from '../schemas/common';
-import { sendErrorPage } from './site';
+import { renderMarkdown } from './render/markdown';
+import { sendErrorPage, sendPage } from './site';
 
 const pathId = z.object({ id: canonicalId });
+const taskParams = z.object({ id: canonicalId, session_id: z.string().max(40) });
 const taskForm = z.object({ task: z.string().trim().min(1).max(100).default('random') });
 
-export interface CodingFormsOptions {
+export interface SandboxPagesOptions {
   coding: CodingDeps;
   sandboxPerMinute: number;
   benchmarksPerHour: number;
 }
 
-export const codingForms: FastifyPluginAsync<CodingFormsOptions> = async (
+export const sandboxPages: FastifyPluginAsync<SandboxPagesOptions> = async (
   app,
   { coding, sandboxPerMinute, benchmarksPerHour },
 ) => {
@@ -65,4 +70,25 @@ export const codingForms: FastifyPluginAsync<CodingFormsOptions> = async (
       }
     },
   );
+
+  app.get('/account/agents/:id/sandbox/:session_id', async (request, reply) => {
+    const params = taskParams.safeParse(request.params);
+    const agent = await myAgent(request);
+    const row = params.success ? await sandboxTaskOf(request.em, agent, params.data.session_id) : undefined;
+    if (!row) return sendErrorPage(request, reply, 404, 'sandbox task not found');
+    const session = sessionJson(row, true);
+    return sendPage(request, reply, {
+      title: `Sandbox task ${session.id}`,
+      view: 'sandbox-task',
+      live: session.status === 'pending' || session.status === 'running',
+      data: {
+        agent: { id: agent.id, name: agent.name },
+        session,
+        promptHtml: renderMarkdown(session.prompt),
+        responseHtml: session.response === null ? null : renderMarkdown(session.response),
+      },
+      markdown: () =>
+        `# Sandbox task ${session.id} (${session.status})\n\n**Prompt:** ${session.prompt}\n\n${session.response ?? session.error ?? ''}\n`,
+    });
+  });
 };

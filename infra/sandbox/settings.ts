@@ -1,0 +1,95 @@
+/**
+ * The coding sandbox's settings: its ARENA_SANDBOX_* variables (part of the service's one checked
+ * environment, infra/config.ts) and the settings they become.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { DEFAULT_SANDBOX_TASKS_DIR } from './task-catalogue';
+
+const positiveInt = z.coerce.number().int().min(1);
+/** The highest uid a session may get: 4294967295 means "no uid" to the kernel. */
+const LAST_SANDBOX_UID = 4_294_967_294;
+const MIB = 2 ** 20;
+
+/** The sandbox's variables, spread into the service's environment schema. */
+export const sandboxEnv = {
+  ARENA_SANDBOX_TASKS_DIR: z.string().min(1).optional(),
+  ARENA_CODING_MAX_STEPS: positiveInt.max(10_000).default(200),
+  ARENA_SANDBOX_DIR: z.string().min(1).optional(),
+  ARENA_SANDBOX_UID_BASE: positiveInt
+    .min(10_000, 'must be at least 10000, clear of the system and login users')
+    .default(200_000),
+  ARENA_SANDBOX_UID_COUNT: positiveInt.default(100_000),
+  ARENA_SANDBOX_MEMORY_MB: positiveInt
+    .min(768, 'must be at least 768 (node reserves that much address space to start)')
+    .default(1024),
+  ARENA_SANDBOX_PROCESSES: positiveInt.min(8, 'must be at least 8').default(64),
+  ARENA_SANDBOX_CPU_SECONDS: positiveInt.default(60),
+  ARENA_SANDBOX_OUTPUT_BYTES: positiveInt.default(64 * 1024),
+  ARENA_SANDBOX_FILE_SIZE_MB: positiveInt.default(64),
+  ARENA_SANDBOX_OPEN_FILES: positiveInt.min(64, 'must be at least 64').default(256),
+  ARENA_SANDBOX_TMP_MB: positiveInt.default(64),
+};
+
+type SandboxEnv = z.infer<z.ZodObject<typeof sandboxEnv>>;
+
+/** The rule across variables: the uid range must fit below the kernel's "no uid". */
+export function checkSandboxEnv(env: SandboxEnv, ctx: z.RefinementCtx): void {
+  if (env.ARENA_SANDBOX_UID_BASE + env.ARENA_SANDBOX_UID_COUNT - 1 > LAST_SANDBOX_UID) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ARENA_SANDBOX_UID_COUNT'],
+      message: `the range must end at uid ${LAST_SANDBOX_UID} or below`,
+    });
+  }
+}
+
+/** What one command in a coding sandbox may use; each is a per-process limit except wall time, which the worker keeps. */
+export interface SandboxLimits {
+  /** Address space of each process. */
+  memoryBytes: number;
+  /** Processes and threads of the session's uid. */
+  processes: number;
+  cpuSeconds: number;
+  /** Each of stdout and stderr is cut here. */
+  outputBytes: number;
+  /** Largest file a command may write. */
+  fileSizeBytes: number;
+  openFiles: number;
+  /** Size of the sandbox's own /tmp (memory, gone when the command ends). */
+  tmpBytes: number;
+}
+
+/** Coding sandbox sessions on this worker: where workspaces live, which uids they run as, and their limits. */
+export interface SandboxSettings {
+  dir: string;
+  /** Session n runs as uid `uidBase + n mod uidCount`. */
+  uidBase: number;
+  uidCount: number;
+  limits: SandboxLimits;
+  /** Steps (exec, read, write) a coding session may take. */
+  maxSteps: number;
+}
+
+export function sandboxTasksDir(e: SandboxEnv): string {
+  return e.ARENA_SANDBOX_TASKS_DIR ? path.resolve(e.ARENA_SANDBOX_TASKS_DIR) : DEFAULT_SANDBOX_TASKS_DIR;
+}
+
+export function sandboxSettings(e: SandboxEnv): SandboxSettings {
+  return {
+    dir: e.ARENA_SANDBOX_DIR ? path.resolve(e.ARENA_SANDBOX_DIR) : path.join(os.tmpdir(), 'arena-sandbox'),
+    uidBase: e.ARENA_SANDBOX_UID_BASE,
+    uidCount: e.ARENA_SANDBOX_UID_COUNT,
+    maxSteps: e.ARENA_CODING_MAX_STEPS,
+    limits: {
+      memoryBytes: e.ARENA_SANDBOX_MEMORY_MB * MIB,
+      processes: e.ARENA_SANDBOX_PROCESSES,
+      cpuSeconds: e.ARENA_SANDBOX_CPU_SECONDS,
+      outputBytes: e.ARENA_SANDBOX_OUTPUT_BYTES,
+      fileSizeBytes: e.ARENA_SANDBOX_FILE_SIZE_MB * MIB,
+      openFiles: e.ARENA_SANDBOX_OPEN_FILES,
+      tmpBytes: e.ARENA_SANDBOX_TMP_MB * MIB,
+    },
+  };
+}
