@@ -188,11 +188,21 @@ async function spawnSandbox(state: Ready, run: IsolatedRun): Promise<IsolatedRes
 
   const started = performance.now();
   // An empty environment: nothing of the worker's (keys, database URLs) reaches even bubblewrap.
-  let child: ReturnType<typeof spawn>;
-  try {
-    child = spawn(state.tools.prlimit, args, { stdio, env: {}, detached: true });
-  } finally {
-    await devNull?.close();
+  const child = spawn(state.tools.prlimit, args, { stdio, env: {}, detached: true });
+  // Listened to at once: a spawn that fails (no descriptors or processes left) reports it on the next
+  // tick, before the close below is done; it is read after that (marked handled here meanwhile).
+  const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (exitCode, signalName) => resolve([exitCode, signalName]));
+  });
+  exited.catch(() => undefined);
+  await devNull?.close();
+  if (child.pid === undefined) {
+    const reason = await exited.then(
+      () => 'it ended at once',
+      (err: NodeJS.ErrnoException) => err.code ?? err.message,
+    );
+    throw new Error(`the sandbox could not be started (${reason})`);
   }
   const pipes = child.stdio as Array<Readable | Writable | null | undefined>;
   // A pipe the sandbox closed early (ECONNRESET, EPIPE) is its exit, which 'close' reports.
@@ -231,10 +241,7 @@ async function spawnSandbox(state: Ready, run: IsolatedRun): Promise<IsolatedRes
   }, run.timeoutSeconds * 1000);
 
   try {
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-      child.once('error', reject);
-      child.once('close', (exitCode, signalName) => resolve([exitCode, signalName]));
-    });
+    const [code, signal] = await exited;
     const sandboxInit = /"child-pid":\s*(\d+)/.exec(sandboxInfo)?.[1];
     if (sandboxInit) await sandboxEnded(Number(sandboxInit), run.workspace.uid);
     return {

@@ -60,6 +60,12 @@ function bwrapArguments({ layout, workspaceDir, limits, argv }: SandboxInvocatio
     '--unshare-user',
     '--disable-userns',
     '--die-with-parent',
+    // The sandbox's PID 1 is the shell below, not bubblewrap's own: that one outlived bubblewrap and
+    // was left to the host's init to reap; until then its zombie counted against the session's
+    // process limit, and an init that reaps slowly (or a worker that is PID 1 in a container) let
+    // them pile up until the session could not start a command. When the shell exits, the kernel
+    // ends the rest of the namespace and bubblewrap, its parent, reaps it.
+    '--as-pid-1',
     '--new-session',
     '--hostname',
     'sandbox',
@@ -109,6 +115,13 @@ function bwrapArguments({ layout, workspaceDir, limits, argv }: SandboxInvocatio
     'LANG',
     'C.UTF-8',
     '--',
+    // The command runs as the shell's child, not as PID 1, so signals reach it as anywhere else (a
+    // PID 1 ignores those it has no handler for, the CPU limit's SIGXCPU and SIGPIPE among them);
+    // the shell exits with its status, 128 + n for signal n.
+    '/bin/sh',
+    '-c',
+    '"$@"; exit $?',
+    'sandbox',
     ...argv,
   ];
 }
