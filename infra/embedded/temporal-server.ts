@@ -33,6 +33,15 @@ export const ARENA_SEARCH_ATTRIBUTES = {
 
 const READY_TIMEOUT_MS = 60_000;
 
+/**
+ * The history service reads its transfer queue (the tasks that hand activities and workflow tasks
+ * to matching) at most `transferProcessorMaxPollRPS` times a second, 20 by default: on a dev
+ * server with one shard that held the whole engine to about 20 dispatches a second after a short
+ * burst. A coding step (an activity, then a workflow task) took 100 ms, whatever else was idle,
+ * and 20 ms with the limit lifted (bench/README.md, tuning log).
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG = ['history.transferProcessorMaxPollRPS=1000'];
+
 export async function startTemporalDevServer(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
   const dbDir = path.join(path.resolve(opts.dataDir), 'temporal');
   await fs.mkdir(dbDir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
@@ -53,6 +62,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     'journal_mode=WAL',
     '--sqlite-pragma',
     'synchronous=OFF',
+    ...DEV_SERVER_DYNAMIC_CONFIG.flatMap((setting) => ['--dynamic-config-value', setting]),
     ...Object.entries(ARENA_SEARCH_ATTRIBUTES).flatMap(([name, t]) => ['--search-attribute', `${name}=${t.cli}`]),
     ...(opts.uiPort === undefined ? ['--headless'] : ['--ui-port', String(opts.uiPort)]),
     // The metrics and HTTP API ports are left to the CLI, which picks free ones.
