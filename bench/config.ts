@@ -66,9 +66,10 @@ export interface BenchProfile {
   sandbox: {
     /** exec steps of one session one after another, and as many bare isolated spawns. */
     steps: number;
-    /** Sessions at once, each taking this many steps. */
+    /** Sessions at once on two workers, each taking this many steps, first `thinkMs` apart, then back to back. */
     sessions: number;
     concurrentSteps: number;
+    thinkMs: number;
   };
 }
 
@@ -97,7 +98,7 @@ export const FULL: BenchProfile = {
     refitTimeoutSeconds: 300,
     refitMaxRssMb: 4_096,
   },
-  sandbox: { steps: 100, sessions: 20, concurrentSteps: 10 },
+  sandbox: { steps: 100, sessions: 20, concurrentSteps: 10, thinkMs: 2_000 },
 };
 
 export const QUICK: BenchProfile = {
@@ -125,5 +126,5 @@ export const QUICK: BenchProfile = {
     refitTimeoutSeconds: 120,
     refitMaxRssMb: 4_096,
   },
-  sandbox: { steps: 30, sessions: 20, concurrentSteps: 3 },
+  sandbox: { steps: 30, sessions: 20, concurrentSteps: 3, thinkMs: 2_000 },
 };

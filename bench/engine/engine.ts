@@ -12,12 +12,20 @@ export interface EngineBaseline {
   stop(): Promise<void>;
 }
 
-export async function startEngineBaseline(stack: BenchStack): Promise<EngineBaseline> {
+/** `sandboxDir`: also serve the sandbox steps (`stepSession`), with a workspace in that folder. */
+export async function startEngineBaseline(
+  stack: BenchStack,
+  opts: { sandboxDir?: string } = {},
+): Promise<EngineBaseline> {
   const bundle = await stack.bundle('engine', path.join(REPO, 'bench', 'engine', 'workflows.ts'));
   const child = startChild({
     name: 'engine worker',
     script: 'bench/engine/engine-worker.ts',
-    env: { ...stack.env, BENCH_ENGINE_BUNDLE: bundle },
+    env: {
+      ...stack.env,
+      BENCH_ENGINE_BUNDLE: bundle,
+      ...(opts.sandboxDir ? { BENCH_ENGINE_SANDBOX_DIR: opts.sandboxDir } : {}),
+    },
     logFile: stack.logFile('engine-worker'),
     ipc: true,
   });

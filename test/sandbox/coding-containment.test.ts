@@ -1,7 +1,8 @@
 /**
  * Containment as an agent meets it: through a session's `exec` step on the real app and worker.
- * The limits themselves (fork bomb, memory, CPU, output) are proved command by command in
- * containment.test.ts; here the same sandbox is shown to be what the API's steps run in.
+ * The limits are proved in detail command by command in containment.test.ts; here the same
+ * sandbox is shown to be what the API's steps run in, and its limits to leave the worker and the
+ * other sessions unharmed.
  */
 import fs from 'node:fs';
 import net from 'node:net';
@@ -39,11 +40,15 @@ afterAll(async () => {
   await new Promise((resolve) => trap.close(resolve));
 });
 
-const exec = async (command: string | string[]) => {
-  const res = await stepOf(t, work.sandbox)('POST', 'exec', { command });
+const execIn = async (session: CodingWork, command: string | string[], timeoutSeconds?: number) => {
+  const res = await stepOf(t, session.sandbox)('POST', 'exec', {
+    command,
+    ...(timeoutSeconds === undefined ? {} : { timeout_seconds: timeoutSeconds }),
+  });
   expect(res.statusCode).toBe(200);
-  return res.json() as { exit_code: number; stdout: string; stderr: string };
+  return res.json() as { exit_code: number; stdout: string; stderr: string; truncated: boolean };
 };
+const exec = (command: string | string[], timeoutSeconds?: number) => execIn(work, command, timeoutSeconds);
 
 it("reaches no address: a listener on the worker's loopback counts no connection", async () => {
   const ran = await exec([
@@ -72,3 +77,27 @@ it('writes only inside its workspace', async () => {
   expect(fs.existsSync('/etc/escaped')).toBe(false);
   expect((await exec('echo inside > note.txt && cat note.txt')).stdout).toBe('inside\n');
 });
+
+it('cuts a fork bomb, a 4 GB allocation, an endless loop and 100 MB of output; the worker and another session go on', async () => {
+  const started = await t.app.inject({
+    method: 'POST',
+    url: `/api/agents/${arena.agent.id}/sandbox`,
+    headers: arena.owner.auth,
+    payload: { task: 'javascript/lru-cache' },
+  });
+  const neighbour = await codingWork(t, arena.agent, started.json().id);
+
+  const bomb = await exec('bomb() { bomb | bomb & }; bomb; sleep 2; echo survived', 5);
+  expect(bomb.stderr).toMatch(/Cannot fork|Resource temporarily unavailable/);
+  const memory = await exec(['python3', '-c', 'b = bytearray(4 << 30); print("allocated")']);
+  expect(memory.stdout).not.toContain('allocated');
+  expect(memory.stderr).toContain('MemoryError');
+  const loop = await exec(['python3', '-c', 'while True: pass'], 2);
+  expect(loop.exit_code).toBe(124);
+  const flood = await exec('yes 0123456789abcdef | head -c 104857600', 60);
+  expect(flood).toMatchObject({ exit_code: 0, truncated: true });
+  expect(flood.stdout.length).toBeLessThan(104857600);
+
+  expect((await execIn(neighbour, 'echo neighbour fine')).stdout).toBe('neighbour fine\n');
+  expect((await exec('echo still here')).stdout).toBe('still here\n');
+}, 120_000);
