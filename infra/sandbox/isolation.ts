@@ -189,13 +189,24 @@ async function spawnSandbox(state: Ready, run: IsolatedRun): Promise<IsolatedRes
   const started = performance.now();
   // An empty environment: nothing of the worker's (keys, database URLs) reaches even bubblewrap.
   const child = spawn(state.tools.prlimit, args, { stdio, env: {}, detached: true });
-  // Listened to at once: a spawn that fails (no descriptors or processes left) reports it on the next
-  // tick, before the close below is done; it is read after that (marked handled here meanwhile).
+  // Everything is listened to before anything is awaited: a spawn that fails (no descriptors or
+  // processes left) reports it on the next tick, and Node throws away the output of a child that
+  // exits before anyone reads it (a bubblewrap that fails at once, with the reason in it).
   const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (exitCode, signalName) => resolve([exitCode, signalName]));
   });
+  // Read once the close below is done; marked handled meanwhile.
   exited.catch(() => undefined);
+  const pipes = (child.stdio ?? []) as Array<Readable | Writable | null | undefined>;
+  // A pipe the sandbox closed early (ECONNRESET, EPIPE) is its exit, which 'close' reports.
+  for (const pipe of pipes) pipe?.on('error', () => undefined);
+  const stdout = new CapturedOutput(run.limits.outputBytes, run.keep);
+  const stderr = new CapturedOutput(run.limits.outputBytes, run.keep);
+  child.stdout?.on('data', (chunk: Buffer) => stdout.add(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => stderr.add(chunk));
+  let sandboxInfo = '';
+  pipes[INFO_FD]?.on('data', (chunk: Buffer) => (sandboxInfo += chunk.toString('utf8')));
   await devNull?.close();
   if (child.pid === undefined) {
     const reason = await exited.then(
@@ -204,19 +215,10 @@ async function spawnSandbox(state: Ready, run: IsolatedRun): Promise<IsolatedRes
     );
     throw new Error(`the sandbox could not be started (${reason})`);
   }
-  const pipes = child.stdio as Array<Readable | Writable | null | undefined>;
-  // A pipe the sandbox closed early (ECONNRESET, EPIPE) is its exit, which 'close' reports.
-  for (const pipe of pipes) pipe?.on('error', () => undefined);
-  const stdout = new CapturedOutput(run.limits.outputBytes, run.keep);
-  const stderr = new CapturedOutput(run.limits.outputBytes, run.keep);
-  child.stdout!.on('data', (chunk: Buffer) => stdout.add(chunk));
-  child.stderr!.on('data', (chunk: Buffer) => stderr.add(chunk));
   const data = sandboxDataFiles(run.workspace.uid);
   for (const [file, fd] of Object.entries(DATA_FDS))
     writeAndClose(pipes[fd] as Writable | undefined, data[file as keyof typeof data]);
   writeAndClose(child.stdin, run.stdin ?? '');
-  let sandboxInfo = '';
-  pipes[INFO_FD]?.on('data', (chunk: Buffer) => (sandboxInfo += chunk.toString('utf8')));
 
   let timedOut = false;
   const running = () => child.exitCode === null && child.signalCode === null;
