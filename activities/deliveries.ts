@@ -23,7 +23,12 @@ import {
   startJudging,
   type SessionOutcome,
 } from '../infra/db/repositories/session.repository';
-import { leasedAtMs, queueWorkItem, settleWork } from '../infra/db/repositories/work-item.repository';
+import {
+  closeUnleasedWork,
+  leasedAtMs,
+  queueWorkItem,
+  settleWork,
+} from '../infra/db/repositories/work-item.repository';
 import { deliveriesTotal, deliveryLatency, pushAgentsMadeInactive } from '../infra/metrics';
 import { sandboxPayload } from '../domain/sandbox/payload';
 import { trackPushFailures } from './push-failures';
@@ -40,7 +45,17 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
      * retried attempt after a crash never sends it twice; only a request that provably never left
      * is released again and retried (by throwing a retryable failure).
      */
-    async pushPrompt({ sessionId, deadlineAt }: { sessionId: number; deadlineAt: number }): Promise<Settlement> {
+    async pushPrompt({
+      sessionId,
+      deadlineAt,
+      answerWithinMs,
+    }: {
+      sessionId: number;
+      /** When the prompt must have left by; without `answerWithinMs`, also when the agent must have answered by. */
+      deadlineAt: number;
+      /** The agent's time from the moment the prompt left (its deadline); deliveries begun before this existed omit it. */
+      answerWithinMs?: number;
+    }): Promise<Settlement> {
       const claimed = await claimPush(orm.em, sessionId);
       if (!claimed) {
         return {
@@ -58,6 +73,8 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
           notAgentsFault: true,
         };
       }
+      // Earlier attempts never reached the agent, and the time to send is over: nothing ever left.
+      if (answerWithinMs !== undefined && Date.now() >= deadlineAt) return { status: 'deadline' };
       // A coding session's prompt carries its sandbox: where to take steps, and the session's token.
       const coding = claimed.kind === 'sandbox' ? await findCodingSession(orm.em, sessionId) : undefined;
       const body = JSON.stringify({
@@ -78,7 +95,8 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
           secret: openSecret(claimed.secret_sealed, encryptionKey),
           // A redelivery carries the original's id, so an agent that de-duplicates by it sees the same delivery.
           deliveryId: sessionPublicId(claimed.kind, claimed.redelivery_of_id ?? claimed.id),
-          timeoutMs: Math.max(1, deadlineAt - Date.now()),
+          sendWithinMs: Math.max(1, deadlineAt - Date.now()),
+          timeoutMs: answerWithinMs ?? Math.max(1, deadlineAt - Date.now()),
           signal: context.cancellationSignal,
         })
         .finally(() => clearInterval(beat));
@@ -116,6 +134,20 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
     /** Queues a pull delivery and wakes the agent's waiting long-polls, in any API process. */
     async queueWork({ sessionId }: { sessionId: number }): Promise<void> {
       await queueWorkItem(orm.em, sessionId);
+    },
+
+    /**
+     * A pull delivery's deadline from its start has passed: expires the item if no runner took it,
+     * else says how long the runner still has, its deadline counting from the lease.
+     */
+    async closeUnleasedWork({
+      sessionId,
+      deadlineSeconds,
+    }: {
+      sessionId: number;
+      deadlineSeconds: number;
+    }): Promise<{ leaseLeftMs: number }> {
+      return { leaseLeftMs: await closeUnleasedWork(orm.em.fork(), sessionId, deadlineSeconds) };
     },
 
     /** Writes the outcome once (`where status = 'pending'`); a retry, or a second call, returns what is recorded. */

@@ -1,8 +1,10 @@
 /**
  * deliverPrompt: one durable workflow per prompt delivery (`delivery-<session id>`).
- * Push: an activity makes the signed POST, racing a deadline timer. Pull: an activity queues the
- * work item, then the workflow waits for the runner's result (the submitResult update), racing
- * the same timer. Either way one activity records the outcome, exactly once.
+ * Push: an activity makes the signed POST and waits for the answer until the deadline, counted
+ * from the moment the POST was sent. Pull: an activity queues the work item, then the workflow
+ * waits for the runner's result (the submitResult update) until the deadline, counted from the
+ * moment the item was handed out (an item nobody takes expires at the deadline from the start).
+ * Either way one activity records the outcome, exactly once.
  */
 import {
   allHandlersFinished,
@@ -56,6 +58,15 @@ function writes(): Pick<Activities, 'queueWork' | 'recordOutcome'> {
 }
 
 /**
+ * The agent's deadline counts from the moment its prompt left (the POST sent, the work item leased),
+ * not from the start of the workflow: connecting, a retry or a queue before it no longer eat into
+ * it. Deliveries begun before keep the deadline from their start (the patch marker tells them apart).
+ */
+const DEADLINE_FROM_PROMPT_LEFT_PATCH = 'deadline-from-prompt-left';
+/** How long past its own bounds the workflow waits for the push activity before it gives up on it. */
+const PUSH_BACKSTOP_GRACE_MS = 10_000;
+
+/**
  * What is left of the deadline when the workflow first runs. It counts from the start of the workflow,
  * not from when a worker got to it: under load the first workflow task may wait in the queue.
  */
@@ -107,7 +118,21 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
     settlement = await push(input, deadlineMs, () => cancelRequested);
   } else {
     await writes().queueWork({ sessionId: input.sessionId });
-    const settled = await condition(() => pulled !== undefined || cancelRequested, deadlineMs);
+    const resolved = () => pulled !== undefined || cancelRequested;
+    let settled = await condition(resolved, deadlineMs);
+    if (!settled && patched(DEADLINE_FROM_PROMPT_LEFT_PATCH)) {
+      // The deadline from the start has passed. A runner that took the item since has its whole
+      // deadline from then; an item nobody took is expired now, so no runner takes it any more.
+      for (;;) {
+        const { leaseLeftMs } = await local.closeUnleasedWork({
+          sessionId: input.sessionId,
+          deadlineSeconds: input.deadlineSeconds,
+        });
+        if (leaseLeftMs <= 0) break;
+        settled = await condition(resolved, leaseLeftMs);
+        if (settled) break;
+      }
+    }
     settlement = pulled
       ? { status: 'pulled', result: pulled }
       : settled
@@ -135,10 +160,15 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
 }
 
 async function push(input: DeliveryInput, deadlineMs: number, cancelled: () => boolean): Promise<Settlement> {
+  const fromPromptLeft = patched(DEADLINE_FROM_PROMPT_LEFT_PATCH);
+  const answerWithinMs = input.deadlineSeconds * 1000;
+  // The prompt may leave until the deadline (counted from the start); then the agent has its whole
+  // deadline, which the activity's request keeps. The workflow's bound only stops a lost activity.
+  const boundMs = fromPromptLeft ? deadlineMs + answerWithinMs + PUSH_BACKSTOP_GRACE_MS : deadlineMs;
   const { pushPrompt } = proxyActivities<Activities>({
-    // The deadline bounds every attempt. A request that never left is tried again; an attempt lost
+    // The bound covers every attempt. A request that never left is tried again; an attempt lost
     // with its worker (no heartbeat) is retried too, and the retry records it without sending again.
-    scheduleToCloseTimeout: deadlineMs,
+    scheduleToCloseTimeout: boundMs,
     heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
   });
@@ -146,17 +176,17 @@ async function push(input: DeliveryInput, deadlineMs: number, cancelled: () => b
   const deadlineAt = Date.now() + deadlineMs;
   const scope = new CancellationScope();
   scope
-    .run(() => pushPrompt({ sessionId: input.sessionId, deadlineAt }))
+    .run(() => pushPrompt({ sessionId: input.sessionId, deadlineAt, ...(fromPromptLeft ? { answerWithinMs } : {}) }))
     .then(
       (result) => {
         answer = result;
       },
       (err: unknown) => {
-        // Attempts ran out inside the deadline: report it as the deadline. A cancellation is ours.
+        // Attempts ran out within the bound: report it as the deadline. A cancellation is ours.
         if (!isCancellation(err)) answer = { status: 'deadline' };
       },
     );
-  const settled = await condition(() => answer !== undefined || cancelled(), deadlineMs);
+  const settled = await condition(() => answer !== undefined || cancelled(), boundMs);
   if (answer) return answer;
   scope.cancel();
   return settled ? { status: 'cancelled' } : { status: 'deadline' };

@@ -29,7 +29,10 @@ export interface WebhookRequest {
   body: string;
   secret: string;
   deliveryId: string;
+  /** How long the agent has once the request is sent (a delivery's deadline counts from there). */
   timeoutMs: number;
+  /** How long connecting and waiting for a socket may take before the request is sent; `timeoutMs` if not given. */
+  sendWithinMs?: number;
   signal?: AbortSignal;
 }
 
@@ -43,6 +46,7 @@ const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 const DEFAULT_USER_AGENT = 'AgentArena/1';
 // A TCP or TLS handshake that takes this long is not going to work; the request timeout may be longer.
 const CONNECT_TIMEOUT_MS = 10_000;
+const UNDICI_TIMER_SLACK_MS = 1_000;
 
 /** Ends an exchange from our side; undici reports it back through onResponseError, which is then ignored. */
 class ExchangeStopped extends Error {}
@@ -136,10 +140,11 @@ export class WebhookClient {
         settle(failed(cause, sentAt));
         controller?.abort(new ExchangeStopped(cause.message));
       };
+      const sendWithinMs = req.sendWithinMs ?? req.timeoutMs;
       const onTimeout = () => {
         const message =
           sentAt === undefined
-            ? `timed out after ${formatSeconds(req.timeoutMs)} connecting to ${target.address}`
+            ? `timed out after ${formatSeconds(sendWithinMs)} connecting to ${target.address}`
             : `timed out after ${formatSeconds(req.timeoutMs)}`;
         stop({ stage: 'timeout', message });
       };
@@ -156,7 +161,8 @@ export class WebhookClient {
             : describeExchangeFailure(err, target, req.timeoutMs);
         settle(failed(cause, sentAt));
       };
-      const timer = setTimeout(onTimeout, req.timeoutMs);
+      // Until the request is sent, then the request's own time from that moment.
+      let timer = setTimeout(onTimeout, sendWithinMs);
       req.signal?.addEventListener('abort', onCancel, { once: true });
 
       const handler: Dispatcher.DispatchHandler = {
@@ -165,6 +171,8 @@ export class WebhookClient {
           // We gave up while it waited for a socket: abort now and it is never written.
           if (settled) return c.abort(new ExchangeStopped('abandoned before sending'));
           sentAt = Date.now();
+          clearTimeout(timer);
+          timer = setTimeout(onTimeout, req.timeoutMs);
         },
         onResponseStart(_c, statusCode, responseHeaders) {
           status = statusCode;
@@ -200,9 +208,10 @@ export class WebhookClient {
             method: 'POST',
             headers,
             body,
-            // Our own timer bounds the whole exchange; these only stop undici waiting longer than it.
-            headersTimeout: req.timeoutMs,
-            bodyTimeout: req.timeoutMs,
+            // Our own timer bounds the exchange. These only stop undici waiting longer than it, and come
+            // a second later: undici's own timers tick every half second and may fire up to a tick early.
+            headersTimeout: req.timeoutMs + UNDICI_TIMER_SLACK_MS,
+            bodyTimeout: req.timeoutMs + UNDICI_TIMER_SLACK_MS,
           },
           handler,
         );

@@ -199,6 +199,20 @@ describe('pull work', () => {
     expect(row?.state).toBe('expired');
   });
 
+  it('gives a runner that takes an item late its whole deadline from then, and says so in deadline_seconds', async () => {
+    const { id, created_at: createdAt } = (await sandbox({ prompt: 'late runner', deadline_seconds: 2 })).json();
+    // The runner comes 1.4 s after the start: 0.6 s before the deadline counted from there.
+    await until(() => Promise.resolve(Date.now() >= new Date(createdAt).getTime() + 1_400));
+    const work = (await next(0)).json();
+    expect(work).toMatchObject({ work_id: id, deadline_seconds: 2 });
+    const leasedAt = Date.now();
+    // It answers 1.5 s after taking it: within its 2 s, 2.9 s after the start.
+    await until(() => Promise.resolve(Date.now() >= leasedAt + 1_500));
+    expect((await post(id, { response: 'in time' })).statusCode).toBe(200);
+    expect(await outcome(id)).toEqual({ status: 'answered' });
+    expect(await sessionOf(id)).toMatchObject({ status: 'answered', response: 'in time' });
+  });
+
   it('never hands out an item whose deadline passed before anyone fetched it', async () => {
     const { id } = (await sandbox({ prompt: 'nobody came', deadline_seconds: 1 })).json();
     expect(await outcome(id)).toEqual({ status: 'timeout' });

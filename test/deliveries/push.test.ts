@@ -168,6 +168,57 @@ describe('push deliveries', () => {
     }
   });
 
+  it('gives the agent its whole deadline from the moment the prompt left, however late that was', async () => {
+    const port = await freePort();
+    await t.orm.em
+      .getConnection()
+      .execute('update agents set webhook_url = ? where id = ?', [`http://127.0.0.1:${port}/hook`, agent.id]);
+    let server: http.Server | undefined;
+    let arrivedAt = 0;
+    try {
+      const { id } = (await sandbox({ prompt: 'take your time', deadline_seconds: 3 })).json();
+      const handle = client.workflow.getHandle(deliveryWorkflowId(Number(id.split('-')[1])));
+      // The agent comes up after two refused attempts: the prompt leaves 1.5 s or more after the start.
+      await waitFor(async () => ((await handle.describe()).raw.pendingActivities?.[0]?.attempt ?? 0) >= 3);
+      server = http.createServer((req, res) => {
+        arrivedAt = Date.now();
+        req.resume();
+        // Answers 2.5 s after the prompt arrived: within its 3 s, though 4 s or more after the start.
+        setTimeout(() => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ response: 'in time' }));
+        }, 2_500);
+      });
+      await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+      expect(await outcome(id)).toEqual({ status: 'answered' });
+      const session = await sessionOf(id);
+      expect(session).toMatchObject({ status: 'answered', response: 'in time' });
+      expect(session.latency_ms).toBeGreaterThanOrEqual(2_500);
+      expect(arrivedAt - new Date(session.created_at).getTime()).toBeGreaterThan(1_000);
+    } finally {
+      server?.closeAllConnections();
+      await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+      await t.orm.em
+        .getConnection()
+        .execute('update agents set webhook_url = ? where id = ?', [agentServer.url, agent.id]);
+    }
+  });
+
+  it('records a missed deadline no earlier than the deadline after the prompt arrived', async () => {
+    let arrivedAt = 0;
+    agentServer.behave(() => {
+      arrivedAt = Date.now();
+    });
+    const { id } = (await sandbox({ prompt: 'silent', deadline_seconds: 2 })).json();
+    expect(await outcome(id)).toEqual({ status: 'timeout' });
+    const [row] = await t.orm.em
+      .getConnection()
+      .execute('select (extract(epoch from completed_at) * 1000)::float8 as completed_ms from sessions where id = ?', [
+        Number(id.split('-')[1]),
+      ]);
+    expect(row!.completed_ms - arrivedAt).toBeGreaterThanOrEqual(2_000);
+  });
+
   it('cancels a pending sandbox task once, and refuses a second cancel', async () => {
     agentServer.behave(hang);
     const { id } = (await sandbox({ prompt: 'never mind', deadline_seconds: 60 })).json();

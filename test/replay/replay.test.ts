@@ -21,6 +21,11 @@ const SCENARIOS = [
   'push-answered',
   'push-cancelled',
   'push-deadline',
+  // Recorded while the deadline counted from the start of the workflow (before the deadline-from-prompt-left patch).
+  'pull-expired.v2',
+  'push-answered.v2',
+  'push-cancelled.v2',
+  'push-deadline.v2',
   // Recorded before queueing and recording became local activities (the local-database-writes patch).
   'pull-answered.v1',
   'pull-cancelled.v1',

@@ -1,6 +1,6 @@
 import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
-import { useWebhookFixtures } from './support/client-fixture';
+import { promptBody, secret, useWebhookFixtures } from './support/client-fixture';
 import { answerJson, closedPort } from './support/loopback-server';
 import { selfSignedCert, selfSignedKey } from './support/self-signed';
 
@@ -21,6 +21,72 @@ describe('WebhookClient failures', () => {
     });
     expect((await hook.nextRequest()).body.length).toBeGreaterThan(0);
     await hook.allConnectionsClosed();
+  });
+
+  it('gives a request its whole timeout from the moment it was sent, however long connecting took', async () => {
+    // The first request of a fresh client connects first; the others wait for a socket of their own.
+    const hook = await server(() => {
+      /* never answers */
+    });
+    const c = client();
+    const early: string[] = [];
+    await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const result = await c.post({
+          url: hook.url,
+          body: promptBody,
+          secret,
+          deliveryId: `main-${i}`,
+          timeoutMs: 800,
+        });
+        const ended = Date.now();
+        expect(result).toMatchObject({ kind: 'failure', stage: 'timeout', neverSent: false });
+        const sentAt = (result as { sentAt: number }).sentAt;
+        if (ended - sentAt < 800) early.push(`main-${i} after ${ended - sentAt} ms`);
+      }),
+    );
+    expect(early).toEqual([]);
+  });
+
+  it('bounds the wait before sending by sendWithinMs, then gives the request timeoutMs', async () => {
+    const hook = await server(() => {
+      /* never answers */
+    });
+    const started = Date.now();
+    const result = await client().post({
+      url: hook.url,
+      body: promptBody,
+      secret,
+      deliveryId: 'main-7',
+      sendWithinMs: 5_000,
+      timeoutMs: 600,
+    });
+    expect(result).toMatchObject({ kind: 'failure', stage: 'timeout', message: 'timed out after 0.6 s' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // A TLS handshake that never finishes: the request is never sent.
+    const silent = net.createServer((socket) => socket.resume());
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const handshaking = client();
+      const unsent = await handshaking.post({
+        url: `https://127.0.0.1:${port}/hook`,
+        body: promptBody,
+        secret,
+        deliveryId: 'main-8',
+        sendWithinMs: 300,
+        timeoutMs: 60_000,
+      });
+      expect(unsent).toEqual({
+        kind: 'failure',
+        stage: 'timeout',
+        neverSent: true,
+        message: `timed out after 0.3 s connecting to 127.0.0.1:${port}`,
+      });
+      await handshaking.close();
+    } finally {
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 
   it('times out when the headers came but the body stalls', async () => {

@@ -24,7 +24,10 @@ export interface ClaimedWork {
   category: string;
   prompt_id: number;
   text: string;
-  /** What is left of the deadline, in whole seconds (at least 1). */
+  /**
+   * The runner's deadline, in whole seconds: a prompt's whole deadline, which counts from this lease;
+   * for a coding session, what is left of the session (at least 1).
+   */
   remaining_seconds: number;
   redelivery_of_id: number | null;
 }
@@ -44,7 +47,9 @@ export async function claimWork(em: EntityManager, agentId: number): Promise<Cla
          order by q.session_id limit 1 for update of q skip locked)
        returning w.session_id)
      select s.id, s.kind, s.category, p.id as prompt_id, p.text, s.redelivery_of_id,
-       greatest(1, floor(s.deadline_seconds - extract(epoch from now() - s.created_at)))::int as remaining_seconds
+       case when exists (select 1 from coding_sessions cs where cs.session_id = s.id)
+         then greatest(1, floor(s.deadline_seconds - extract(epoch from now() - s.created_at)))::int
+         else s.deadline_seconds end as remaining_seconds
      from claimed c join sessions s on s.id = c.session_id join prompts p on p.id = s.prompt_id`,
     [agentId],
   );
@@ -69,6 +74,32 @@ export async function leasedAtMs(em: EntityManager, sessionId: number): Promise<
     [sessionId],
   );
   return row?.leased_ms ?? null;
+}
+
+/**
+ * At a pull delivery's deadline counted from its start: an item no runner has leased is expired
+ * there and then (none can take it after this), and 0 is returned; for a leased item, what is left
+ * of its deadline counted from the lease, in milliseconds (0 once it has passed). The item's row is
+ * locked first, so a lease in progress is either seen or refused.
+ */
+export async function closeUnleasedWork(
+  em: EntityManager,
+  sessionId: number,
+  deadlineSeconds: number,
+): Promise<number> {
+  return em.transactional(async (tx) => {
+    const [item] = await run<{ state: WorkItemState; left_ms: number | null }>(
+      tx,
+      `select state, (extract(epoch from leased_at + make_interval(secs => ?) - clock_timestamp()) * 1000)::float8 as left_ms
+       from work_items where session_id = ? for update`,
+      [deadlineSeconds, sessionId],
+    );
+    if (item?.state === 'queued') {
+      await run(tx, `update work_items set state = 'expired' where session_id = ?`, [sessionId]);
+      return 0;
+    }
+    return item?.state === 'leased' ? Math.max(0, Math.ceil(item.left_ms ?? 0)) : 0;
+  });
 }
 
 /** Ends a work item still queued or leased, once its delivery has an outcome. */
