@@ -4,6 +4,7 @@ export interface Summary {
   count: number;
   min: number;
   mean: number;
+  p1: number;
   p50: number;
   p95: number;
   p99: number;
@@ -25,12 +26,13 @@ export function percentile(sorted: readonly number[], p: number): number {
 export function summarize(samples: readonly number[]): Summary {
   const finite = samples.filter((v) => Number.isFinite(v));
   const sorted = [...finite].sort((a, b) => a - b);
-  if (sorted.length === 0) return { count: 0, min: NaN, mean: NaN, p50: NaN, p95: NaN, p99: NaN, max: NaN };
+  if (sorted.length === 0) return { count: 0, min: NaN, mean: NaN, p1: NaN, p50: NaN, p95: NaN, p99: NaN, max: NaN };
   const sum = sorted.reduce((acc, v) => acc + v, 0);
   return {
     count: sorted.length,
     min: percentile(sorted, 0),
     mean: sum / sorted.length,
+    p1: percentile(sorted, 1),
     p50: percentile(sorted, 50),
     p95: percentile(sorted, 95),
     p99: percentile(sorted, 99),

@@ -178,7 +178,7 @@ export function resultsMarkdown(results: BenchResults, chartFiles: string[]): st
     out.push(
       '## Deadlines',
       '',
-      `${d.deliveries} deliveries at ${d.rate}/s, ${d.deadlineSeconds} s deadlines, agents that never answer. Signed (late positive): arena p50 ${formatNumber(d.arenaSigned.p50)} ms, p99 ${formatNumber(d.arenaSigned.p99)} ms; engine p50 ${formatNumber(d.engineSigned.p50)} ms, p99 ${formatNumber(d.engineSigned.p99)} ms. Recorded statuses: ${Object.entries(
+      `${d.deliveries} deliveries at ${d.rate}/s, ${d.deadlineSeconds} s deadlines, agents that never answer. Recorded minus deadline, signed (late positive), from the moment the prompt left: arena min ${formatNumber(d.arenaSigned.min)} ms, p1 ${formatNumber(d.arenaSigned.p1)} ms, p50 ${formatNumber(d.arenaSigned.p50)} ms, p99 ${formatNumber(d.arenaSigned.p99)} ms; engine p1 ${formatNumber(d.engineSigned.p1)} ms, p50 ${formatNumber(d.engineSigned.p50)} ms, p99 ${formatNumber(d.engineSigned.p99)} ms. From created_at instead: p1 ${formatNumber(d.arenaFromCreated.p1)} ms, p50 ${formatNumber(d.arenaFromCreated.p50)} ms; created_at to the prompt leaving: p50 ${formatNumber(d.createdToLeft.p50)} ms, p99 ${formatNumber(d.createdToLeft.p99)} ms. Recorded statuses: ${Object.entries(
         d.statuses,
       )
         .map(([k, v]) => `${k} ${v}`)
