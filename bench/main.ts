@@ -14,6 +14,7 @@ import { runPushFigure } from './push/push-figure';
 import { runReadsFigure } from './reads/reads-figure';
 import { runScaleFigure } from './scale/scale-figure';
 import { runSandboxFigure } from './sandbox/sandbox-figure';
+import { runCostFigure } from './engine/cost-figure';
 import { createProgress } from './report/progress';
 import { createStageProfiler, type StageProfiler } from './report/stage-profiler';
 import { writeResults, type BenchResults } from './report/results';
@@ -122,6 +123,12 @@ async function main(): Promise<void> {
     if (only.has('pull')) {
       results.pull = await runPullFigure({ ...ctx, userId: account.userId });
       results.figures.push(...results.pull.figures);
+    }
+    // What the deliveries above cost the engine, read from their histories (when the push figure ran).
+    const cost = await runCostFigure({ client: stack.temporal, progress });
+    if (cost) {
+      results.cost = cost;
+      results.figures.push(...cost.figures);
     }
     // Last: it grows the database to a million answers, which every figure after it would read.
     if (only.has('scale')) {

@@ -9,6 +9,7 @@ import type { ReadsResult } from '../reads/reads-figure';
 import { scaleMarkdown } from '../scale/scale-report';
 import type { ScaleResult } from '../scale/scale-figure';
 import type { SandboxResult } from '../sandbox/sandbox-figure';
+import type { CostResult } from '../engine/cost-figure';
 import { renderChart } from './chart';
 import type { PushProfile } from './stage-profiler';
 import type { FigureRow } from './model';
@@ -43,6 +44,7 @@ export interface BenchResults {
   pull?: PullResult;
   scale?: ScaleResult;
   sandbox?: SandboxResult;
+  cost?: CostResult;
 }
 
 /** `2026-11-22T21-05-03Z`: sortable, and valid in file names everywhere. */

@@ -1,0 +1,45 @@
+/** Billable actions read from real saved histories (test/histories), the way the bench reads them from its run. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { executionCost, type HistoryEventLike } from '../../bench/engine/billable-actions';
+
+const history = (name: string): HistoryEventLike[] =>
+  (
+    JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', 'histories', `${name}.json`), 'utf8')) as {
+      events: HistoryEventLike[];
+    }
+  ).events;
+
+describe('executionCost', () => {
+  it('counts a push delivery: start, activity, timer, local activities once per task, each upsert; not patch markers', () => {
+    expect(executionCost(history('push-answered'))).toEqual({
+      events: 19,
+      actions: 7,
+      byKind: { 'workflow started': 1, activity: 1, timer: 1, 'search attributes': 3, 'local activities': 1 },
+    });
+  });
+
+  it('counts a pull delivery with its update, and two local activities in one task as one action', () => {
+    expect(executionCost(history('pull-answered'))).toMatchObject({
+      events: 17,
+      byKind: { 'workflow started': 1, timer: 1, update: 1, 'search attributes': 2, 'local activities': 2 },
+    });
+    expect(executionCost(history('pull-expired')).byKind['local activities']).toBe(2);
+  });
+
+  it('counts each retry of an activity, and reads numeric event types through the enum names given', () => {
+    const cost = executionCost(
+      [{ eventType: 1 }, { eventType: 10 }, { eventType: 11, activityTaskStartedEventAttributes: { attempt: 3 } }],
+      {
+        1: 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED',
+        10: 'EVENT_TYPE_ACTIVITY_TASK_SCHEDULED',
+        11: 'EVENT_TYPE_ACTIVITY_TASK_STARTED',
+      },
+    );
+    expect(cost).toEqual({
+      events: 3,
+      actions: 4,
+      byKind: { 'workflow started': 1, activity: 1, 'activity retry': 2 },
+    });
+  });
+});
