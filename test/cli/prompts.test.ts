@@ -1,43 +1,17 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { main } from '../../cli/main';
-import { createTestDatabase, type TestDatabase } from '../support/test-db';
-import { Client } from 'pg';
+import { useCliDatabase } from './cli-support';
 
-let db: TestDatabase;
-let pg: Client;
-let dir: string;
-let printed: string[];
-let errors: string[];
-const errorSpy = jest.spyOn(console, 'error');
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  pg = new Client({ connectionString: db.url });
-  await pg.connect();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-cli-'));
-});
-afterAll(async () => {
-  errorSpy.mockRestore();
-  await pg.end();
-  await db.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-beforeEach(() => {
-  printed = [];
-  errors = [];
-  errorSpy.mockImplementation((...args: unknown[]) => void errors.push(args.join(' ')));
-});
-
-const arena = (...argv: string[]) => main(argv, (line) => printed.push(line), { DATABASE_URL: db.url });
+const cli = useCliDatabase('arena-cli-');
+const { printed, errors, arena } = cli;
 const file = (name: string, content: string) => {
-  const p = path.join(dir, name);
+  const p = path.join(cli.dir, name);
   fs.writeFileSync(p, content);
   return p;
 };
 const poolCount = async () =>
-  (await pg.query(`select count(*)::int as n from prompts where source = 'pool'`)).rows[0].n as number;
+  (await cli.pg.query(`select count(*)::int as n from prompts where source = 'pool'`)).rows[0].n as number;
 
 describe('arena prompts', () => {
   it('adds prompts from a JSON file once; adding the same file again adds nothing', async () => {
@@ -62,7 +36,7 @@ describe('arena prompts', () => {
       'What is 2 + 2?\n---\ncategory: reasoning\nWhich weighs more, a kilo of feathers or a kilo of iron?\n',
     );
     expect(await arena('prompts', 'add', txt, '--category', 'math')).toBe(0);
-    const { rows } = await pg.query(
+    const { rows } = await cli.pg.query(
       `select category from prompts where text in ('What is 2 + 2?', 'Which weighs more, a kilo of feathers or a kilo of iron?') order by id`,
     );
     expect(rows.map((r) => r.category)).toEqual(['math', 'reasoning']);
@@ -80,24 +54,27 @@ describe('arena prompts', () => {
     expect(await arena('prompts', 'add', bad)).toBe(1);
     expect(errors.join('\n')).toMatch(/bad\.json has errors; nothing was added:\n {2}entry 2: /);
     expect(await poolCount()).toBe(before);
-    expect(await arena('prompts', 'add', path.join(dir, 'missing.json'))).toBe(1);
+    expect(await arena('prompts', 'add', path.join(cli.dir, 'missing.json'))).toBe(1);
     expect(errors.at(-1)).toMatch(/cannot read .*missing\.json/);
   });
 
   it('retires prompts by slug or id and lists active and retired ones', async () => {
-    const { rows } = await pg.query(`select id from prompts where slug = 'ops/sort'`);
+    const { rows } = await cli.pg.query(`select id from prompts where slug = 'ops/sort'`);
     const other = (
-      await pg.query(`select id, slug from prompts where source = 'pool' and slug <> 'ops/sort' order by id limit 1`)
+      await cli.pg.query(
+        `select id, slug from prompts where source = 'pool' and slug <> 'ops/sort' order by id limit 1`,
+      )
     ).rows[0];
     expect(await arena('prompts', 'retire', 'ops/sort', String(other.id))).toBe(0);
     expect(printed).toEqual([`retired ${other.id} ${other.slug}`, `retired ${rows[0].id} ops/sort`]);
-    const retired = (await pg.query(`select count(*)::int as n from prompts where retired_at is not null`)).rows[0].n;
+    const retired = (await cli.pg.query(`select count(*)::int as n from prompts where retired_at is not null`)).rows[0]
+      .n;
     expect(retired).toBe(2);
 
-    printed = [];
+    printed.length = 0;
     expect(await arena('prompts', 'list', '--retired')).toBe(0);
     expect(printed.at(-1)).toBe('2 retired pool prompt(s)');
-    printed = [];
+    printed.length = 0;
     expect(await arena('prompts', 'list', '--category', 'coding')).toBe(0);
     // The last two lines: the count, and how many agents have been sent every active pool prompt.
     expect(printed.slice(1, -2).every((line) => line.split('\t')[1] === 'coding')).toBe(true);
@@ -112,11 +89,11 @@ describe('arena prompts', () => {
 
 describe('arena prompts offered, accept and reject', () => {
   const offer = async (text: string) => {
-    const { rows } = await pg.query(
+    const { rows } = await cli.pg.query(
       `insert into users (username, created_at) values ($1, now()) returning id, username`,
       [`offerer${Math.floor(Math.random() * 1e9)}`],
     );
-    const prompt = await pg.query(
+    const prompt = await cli.pg.query(
       `insert into prompts (source, category, text, offered_at, offered_by_id, review, created_at)
        values ('live', 'writing', $1, now(), $2, 'offered', now()) returning id`,
       [text, rows[0].id],
@@ -140,16 +117,16 @@ describe('arena prompts offered, accept and reject', () => {
     expect(first!.split('\t')[4]).toHaveLength(60);
     expect(printed.at(-1)).toBe('2 offered prompt(s) to review');
 
-    printed = [];
+    printed.length = 0;
     expect(await arena('prompts', 'accept', String(long.id))).toBe(0);
-    const pool = await pg.query(`select id, source, category, text from prompts where slug = $1`, [
+    const pool = await cli.pg.query(`select id, source, category, text from prompts where slug = $1`, [
       `pool/offered/${long.id}`,
     ]);
     expect(pool.rows).toHaveLength(1);
     expect(pool.rows[0]).toMatchObject({ source: 'pool', category: 'writing' });
     expect(printed).toEqual([`accepted ${long.id}: pool prompt ${pool.rows[0].id} pool/offered/${long.id}`]);
     expect(await arena('prompts', 'reject', String(short.id))).toBe(0);
-    const reviews = await pg.query(`select id, review, source from prompts where id in ($1, $2) order by id`, [
+    const reviews = await cli.pg.query(`select id, review, source from prompts where id in ($1, $2) order by id`, [
       long.id,
       short.id,
     ]);
@@ -157,11 +134,11 @@ describe('arena prompts offered, accept and reject', () => {
       { id: long.id, review: 'accepted', source: 'live' },
       { id: short.id, review: 'rejected', source: 'live' },
     ]);
-    expect(await pg.query(`select 1 from prompts where slug = $1`, [`pool/offered/${short.id}`])).toMatchObject({
+    expect(await cli.pg.query(`select 1 from prompts where slug = $1`, [`pool/offered/${short.id}`])).toMatchObject({
       rowCount: 0,
     });
 
-    printed = [];
+    printed.length = 0;
     expect(await arena('prompts', 'offered')).toBe(0);
     expect(printed).toEqual(['id\tcategory\toffered_by\toffered_at\ttext', '0 offered prompt(s) to review']);
   });
@@ -171,7 +148,7 @@ describe('arena prompts offered, accept and reject', () => {
     expect(await arena('prompts', 'reject', String(once.id))).toBe(0);
     expect(await arena('prompts', 'accept', String(once.id))).toBe(1);
     expect(errors.at(-1)).toBe(`arena: prompt ${once.id} was already rejected`);
-    const { rows } = await pg.query(`select id from prompts where source = 'pool' order by id limit 1`);
+    const { rows } = await cli.pg.query(`select id from prompts where source = 'pool' order by id limit 1`);
     expect(await arena('prompts', 'reject', String(rows[0].id))).toBe(1);
     expect(errors.at(-1)).toBe(`arena: prompt ${rows[0].id} was not offered to the pool`);
     expect(await arena('prompts', 'accept', '99999999')).toBe(1);
@@ -183,18 +160,19 @@ describe('arena prompts offered, accept and reject', () => {
 
 describe('arena judges', () => {
   it('lists flagged judges', async () => {
-    const { rows } = await pg.query(
+    const { rows } = await cli.pg.query(
       `insert into users (username, created_at) values ('contrarian', now()) returning id`,
     );
-    await pg.query(`insert into judge_flags (judge_id, votes, p_value, flagged_at) values ($1, 40, 0.00001, now())`, [
-      rows[0].id,
-    ]);
+    await cli.pg.query(
+      `insert into judge_flags (judge_id, votes, p_value, flagged_at) values ($1, 40, 0.00001, now())`,
+      [rows[0].id],
+    );
     expect(await arena('judges')).toBe(0);
     expect(printed[1]).toBe(`${rows[0].id}\tcontrarian\t40\t1.00e-5`);
   });
 
   it('explains a missing database', async () => {
-    const code = await main(['judges'], () => undefined, { ARENA_DATA_DIR: path.join(dir, 'nowhere') });
+    const code = await main(['judges'], () => undefined, { ARENA_DATA_DIR: path.join(cli.dir, 'nowhere') });
     expect(code).toBe(1);
     expect(errors.at(-1)).toMatch(/DATABASE_URL is not set and there is no embedded database/);
   });

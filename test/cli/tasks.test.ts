@@ -1,44 +1,17 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
-import { main } from '../../cli/main';
 import { DEFAULT_SANDBOX_TASKS_DIR, loadTaskCatalogue } from '../../infra/sandbox/task-catalogue';
-import { createTestDatabase, type TestDatabase } from '../support/test-db';
+import { useCliDatabase } from './cli-support';
 
-let db: TestDatabase;
-let pg: Client;
-let dir: string;
-let printed: string[];
-let errors: string[];
-const errorSpy = jest.spyOn(console, 'error');
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  pg = new Client({ connectionString: db.url });
-  await pg.connect();
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-tasks-'));
-});
-afterAll(async () => {
-  errorSpy.mockRestore();
-  await pg.end();
-  await db.drop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-beforeEach(() => {
-  printed = [];
-  errors = [];
-  errorSpy.mockImplementation((...args: unknown[]) => void errors.push(args.join(' ')));
-});
-
-const arena = (...argv: string[]) => main(argv, (line) => printed.push(line), { DATABASE_URL: db.url });
+const cli = useCliDatabase('arena-tasks-');
+const { printed, errors, arena } = cli;
 const active = async (id: string) =>
-  (await pg.query(`select active from coding_tasks where id = $1`, [id])).rows[0]?.active as boolean | undefined;
+  (await cli.pg.query(`select active from coding_tasks where id = $1`, [id])).rows[0]?.active as boolean | undefined;
 
 /** A copy of a shipped task under a new name, as an operator would write one. */
 function copyTask(from: string, slug: string, change: (manifest: Record<string, unknown>) => void = () => undefined) {
   const [language, source] = from.split('/') as [string, string];
-  const target = path.join(dir, language, slug);
+  const target = path.join(cli.dir, language, slug);
   fs.cpSync(path.join(DEFAULT_SANDBOX_TASKS_DIR, language, source), target, { recursive: true });
   const manifestFile = path.join(target, 'task.json');
   const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
@@ -61,7 +34,7 @@ describe('arena tasks', () => {
     const folder = copyTask('python/leap-year', 'leap-year-2');
     expect(await arena('tasks', 'add', folder)).toBe(0);
     expect(printed.at(-1)).toMatch(/^added python\/leap-year-2: /);
-    const [row] = (await pg.query(`select files, hidden_tests from coding_tasks where id = 'python/leap-year-2'`))
+    const [row] = (await cli.pg.query(`select files, hidden_tests from coding_tasks where id = 'python/leap-year-2'`))
       .rows as Array<{ files: Array<{ path: string }>; hidden_tests: Array<{ path: string }> }>;
     expect(row!.files.map((f) => f.path)).toContain('calendar_utils.py');
     expect(row!.hidden_tests.every((f) => f.path.startsWith('.hidden-tests/'))).toBe(true);
@@ -77,20 +50,20 @@ describe('arena tasks', () => {
     const broken = copyTask('python/leap-year', 'broken-task', (m) => {
       m.tests_total = 0;
     });
-    const before = (await pg.query(`select count(*)::int as n from coding_tasks`)).rows[0].n;
+    const before = (await cli.pg.query(`select count(*)::int as n from coding_tasks`)).rows[0].n;
     expect(await arena('tasks', 'add', broken)).toBe(1);
     expect(errors.join('\n')).toMatch(
       /sandbox task python\/broken-task: task\.json: tests_total: .*; nothing was added/,
     );
-    expect(await arena('tasks', 'add', path.join(dir, 'nowhere'))).toBe(1);
-    expect((await pg.query(`select count(*)::int as n from coding_tasks`)).rows[0].n).toBe(before);
+    expect(await arena('tasks', 'add', path.join(cli.dir, 'nowhere'))).toBe(1);
+    expect((await cli.pg.query(`select count(*)::int as n from coding_tasks`)).rows[0].n).toBe(before);
   });
 
   it('retires and reinstates tasks; an unknown id fails the command', async () => {
     expect(await arena('tasks', 'retire', 'python/leap-year')).toBe(0);
     expect(printed).toEqual(['retired python/leap-year']);
     expect(await active('python/leap-year')).toBe(false);
-    printed = [];
+    printed.length = 0;
     expect(await arena('tasks', 'list', '--retired')).toBe(0);
     expect(printed.slice(1, -1).map((line) => line.split('\t')[0])).toEqual(['python/leap-year']);
     expect(await arena('tasks', 'reinstate', 'python/leap-year')).toBe(0);

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Registered, TestApp } from '../support/test-app';
-import { codingWork, startCodingArena, stepOf, type CodingArena } from './coding-support';
+import { codingWork, feedEntryOf, startCodingArena, stepOf, type CodingArena } from './coding-support';
 
 let arena: CodingArena;
 let t: TestApp;
@@ -16,10 +16,7 @@ afterAll(() => arena.close());
 
 const secret = () => ({ 'x-arena-secret': agent.webhook_secret });
 
-const feedEntry = async (publicId: string) =>
-  (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100` }))
-    .json()
-    .sessions.find((s: { id: string }) => s.id === publicId);
+const feedEntry = (publicId: string) => feedEntryOf(t, agent.id, publicId);
 
 describe('a coding session in pull mode', () => {
   it('hands the runner the sandbox with its token; the agent reads, fixes, runs and submits, and the hidden tests pass it', async () => {

@@ -3,7 +3,15 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { redeliver } from '../../services/redeliveries';
 import { register, type Registered, type TestApp } from '../support/test-app';
-import { codingWork, eventually, startCodingArena, stepOf, type CodingArena, type CodingWork } from './coding-support';
+import {
+  codingWork,
+  feedEntryOf,
+  eventually,
+  startCodingArena,
+  stepOf,
+  type CodingArena,
+  type CodingWork,
+} from './coding-support';
 
 let arena: CodingArena;
 let t: TestApp;
@@ -33,10 +41,7 @@ const sandboxSessions = async () =>
     .json()
     .sessions.filter((s: { kind: string }) => s.kind === 'sandbox').length;
 
-const feedEntry = async (publicId: string) =>
-  (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100` }))
-    .json()
-    .sessions.find((s: { id: string }) => s.id === publicId);
+const feedEntry = (publicId: string) => feedEntryOf(t, agent.id, publicId);
 
 describe('starting a coding session', () => {
   it.each([

@@ -83,6 +83,16 @@ export async function codingWork(
   throw new Error(`${wanted.join(', ')} never handed out`);
 }
 
+/** The agent's public feed entry of a session (the newest 100 are enough for a test's sessions). */
+export async function feedEntryOf(
+  t: TestApp,
+  agentId: number,
+  publicId: string,
+): Promise<Record<string, unknown> & { status: string }> {
+  const feed = (await t.app.inject({ method: 'GET', url: `/api/agents/${agentId}/activity?limit=100` })).json();
+  return feed.sessions.find((s: { id: string }) => s.id === publicId);
+}
+
 /** A step as the agent takes it: a path under the session's API, with its token unless headers say otherwise. */
 export function stepOf(t: TestApp, sandbox: SandboxObject) {
   return (method: 'GET' | 'POST' | 'PUT', what: string, payload?: unknown, headers: Record<string, string> = {}) => {
