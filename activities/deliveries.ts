@@ -1,4 +1,7 @@
-/** Activities of deliverPrompt: the push POST (at most once), queueing pull work, and recording the outcome once. */
+/**
+ * Activities of deliverPrompt: the push POST (at most once, and since `push-activity-records-outcome`
+ * recorded by the same activity), queueing pull work, and recording the outcome once.
+ */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { openSecret } from '../domain/credentials';
 import { interpretPushResponse } from '../domain/push-response';
@@ -39,7 +42,7 @@ import type { ActivityDeps } from '.';
 export const HEARTBEAT_EVERY_MS = 2_000;
 
 export function deliveryActivities({ orm, webhooks, encryptionKey, arena, publicUrl }: ActivityDeps) {
-  return {
+  const activities = {
     /**
      * Sends one push prompt. The session is marked `sending` before the request goes out, so a
      * retried attempt after a crash never sends it twice; only a request that provably never left
@@ -206,6 +209,29 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
         if (first.madeInactive) pushAgentsMadeInactive.inc();
       }
       return { status: recorded.status };
+    },
+  };
+  return {
+    ...activities,
+
+    /**
+     * A push delivery in one activity: sends the prompt, waits for the answer and records the
+     * outcome, so a delivery costs the engine one activity and no timer or second write. An owner's
+     * cancel is recorded by the workflow before it cancels this activity; what the request then
+     * returns is recorded as that cancel (the write is first-wins, so either way it is a no-op).
+     */
+    async deliverPush(input: {
+      sessionId: number;
+      kind: SessionKind;
+      deadlineSeconds: number;
+      deadlineAt: number;
+      answerWithinMs: number;
+    }): Promise<{ status: SessionStatus }> {
+      const { sessionId, kind, deadlineSeconds, deadlineAt, answerWithinMs } = input;
+      const answer = await activities.pushPrompt({ sessionId, deadlineAt, answerWithinMs });
+      const cancelled = Context.current().cancellationDetails?.cancelRequested === true;
+      const settlement: Settlement = cancelled ? { status: 'cancelled' } : answer;
+      return activities.recordOutcome({ sessionId, kind, deadlineSeconds, settlement });
     },
   };
 }

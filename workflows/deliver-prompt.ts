@@ -63,6 +63,12 @@ function writes(): Pick<Activities, 'queueWork' | 'recordOutcome'> {
  * it. Deliveries begun before keep the deadline from their start (the patch marker tells them apart).
  */
 const DEADLINE_FROM_PROMPT_LEFT_PATCH = 'deadline-from-prompt-left';
+/**
+ * A push delivery is one activity that sends, waits and records, with no workflow timer: three
+ * billable actions (start, activity, the outcome's search attribute) instead of five. Deliveries
+ * begun before send from one activity and record from another (the patch marker tells them apart).
+ */
+const PUSH_RECORDS_OUTCOME_PATCH = 'push-activity-records-outcome';
 /** How long past its own bounds the workflow waits for the push activity before it gives up on it. */
 const PUSH_BACKSTOP_GRACE_MS = 10_000;
 
@@ -113,6 +119,11 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
     },
   );
 
+  if (input.mode === 'push' && patched(PUSH_RECORDS_OUTCOME_PATCH)) {
+    const outcome = await pushAndRecord(input, deadlineMs, () => cancelRequested);
+    return finish(outcome);
+  }
+
   let settlement: Settlement;
   if (input.mode === 'push') {
     settlement = await push(input, deadlineMs, () => cancelRequested);
@@ -152,11 +163,76 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
     deadlineSeconds: input.deadlineSeconds,
     settlement,
   });
-  recorded = outcome.status;
-  upsertSearchAttributes([{ key: ArenaOutcome, value: outcome.status }]);
-  // Update handlers answer with the recorded status; let them reply before the workflow closes.
-  await condition(allHandlersFinished);
+  return finish(outcome);
+
+  async function finish(outcome: DeliveryOutcome): Promise<DeliveryOutcome> {
+    // Pull deliveries said why above; a push delivery only refuses a late cancel, as ended.
+    closedReason ??= refusals.ended;
+    recorded = outcome.status;
+    upsertSearchAttributes([{ key: ArenaOutcome, value: outcome.status }]);
+    // Update handlers answer with the recorded status; let them reply before the workflow closes.
+    await condition(allHandlersFinished);
+    return outcome;
+  }
+}
+
+/**
+ * A push delivery in one activity that sends, waits and records (`deliverPush`): no workflow timer
+ * (the activity's schedule-to-close bounds it) and no second write. Only the rare paths write from
+ * here: an owner's cancel (recorded before the request is aborted) and attempts that ran out.
+ */
+async function pushAndRecord(
+  input: DeliveryInput,
+  deadlineMs: number,
+  cancelled: () => boolean,
+): Promise<DeliveryOutcome> {
+  const answerWithinMs = input.deadlineSeconds * 1000;
+  const { deliverPush } = proxyActivities<Activities>(
+    pushActivityOptions(deadlineMs + answerWithinMs + PUSH_BACKSTOP_GRACE_MS),
+  );
+  let done: DeliveryOutcome | undefined;
+  let failed = false;
+  const scope = new CancellationScope();
+  scope
+    .run(() =>
+      deliverPush({
+        sessionId: input.sessionId,
+        kind: input.kind,
+        deadlineSeconds: input.deadlineSeconds,
+        deadlineAt: Date.now() + deadlineMs,
+        answerWithinMs,
+      }),
+    )
+    .then(
+      (outcome) => {
+        done = outcome;
+      },
+      (err: unknown) => {
+        if (!isCancellation(err)) failed = true;
+      },
+    );
+  await condition(() => done !== undefined || failed || cancelled());
+  if (done) return done;
+  const settlement: Settlement = failed ? { status: 'deadline' } : { status: 'cancelled' };
+  const outcome = await local.recordOutcome({
+    sessionId: input.sessionId,
+    kind: input.kind,
+    deadlineSeconds: input.deadlineSeconds,
+    settlement,
+  });
+  // Only now is the open request aborted: the cancel is recorded first, so the activity's own write finds it.
+  scope.cancel();
   return outcome;
+}
+
+function pushActivityOptions(boundMs: number) {
+  return {
+    // The bound covers every attempt. A request that never left is tried again; an attempt lost
+    // with its worker (no heartbeat) is retried too, and the retry records it without sending again.
+    scheduleToCloseTimeout: boundMs,
+    heartbeatTimeout: '10 seconds',
+    retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
+  } as const;
 }
 
 async function push(input: DeliveryInput, deadlineMs: number, cancelled: () => boolean): Promise<Settlement> {
@@ -165,13 +241,7 @@ async function push(input: DeliveryInput, deadlineMs: number, cancelled: () => b
   // The prompt may leave until the deadline (counted from the start); then the agent has its whole
   // deadline, which the activity's request keeps. The workflow's bound only stops a lost activity.
   const boundMs = fromPromptLeft ? deadlineMs + answerWithinMs + PUSH_BACKSTOP_GRACE_MS : deadlineMs;
-  const { pushPrompt } = proxyActivities<Activities>({
-    // The bound covers every attempt. A request that never left is tried again; an attempt lost
-    // with its worker (no heartbeat) is retried too, and the retry records it without sending again.
-    scheduleToCloseTimeout: boundMs,
-    heartbeatTimeout: '10 seconds',
-    retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
-  });
+  const { pushPrompt } = proxyActivities<Activities>(pushActivityOptions(boundMs));
   let answer: Settlement | undefined;
   const deadlineAt = Date.now() + deadlineMs;
   const scope = new CancellationScope();

@@ -9,8 +9,10 @@
  * - each timer started, signal received, update accepted, search-attribute upsert, child workflow
  *   and external signal or cancel requested.
  *
- * Not counted: workflow tasks, completions, patch markers (`patched()`), and what a history does
- * not show (activity heartbeats, queries, rejected updates). Pure, so the unit tests pin it down.
+ * Not counted: workflow tasks, completions, patch markers (`patched()`) and the `TemporalChangeVersion`
+ * upsert the SDK makes with each (Temporal Cloud exempts it from action counting), and what a
+ * history does not show (activity heartbeats, queries, rejected updates). Pure, so the unit tests
+ * pin it down.
  */
 
 /** The part of a history event the count reads (proto JSON or the client's decoded form). */
@@ -18,6 +20,9 @@ export interface HistoryEventLike {
   eventType?: string | number | null;
   markerRecordedEventAttributes?: { markerName?: string | null } | null;
   activityTaskStartedEventAttributes?: { attempt?: number | null } | null;
+  upsertWorkflowSearchAttributesEventAttributes?: {
+    searchAttributes?: { indexedFields?: Record<string, unknown> | null } | null;
+  } | null;
 }
 
 export interface ExecutionCost {
@@ -41,6 +46,14 @@ const ONE_ACTION: Record<string, string> = {
 };
 
 const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+/** The search attribute the SDK keeps a workflow's patches in; its upserts are not billed. */
+const CHANGE_VERSION = 'TemporalChangeVersion';
+
+/** An upsert of only the patches' attribute, which the SDK adds after each new `patched()` call. */
+function isChangeVersionUpsert(event: HistoryEventLike): boolean {
+  const keys = Object.keys(event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {});
+  return keys.length > 0 && keys.every((key) => key === CHANGE_VERSION);
+}
 
 /** EVENT_TYPE_TIMER_STARTED, TIMER_STARTED or the enum's number, as a name without the prefix. */
 function typeName(type: HistoryEventLike['eventType'], names: Record<number, string>): string {
@@ -59,7 +72,7 @@ export function executionCost(
     const type = typeName(event.eventType, enumNames);
     if (type === 'WORKFLOW_TASK_COMPLETED') localActivitiesInTask = false;
     const kind = ONE_ACTION[type];
-    if (kind) add(kind);
+    if (kind && !(type === 'UPSERT_WORKFLOW_SEARCH_ATTRIBUTES' && isChangeVersionUpsert(event))) add(kind);
     if (type === 'ACTIVITY_TASK_STARTED') {
       const retries = (event.activityTaskStartedEventAttributes?.attempt ?? 1) - 1;
       if (retries > 0) add('activity retry', retries);

@@ -2,9 +2,10 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/activity';
 import { createActivities } from '../../activities';
 import { WebhookClient } from '../../infra/webhook/client';
-import { answer, closedPortUrl, startAgentServer, type TestAgentServer } from '../support/agent-server';
+import { answer, closedPortUrl, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { register, startTestApp, type TestApp } from '../support/test-app';
 import { SandboxRuntime } from '../../infra/sandbox/runtime';
+import { waitFor } from '../support/wait';
 
 // The delivery activities on their own, in a mock activity context, against the real database and a real agent.
 let t: TestApp;
@@ -102,6 +103,43 @@ describe('pushPrompt', () => {
     expect((await run(() => activities.pushPrompt({ sessionId: id, deadlineAt: deadlineAt() }))).status).toBe(
       'answered',
     );
+  });
+});
+
+describe('deliverPush', () => {
+  const input = (sessionId: number) => ({
+    sessionId,
+    kind: 'sandbox' as const,
+    deadlineSeconds: 30,
+    deadlineAt: deadlineAt(),
+    answerWithinMs: 30_000,
+  });
+  const statusOf = async (id: number) =>
+    (
+      await sql<{ status: string; response: string | null }>(`select status, response from sessions where id = ?`, [id])
+    )[0];
+
+  it('sends the prompt and records the answer in one call; a retry sends nothing and returns what was recorded', async () => {
+    const id = await newSession();
+    expect(await run(() => activities.deliverPush(input(id)))).toEqual({ status: 'answered' });
+    expect(await statusOf(id)).toEqual({ status: 'answered', response: 'from the agent' });
+    expect(await run(() => activities.deliverPush(input(id)))).toEqual({ status: 'answered' });
+    expect(requestsFor(id)).toHaveLength(1);
+  });
+
+  it('records a cancel when the workflow cancels it mid-request, not the aborted request as an error', async () => {
+    const id = await newSession();
+    server.behave(hang);
+    try {
+      const env = new MockActivityEnvironment();
+      const delivered = env.run(() => activities.deliverPush(input(id)));
+      await waitFor(async () => requestsFor(id).length === 1);
+      env.cancel();
+      expect(await delivered).toEqual({ status: 'cancelled' });
+      expect(await statusOf(id)).toEqual({ status: 'cancelled', response: null });
+    } finally {
+      server.behave(answer(200, { response: 'from the agent' }));
+    }
   });
 });
 

@@ -11,18 +11,27 @@ const history = (name: string): HistoryEventLike[] =>
   ).events;
 
 describe('executionCost', () => {
-  it('counts a push delivery: start, activity, timer, local activities once per task, each upsert; not patch markers', () => {
+  it('counts a push delivery: start, its one activity, the outcome upsert; not the patch marker or its upsert', () => {
     expect(executionCost(history('push-answered'))).toEqual({
+      events: 14,
+      actions: 3,
+      byKind: { 'workflow started': 1, activity: 1, 'search attributes': 1 },
+    });
+  });
+
+  it('counts an older push delivery: a timer, local activities once per task, and each upsert but the patches', () => {
+    // Three upserts in its history: two of TemporalChangeVersion (one per patch), exempt from billing.
+    expect(executionCost(history('push-answered.v3'))).toEqual({
       events: 19,
-      actions: 7,
-      byKind: { 'workflow started': 1, activity: 1, timer: 1, 'search attributes': 3, 'local activities': 1 },
+      actions: 5,
+      byKind: { 'workflow started': 1, activity: 1, timer: 1, 'search attributes': 1, 'local activities': 1 },
     });
   });
 
   it('counts a pull delivery with its update, and two local activities in one task as one action', () => {
     expect(executionCost(history('pull-answered'))).toMatchObject({
       events: 17,
-      byKind: { 'workflow started': 1, timer: 1, update: 1, 'search attributes': 2, 'local activities': 2 },
+      byKind: { 'workflow started': 1, timer: 1, update: 1, 'search attributes': 1, 'local activities': 2 },
     });
     expect(executionCost(history('pull-expired')).byKind['local activities']).toBe(2);
   });

@@ -5,6 +5,7 @@ import { deliveryWorkflowId } from '../../workflows/contracts';
 import { answer, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { Client } from '@temporalio/client';
+import { waitFor } from '../support/wait';
 
 let t: TestApp;
 let client: Client;
@@ -450,10 +451,3 @@ describe('sandbox and feed errors', () => {
 });
 
 /** Awaits a condition on real state (the database, a server's log) rather than sleeping a fixed time. */
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -23,6 +23,7 @@ import { answer, hang, startAgentServer, type TestAgentServer } from '../support
 import { historyToJson } from '../../infra/temporal/history-json';
 import { codingWork, stepOf } from '../sandbox/coding-support';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+import { waitFor } from '../support/wait';
 
 const HISTORIES_DIR = __dirname;
 const IDENTITY = 'arena-history-recorder';
@@ -231,10 +232,3 @@ function scrubIdentities(value: unknown): unknown {
   return value;
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -139,7 +139,8 @@ describe('worker process', () => {
       expect(recorded.length).toBeGreaterThanOrEqual(6);
       expect(recorded[0]).toMatchObject({
         workflowId: expect.stringMatching(/^delivery-\d+$/),
-        activityType: 'recordOutcome',
+        // A push delivery is sent and recorded by one activity.
+        activityType: 'deliverPush',
         status: 'answered',
         kind: 'gym',
       });

@@ -21,6 +21,11 @@ const SCENARIOS = [
   'push-answered',
   'push-cancelled',
   'push-deadline',
+  // Recorded while a push delivery sent from one activity and recorded from a local activity, with a
+  // timer (before the push-activity-records-outcome patch).
+  'push-answered.v3',
+  'push-cancelled.v3',
+  'push-deadline.v3',
   // Recorded while the deadline counted from the start of the workflow (before the deadline-from-prompt-left patch).
   'pull-expired.v2',
   'push-answered.v2',
