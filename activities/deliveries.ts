@@ -40,6 +40,12 @@ import type { ActivityDeps } from '.';
 
 /** How often the push activity heartbeats; the workflow's heartbeat timeout is a few times this. */
 export const HEARTBEAT_EVERY_MS = 2_000;
+/**
+ * What the agent gets on top of its deadline, counted from the moment the request was handed to the
+ * socket: the time the prompt takes to arrive. Without it an agent that never answers was recorded
+ * up to 3 ms before its deadline had passed since the prompt reached it (bench, loopback).
+ */
+export const ARRIVAL_GRACE_MS = 50;
 
 export function deliveryActivities({ orm, webhooks, encryptionKey, arena, publicUrl }: ActivityDeps) {
   const activities = {
@@ -99,7 +105,8 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
           // A redelivery carries the original's id, so an agent that de-duplicates by it sees the same delivery.
           deliveryId: sessionPublicId(claimed.kind, claimed.redelivery_of_id ?? claimed.id),
           sendWithinMs: Math.max(1, deadlineAt - Date.now()),
-          timeoutMs: answerWithinMs ?? Math.max(1, deadlineAt - Date.now()),
+          timeoutMs:
+            answerWithinMs === undefined ? Math.max(1, deadlineAt - Date.now()) : answerWithinMs + ARRIVAL_GRACE_MS,
           signal: context.cancellationSignal,
         })
         .finally(() => clearInterval(beat));

@@ -1,6 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/activity';
 import { createActivities } from '../../activities';
+import { ARRIVAL_GRACE_MS } from '../../activities/deliveries';
 import { WebhookClient } from '../../infra/webhook/client';
 import { answer, closedPortUrl, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { register, startTestApp, type TestApp } from '../support/test-app';
@@ -125,6 +126,35 @@ describe('deliverPush', () => {
     expect(await statusOf(id)).toEqual({ status: 'answered', response: 'from the agent' });
     expect(await run(() => activities.deliverPush(input(id)))).toEqual({ status: 'answered' });
     expect(requestsFor(id)).toHaveLength(1);
+  });
+
+  it('gives the request the deadline plus the time the prompt takes to arrive', async () => {
+    const requests: { timeoutMs: number }[] = [];
+    const recording = {
+      post: (req: { timeoutMs: number }) => {
+        requests.push(req);
+        const now = Date.now();
+        return Promise.resolve({
+          kind: 'response',
+          status: 200,
+          body: '{"response":"ok"}',
+          sentAt: now,
+          receivedAt: now,
+        });
+      },
+    } as unknown as WebhookClient;
+    const withRecording = createActivities({
+      orm: t.orm,
+      webhooks: recording,
+      encryptionKey: t.config.encryptionKey,
+      arena: t.config.arena,
+      publicUrl: t.config.publicUrl,
+      sandbox: new SandboxRuntime(t.config.sandbox, 'no-coding-sessions-here'),
+    });
+    const id = await newSession();
+    expect(await run(() => withRecording.deliverPush(input(id)))).toEqual({ status: 'answered' });
+    expect(requests.map((r) => r.timeoutMs)).toEqual([30_000 + ARRIVAL_GRACE_MS]);
+    expect(ARRIVAL_GRACE_MS).toBeGreaterThan(0);
   });
 
   it('records a cancel when the workflow cancels it mid-request, not the aborted request as an error', async () => {
