@@ -85,6 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     taskQueue: config.taskQueue,
     gymRetrySeconds: config.gymRetrySeconds,
     callTimeoutMs: deps.workflowCallTimeoutMs ?? 10_000,
+    eagerStart: deps.eagerStart ?? false,
   };
   const notifier = new WorkNotifier(deps.orm.config.get('clientUrl')!, app.log);
   await notifier.start();

@@ -1,7 +1,7 @@
 /** What the API needs from the outside world, built once by the server (or a test) and injected. */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { DestinationStream } from 'pino';
-import type { Connection } from '@temporalio/client';
+import type { ConnectionLike } from '@temporalio/client';
 import type { Config } from '../infra/config';
 import type { WebhookClient } from '../infra/webhook/client';
 import type { OpenidClientLoader } from './web/auth/oidc-client';
@@ -9,7 +9,12 @@ import type { OpenidClientLoader } from './web/auth/oidc-client';
 export interface AppDeps {
   config: Config & { encryptionKey: Buffer };
   orm: MikroORM;
-  temporal: Connection;
+  temporal: ConnectionLike;
+  /**
+   * `temporal` is the connection of a worker in this process (the embedded stack): deliveries and
+   * votes are started eagerly, their first workflow task handed to that worker in the start's reply.
+   */
+  eagerStart?: boolean;
   webhooks: WebhookClient;
   /** Ping timeout; tests shorten it. */
   pingTimeoutMs?: number;

@@ -1,7 +1,7 @@
 /** The API process (`npm run api`): builds the real dependencies, listens, and closes gracefully. */
 import type { Server } from 'node:http';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { Connection } from '@temporalio/client';
+import { Connection, type ConnectionLike } from '@temporalio/client';
 import {
   ConfigError,
   loadConfig,
@@ -27,16 +27,21 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-export async function startApi(config: RuntimeConfig): Promise<RunningApi> {
+/**
+ * Starts the API. Given `workerConnection`, the connection of a worker in this process (the embedded
+ * stack), it starts workflows on it, eagerly, and leaves closing it to the worker.
+ */
+export async function startApi(config: RuntimeConfig, workerConnection?: ConnectionLike): Promise<RunningApi> {
   const orm = await MikroORM.init(ormConfig(config.databaseUrl));
-  const temporal = await Connection.connect(temporalConnectionOptions(config));
+  const temporal = workerConnection ?? (await Connection.connect(temporalConnectionOptions(config)));
+  const closeTemporal = () => (workerConnection ? Promise.resolve() : temporal.close());
   const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks });
-  const app = await buildApp({ config, orm, temporal, webhooks });
+  const app = await buildApp({ config, orm, temporal, webhooks, eagerStart: workerConnection !== undefined });
   limitConnections(app.server, config.limits.maxConnections);
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
-    await Promise.allSettled([app.close(), orm.close(), temporal.close(), webhooks.close()]);
+    await Promise.allSettled([app.close(), orm.close(), closeTemporal(), webhooks.close()]);
     throw err;
   }
   const address = app.server.address();
@@ -46,7 +51,7 @@ export async function startApi(config: RuntimeConfig): Promise<RunningApi> {
     async close() {
       // Stop accepting and finish in-flight requests first, then release what they used.
       await app.close();
-      await Promise.allSettled([orm.close(), temporal.close(), webhooks.close()]);
+      await Promise.allSettled([orm.close(), closeTemporal(), webhooks.close()]);
     },
   };
 }

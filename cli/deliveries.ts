@@ -66,7 +66,13 @@ export async function listDeliveriesCommand(
 }
 
 export function workflowDeps(client: Client, config: Config): WorkflowDeps {
-  return { client, taskQueue: config.taskQueue, gymRetrySeconds: config.gymRetrySeconds, callTimeoutMs: 10_000 };
+  return {
+    client,
+    taskQueue: config.taskQueue,
+    gymRetrySeconds: config.gymRetrySeconds,
+    callTimeoutMs: 10_000,
+    eagerStart: false,
+  };
 }
 
 /** One delivery by its session id, or every one the filters find (failed unless --outcome says otherwise). */

@@ -142,7 +142,8 @@ async function startStack(config: Config): Promise<{ runtime: RuntimeConfig; api
   started.worker = { name: 'worker', stop: () => worker.close() };
   checkpoint();
   say('starting the API');
-  const api = await startApi(runtime);
+  // On the worker's connection: new workflows' first tasks come back with the start, to this worker.
+  const api = await startApi(runtime, worker.connection);
   started.api = { name: 'API', stop: () => api.close() };
   checkpoint();
   return { runtime, apiUrl: api.url, temporalUiUrl: temporalServer.uiUrl };

@@ -39,6 +39,11 @@ export interface WorkflowDeps {
   gymRetrySeconds: number;
   /** Bound on a call that starts or cancels a workflow, so an unreachable Temporal answers 503 instead of hanging. */
   callTimeoutMs: number;
+  /**
+   * Ask the server to hand each new workflow's first task straight back to a worker in this process
+   * (only when `client` runs on that worker's connection: the embedded stack).
+   */
+  eagerStart: boolean;
 }
 
 /** A result waits until it is recorded, which needs a worker: give it longer than a start. */
@@ -53,6 +58,7 @@ export async function startDelivery(deps: WorkflowDeps, input: DeliveryInput): P
     deps.client.workflow.start(deliverPrompt, {
       ...deliveryStartOptions(input),
       taskQueue: deps.taskQueue,
+      requestEagerStart: deps.eagerStart,
       args: [input],
     }),
   );
@@ -76,6 +82,7 @@ export async function startGym(deps: WorkflowDeps, agentId: number, attempt: num
       .start(runGym, {
         workflowId: gymWorkflowId(agentId, attempt),
         taskQueue: deps.taskQueue,
+        requestEagerStart: deps.eagerStart,
         args: [{ agentId, attempt, retrySeconds: deps.gymRetrySeconds }],
         staticSummary: `gym of agent ${agentId}, attempt ${attempt}`,
       })
@@ -134,6 +141,7 @@ export async function castVote(deps: WorkflowDeps, battleId: number, winner: Ver
       deps.client.workflow.start(recordVote, {
         workflowId: voteWorkflowId(battleId),
         taskQueue: deps.taskQueue,
+        requestEagerStart: deps.eagerStart,
         args: [{ battleId, winner }],
         staticSummary: `vote on battle ${battleId}: ${winner}`,
         // A closed vote workflow keeps its id: a battle can never be voted twice.
@@ -152,6 +160,7 @@ export async function startLiveBattle(deps: WorkflowDeps, input: LiveBattleInput
     deps.client.workflow.start(liveBattle, {
       workflowId: liveBattleWorkflowId(input.battleId),
       taskQueue: deps.taskQueue,
+      requestEagerStart: deps.eagerStart,
       args: [input],
       staticSummary: `live battle ${input.battleId}: agents ${input.deliveries[0].agentId} and ${input.deliveries[1].agentId}`,
     }),
@@ -164,6 +173,7 @@ export async function startCodingSessionWorkflow(deps: WorkflowDeps, input: Codi
       ...deliveryStartOptions(input),
       staticSummary: `${deliveryStartOptions(input).staticSummary} · task ${input.taskId}`,
       taskQueue: deps.taskQueue,
+      requestEagerStart: deps.eagerStart,
       args: [input],
     }),
   );

@@ -23,6 +23,8 @@ import type { HostResolver } from '../infra/webhook/guarded-lookup';
 const SHUTDOWN_GRACE = '20 seconds';
 
 export interface RunningWorker {
+  /** The workers' connection: an API in the same process starts workflows on it, eagerly. Closed by `close()`. */
+  connection: NativeConnection;
   close(): Promise<void>;
   /** Settles when the worker stops: resolves after a shutdown, rejects with the error that stopped it on its own. */
   stopped: Promise<void>;
@@ -82,6 +84,7 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
     const running = Promise.all([worker.run(), sandboxWorker.run()]).then(() => undefined);
     const conn = connection;
     return {
+      connection: conn,
       stopped: running,
       async close() {
         // The workers may already have stopped on their own (a fatal error); closing stays safe.

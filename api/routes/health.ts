@@ -1,6 +1,6 @@
 /** GET /health: 200 when the database and Temporal answer, 503 naming the part that does not. */
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Connection } from '@temporalio/client';
+import type { ConnectionLike } from '@temporalio/client';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { pingDatabase } from '../../infra/db/repositories/sql';
@@ -17,7 +17,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export const healthRoutes: FastifyPluginAsyncZod<{ orm: MikroORM; temporal: Connection }> = async (
+export const healthRoutes: FastifyPluginAsyncZod<{ orm: MikroORM; temporal: ConnectionLike }> = async (
   app,
   { orm, temporal },
 ) => {

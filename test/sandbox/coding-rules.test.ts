@@ -173,6 +173,7 @@ describe('the end of a coding session', () => {
       taskQueue: t.config.taskQueue,
       gymRetrySeconds: 1,
       callTimeoutMs: 10_000,
+      eagerStart: false,
     };
     const again = await redeliver(t.orm.em.fork(), workflows, work.work_id);
     expect(again.redelivery_of).toBe(work.work_id);
