@@ -31,6 +31,7 @@ interface Options {
   out: string;
   profile?: boolean;
   keep?: boolean;
+  embedded?: boolean;
   note?: string;
 }
 
@@ -64,11 +65,17 @@ async function main(): Promise<void> {
       "profile the API, the worker and the Temporal server during the arena's push stages (slows them down: for finding where the time goes, not for the figures)",
     )
     .option('--keep', 'keep the temporary data folder (server and process logs) after the run')
+    .option(
+      '--embedded',
+      'run the API in the worker process on its connection, as npm start does (eager workflow start); not with the pull figure, which restarts the API',
+    )
     .option('--note <text>', 'a sentence for the report, e.g. what else ran on the machine');
   program.parse();
   const opts = program.opts<Options>();
   const profile: BenchProfile = opts.quick ? QUICK : FULL;
   const only = new Set<FigureName>(opts.only ?? FIGURES);
+  if (opts.embedded && only.has('pull'))
+    program.error('--embedded cannot run the pull figure (it restarts the API alone); add --only');
   const started = new Date();
   const [loadBefore = 0] = os.loadavg();
   const progress = createProgress();
@@ -77,6 +84,7 @@ async function main(): Promise<void> {
   const stack = await startStack({
     log: (line) => progress.log(line),
     keepDir: opts.keep,
+    embedded: opts.embedded,
     nodeArgs: opts.profile ? ['--inspect=127.0.0.1:0'] : undefined,
   });
   const results: BenchResults = { run: undefined as unknown as BenchResults['run'], figures: [] };
@@ -164,7 +172,13 @@ async function main(): Promise<void> {
       loadBefore,
       loadAfter: os.loadavg()[0] ?? 0,
     },
-    note: opts.note,
+    note:
+      [
+        opts.embedded ? 'Embedded: the API ran in the worker process, on its connection (eager workflow start).' : '',
+        opts.note ?? '',
+      ]
+        .filter(Boolean)
+        .join(' ') || undefined,
   };
   const written = await writeResults(opts.out, results);
   console.log(`\n${figuresText(results.figures)}\n`);

@@ -47,6 +47,8 @@ export interface StackOptions {
   /** Extra node flags for the API and worker processes (profiling). */
   nodeArgs?: string[];
   keepDir?: boolean;
+  /** The API in the worker's process on its connection, as `npm start` runs them (eager workflow start). */
+  embedded?: boolean;
 }
 
 /**
@@ -155,6 +157,7 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
       ARENA_PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
       ARENA_DATA_DIR: dir,
       BENCH_WORKFLOW_BUNDLE: arenaBundle,
+      ...(opts.embedded ? { BENCH_EMBEDDED_API: '1' } : {}),
     };
     const apiUrl = `http://127.0.0.1:${apiPort}`;
 
@@ -188,9 +191,14 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
       );
       return child;
     };
-    let api = await startApiChild();
-    stops.push(() => api.stop(30_000));
-    await worker.message((m): m is { ready: true } => typeof m === 'object' && m !== null && 'ready' in m, 120_000);
+    const workerReady = () =>
+      worker.message((m): m is { ready: true } => typeof m === 'object' && m !== null && 'ready' in m, 120_000);
+    // Embedded, the worker's process is the API's: it is ready once the worker says so.
+    let api = opts.embedded ? (await workerReady(), worker) : await startApiChild();
+    if (!opts.embedded) {
+      stops.push(() => api.stop(30_000));
+      await workerReady();
+    }
 
     const clusterDir = path.join(dir, 'postgres');
     const temporalDb = path.join(dir, 'temporal', 'temporal.db');
@@ -208,7 +216,10 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
       worker,
       env,
       pids() {
-        const out: Record<string, number> = { api: api.pid, worker: worker.pid };
+        // Embedded, one process is both: its CPU is counted once, as the worker's.
+        const out: Record<string, number> = opts.embedded
+          ? { worker: worker.pid }
+          : { api: api.pid, worker: worker.pid };
         const pgPid = findPid(clusterDir);
         const temporalPid = findPid(temporalDb);
         if (pgPid) out.postgres = pgPid;
@@ -216,6 +227,8 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
         return out;
       },
       async restartApi() {
+        if (opts.embedded)
+          throw new Error('the API shares the worker process in --embedded runs; it cannot restart alone');
         await api.stop(30_000);
         api = await startApiChild();
       },

@@ -1,7 +1,12 @@
-/** The arena worker as the bench runs it: the real startWorker with a pre-built bundle and no schedules, in its own process. */
+/**
+ * The arena worker as the bench runs it: the real startWorker with a pre-built bundle and no
+ * schedules, in its own process. With BENCH_EMBEDDED_API=1 the API runs here too, on the worker's
+ * connection, as `npm start` runs them (eager workflow start).
+ */
 import { loadConfig, requireRuntime } from '../../infra/config';
 import { installWorkerRuntime } from '../../worker/runtime';
 import { startWorker } from '../../worker/main';
+import { startApi } from '../../api/server';
 
 async function main(): Promise<void> {
   const config = requireRuntime(loadConfig(), ['database', 'temporal', 'key']);
@@ -12,12 +17,15 @@ async function main(): Promise<void> {
     schedules: false,
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
   });
+  const api = process.env.BENCH_EMBEDDED_API === '1' ? await startApi(config, worker.connection) : undefined;
   process.send?.({ ready: true });
   const stop = () => {
-    worker.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    (api?.close() ?? Promise.resolve())
+      .then(() => worker.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
