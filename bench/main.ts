@@ -32,6 +32,7 @@ interface Options {
   profile?: boolean;
   keep?: boolean;
   embedded?: boolean;
+  apiNodeArgs?: string;
   note?: string;
 }
 
@@ -69,6 +70,10 @@ async function main(): Promise<void> {
       '--embedded',
       'run the API in the worker process on its connection, as npm start does (eager workflow start); not with the pull figure, which restarts the API',
     )
+    .option(
+      '--api-node-args <flags>',
+      'extra node flags for the API process alone, e.g. "--max-semi-space-size=2" (trying V8 settings)',
+    )
     .option('--note <text>', 'a sentence for the report, e.g. what else ran on the machine');
   program.parse();
   const opts = program.opts<Options>();
@@ -85,6 +90,7 @@ async function main(): Promise<void> {
     log: (line) => progress.log(line),
     keepDir: opts.keep,
     embedded: opts.embedded,
+    apiNodeArgs: opts.apiNodeArgs?.split(/\s+/).filter(Boolean),
     nodeArgs: opts.profile ? ['--inspect=127.0.0.1:0'] : undefined,
   });
   const results: BenchResults = { run: undefined as unknown as BenchResults['run'], figures: [] };
@@ -175,6 +181,7 @@ async function main(): Promise<void> {
     note:
       [
         opts.embedded ? 'Embedded: the API ran in the worker process, on its connection (eager workflow start).' : '',
+        opts.apiNodeArgs ? `The API ran with node ${opts.apiNodeArgs}.` : '',
         opts.note ?? '',
       ]
         .filter(Boolean)

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../infra/ports';
 import { loadTaskCatalogue } from '../infra/sandbox/task-catalogue';
+import { apiNodeArgs } from '../bench/stack/api-command';
 import { ApiProcess, apiEnv } from './support/api-process';
 import { BUILD_TIMEOUT_MS, ensureBuilt, REPO } from './support/build';
 import { register, startTestApp, type TestApp } from './support/test-app';
@@ -29,7 +30,8 @@ it('runs the arena bin and the migrations from dist/', async () => {
 }, 120_000);
 
 it('serves the API, the website and the guides, and runs the worker, from dist/', async () => {
-  const api = new ApiProcess(apiEnv(t, await freePort()), ['dist/api/server.js']);
+  // Node's arguments exactly as `npm run api` gives them (its V8 flags included).
+  const api = new ApiProcess(apiEnv(t, await freePort()), apiNodeArgs());
   // The worker bundles the workflows from dist/workflows at start.
   const worker = new WorkerProcess(workerEnv(t), ['dist/worker/main.js']);
   try {

@@ -29,6 +29,8 @@ export interface PullSide {
   startRssMb: number;
   /** Highest RSS sampled while the long-polls were idle. */
   idleRssMb: number;
+  /** The V8 heap at the end of the idle phase (what RSS holds for JavaScript), where the server reports it. */
+  idleHeapMb?: { used: number; total: number };
   /** Percent of one core while idle, the server process alone. */
   idleCpuPercent: number;
   /** CPU of every process while idle (PostgreSQL's share is the re-checks' queries). */
@@ -59,6 +61,8 @@ interface SideDriver {
   onWork: WorkHandler;
   /** Wakes the sampled agents at the profile's rate; resolves with wake latencies once every one was answered. */
   wake(agents: SeededAgent[]): Promise<{ latencies: number[]; split?: PullSide['wakeSplit'] }>;
+  /** The server's V8 heap, if it reports it. */
+  heap?(): Promise<PullSide['idleHeapMb']>;
 }
 
 async function measureSide(
@@ -101,6 +105,7 @@ async function measureSide(
       idleTask.update(s + 1);
     }
     const idleCpu = meter.stop().percent;
+    const idleHeapMb = await driver.heap?.();
     const idleCpuPercent = idleCpu[driver.name];
     if (idleCpuPercent === undefined) throw new Error(`the CPU meter has no figure for ${driver.name}`);
     idleTask.done();
@@ -112,6 +117,7 @@ async function measureSide(
     return {
       startRssMb: startRss / 2 ** 20,
       idleRssMb: idleRss / 2 ** 20,
+      ...(idleHeapMb ? { idleHeapMb } : {}),
       idleCpuPercent,
       idleCpu,
       openedInSeconds,
@@ -130,6 +136,15 @@ async function openLongPolls(apiUrl: string): Promise<number> {
   const text = await fetch(`${apiUrl}/metrics`).then((res) => res.text());
   const match = /^arena_long_polls_open (\d+)/m.exec(text);
   return match ? Number(match[1]) : 0;
+}
+
+/** The V8 heap's used and total size from the API's /metrics (prom-client's default process metrics). */
+async function apiHeap(apiUrl: string): Promise<PullSide['idleHeapMb']> {
+  const text = await fetch(`${apiUrl}/metrics`).then((res) => res.text());
+  const read = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? NaN) / 2 ** 20;
+  const used = read('nodejs_heap_size_used_bytes');
+  const total = read('nodejs_heap_size_total_bytes');
+  return Number.isFinite(used) && Number.isFinite(total) ? { used, total } : undefined;
 }
 
 function pickSample(agents: SeededAgent[], n: number): SeededAgent[] {
@@ -214,6 +229,7 @@ export async function runPullFigure(ctx: {
         headers: (id) => ({ 'x-arena-secret': secretOf.get(id)! }),
       },
       waiting: () => openLongPolls(stack.apiUrl),
+      heap: () => apiHeap(stack.apiUrl),
       async onWork(id, body, at) {
         const workId = (body as { work_id: string }).work_id;
         received.set(workId, at);

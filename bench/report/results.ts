@@ -225,6 +225,7 @@ export function resultsMarkdown(results: BenchResults, chartFiles: string[]): st
           '',
           'RSS at start MB',
           'RSS idle MB',
+          'V8 heap used / total MB (idle)',
           'CPU idle (% of a core)',
           'opened in s',
           'wake p50 ms',
@@ -239,14 +240,9 @@ export function resultsMarkdown(results: BenchResults, chartFiles: string[]): st
           ] as const
         ).map(([name, side]) => [
           name,
-          ...[
-            side.startRssMb,
-            side.idleRssMb,
-            side.idleCpuPercent,
-            side.openedInSeconds,
-            side.wake.p50,
-            side.wake.p99,
-          ].map(formatNumber),
+          ...[side.startRssMb, side.idleRssMb].map(formatNumber),
+          side.idleHeapMb ? `${formatNumber(side.idleHeapMb.used)} / ${formatNumber(side.idleHeapMb.total)}` : '',
+          ...[side.idleCpuPercent, side.openedInSeconds, side.wake.p50, side.wake.p99].map(formatNumber),
           String(side.errors),
           cpuCell(side.idleCpu),
         ]),

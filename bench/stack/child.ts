@@ -26,6 +26,8 @@ export interface ChildOptions {
   ipc?: boolean;
   /** Extra node flags, e.g. --cpu-prof. */
   nodeArgs?: string[];
+  /** `script` is built JavaScript (under dist/), run without tsx, as production runs it. */
+  compiled?: boolean;
 }
 
 const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((p) => process.platform === 'linux' && fs.existsSync(p));
@@ -34,7 +36,11 @@ export function startChild(opts: ChildOptions): BenchChild {
   const fd = fs.openSync(opts.logFile, 'a');
   // node --import tsx runs the file in this very process (the tsx CLI would put a wrapper process
   // in between), so the pid is the one whose memory and CPU we read.
-  const nodeArgs = [...(opts.nodeArgs ?? []), '--import', 'tsx', path.join(REPO, opts.script)];
+  const nodeArgs = [
+    ...(opts.nodeArgs ?? []),
+    ...(opts.compiled ? [] : ['--import', 'tsx']),
+    path.join(REPO, opts.script),
+  ];
   // --pdeathsig: the kernel kills the child when the bench dies, even by SIGKILL.
   const [command, args] = SETPRIV
     ? [SETPRIV, ['--pdeathsig', 'SIGKILL', '--', process.execPath, ...nodeArgs]]

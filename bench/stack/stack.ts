@@ -1,7 +1,8 @@
 /**
  * The stack under test, brought up from nothing in a temporary folder: embedded PostgreSQL and a
  * Temporal dev server on free ports (the same code as `npm start`), the migrated database, and the
- * worker and the API as separate processes, so their memory and CPU are their own.
+ * worker and the API as separate processes, so their memory and CPU are their own. The API runs
+ * from the build (`dist/`), as in production; the worker from the sources, through tsx.
  */
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -17,6 +18,7 @@ import { startTemporalDevServer } from '../../infra/embedded/temporal-server';
 import { freePort } from '../../infra/ports';
 import { waitFor } from '../lib/clock';
 import { findPid } from '../lib/proc';
+import { apiNodeArgs } from './api-command';
 import { REPO, startChild, type BenchChild } from './child';
 
 export interface BenchStack {
@@ -46,6 +48,8 @@ export interface StackOptions {
   log: (line: string) => void;
   /** Extra node flags for the API and worker processes (profiling). */
   nodeArgs?: string[];
+  /** Extra node flags for the API process alone (trying V8 settings). */
+  apiNodeArgs?: string[];
   keepDir?: boolean;
   /** The API in the worker's process on its connection, as `npm start` runs them (eager workflow start). */
   embedded?: boolean;
@@ -139,6 +143,10 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
     ]);
     const temporalCliPath = await cli;
     const temporalCliVersion = execFileSync(temporalCliPath, ['--version'], { encoding: 'utf8' }).trim();
+    if (!opts.embedded) {
+      opts.log('building the API (npm run build)');
+      execFileSync('npm', ['run', 'build'], { cwd: REPO, stdio: 'ignore' });
+    }
     opts.log('migrating the database');
     await migrateDatabase(pg.url);
 
@@ -172,12 +180,15 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
     });
     stops.push(() => worker.stop(30_000));
     const startApiChild = async (): Promise<BenchChild> => {
+      // The built API with the flags `npm run api` gives Node, as production runs it (tsx would add its compiler's memory).
+      const [script, ...npmFlags] = apiNodeArgs().reverse();
       const child = startChild({
         name: 'api',
-        script: 'api/server.ts',
+        script: script!,
+        compiled: true,
+        nodeArgs: [...(opts.nodeArgs ?? []), ...npmFlags.reverse(), ...(opts.apiNodeArgs ?? [])],
         env,
         logFile: logFile('api'),
-        nodeArgs: opts.nodeArgs,
       });
       await waitFor(
         async () => {
