@@ -99,8 +99,8 @@ export function summarizePush(arena: StageResult[], engine: StageResult[], bare:
       baselineName: '(b) engine: 1-activity workflow',
       baseline: round(engineThroughput),
       better: 'higher',
-      target: '>= 0.6x (b) and >= 300/s',
-      met: throughput / engineThroughput >= 0.6 && throughput >= 300,
+      target: '>= 0.9x (b)',
+      met: throughput / engineThroughput >= 0.9,
     }),
     figure({
       group,
@@ -113,10 +113,11 @@ export function summarizePush(arena: StageResult[], engine: StageResult[], bare:
     }),
   ];
   const note = `at ${reference}/s offered`;
+  // The target is a ratio to the engine's own start -> activity in the same run.
   for (const [pct, target] of [
-    ['p50', 20],
+    ['p50', 1.2],
     ['p95', undefined],
-    ['p99', 60],
+    ['p99', undefined],
   ] as const) {
     rows.push(
       figure({
@@ -127,7 +128,9 @@ export function summarizePush(arena: StageResult[], engine: StageResult[], bare:
         baselineName: '(b) start -> activity ran',
         baseline: round(b.overhead[pct]),
         better: 'lower',
-        ...(target === undefined ? {} : { target: `<= ${target} ms`, met: a.overhead[pct] <= target }),
+        ...(target === undefined
+          ? {}
+          : { target: `<= ${target}x (b)`, met: a.overhead[pct] <= target * b.overhead[pct] }),
         note,
       }),
     );
