@@ -1,10 +1,11 @@
 /**
  * deliverPrompt: one durable workflow per prompt delivery (`delivery-<session id>`).
- * Push: an activity makes the signed POST and waits for the answer until the deadline, counted
- * from the moment the POST was sent. Pull: an activity queues the work item, then the workflow
- * waits for the runner's result (the submitResult update) until the deadline, counted from the
- * moment the item was handed out (an item nobody takes expires at the deadline from the start).
- * Either way one activity records the outcome, exactly once.
+ * Push: one activity makes the signed POST, waits for the answer until the deadline, counted
+ * from the moment the POST was sent, and records the outcome. Pull: a local activity queues the
+ * work item, then the workflow waits for the runner's result (the submitResult update) until the
+ * deadline, counted from the moment the item was handed out (an item nobody takes expires at the
+ * deadline from the start), and a local activity records the outcome. The outcome is written
+ * once: a second write finds it and changes nothing.
  */
 import {
   allHandlersFinished,
@@ -69,7 +70,7 @@ const DEADLINE_FROM_PROMPT_LEFT_PATCH = 'deadline-from-prompt-left';
  * begun before send from one activity and record from another (the patch marker tells them apart).
  */
 const PUSH_RECORDS_OUTCOME_PATCH = 'push-activity-records-outcome';
-/** How long past its own bounds the workflow waits for the push activity before it gives up on it. */
+/** How long past the agent's deadline the push activity may still run (every attempt included) before it is given up on. */
 const PUSH_BACKSTOP_GRACE_MS = 10_000;
 
 /**
