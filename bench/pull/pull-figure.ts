@@ -11,14 +11,15 @@ import { sleep, waitFor } from '../lib/clock';
 import { startCpuMeter } from '../lib/cpu';
 import { paced } from '../lib/pacer';
 import { rssBytes } from '../lib/proc';
-import { round, summarize, type Summary } from '../lib/stats';
+import { summarize, type Summary } from '../lib/stats';
 import { freePort } from '../../infra/ports';
-import { figure, type FigureRow } from '../report/model';
+import type { FigureRow } from '../report/model';
 import type { Progress } from '../report/progress';
 import { startChild } from '../stack/child';
 import type { BenchStack } from '../stack/stack';
 import { BARE_CHANNEL } from './bare-channel';
 import { LongPolls, type LongPollTarget, type WorkHandler } from './long-polls';
+import { pullRows } from './pull-rows';
 import { seedPullAgents, type SeededAgent } from './seed-agents';
 
 /** Share of the long-polls that must be waiting in the server before it counts as holding them all. */
@@ -275,55 +276,7 @@ export async function runPullFigure(ctx: {
     ctx,
   );
 
-  const group = 'Pull';
-  const note = `${p.polls} idle long-polls`;
-  const baselineName = 'bare Node http + LISTEN/NOTIFY';
-  const rows: FigureRow[] = [
-    figure({
-      group,
-      name: 'API RSS while idle',
-      unit: 'MB',
-      value: round(arena.idleRssMb),
-      baselineName,
-      baseline: round(bare.idleRssMb),
-      better: 'lower',
-      target: '<= 250 MB',
-      met: arena.idleRssMb <= 250,
-      note,
-    }),
-    figure({
-      group,
-      name: 'API CPU while idle',
-      unit: '% of a core',
-      value: round(arena.idleCpuPercent),
-      baselineName,
-      baseline: round(bare.idleCpuPercent),
-      better: 'lower',
-      note,
-    }),
-    figure({
-      group,
-      name: 'wake latency p50',
-      unit: 'ms',
-      value: round(arena.wake.p50),
-      baselineName,
-      baseline: round(bare.wake.p50),
-      better: 'lower',
-      note: `${p.wakes} wakes at ${p.wakesPerSecond}/s`,
-    }),
-    figure({
-      group,
-      name: 'wake latency p99',
-      unit: 'ms',
-      value: round(arena.wake.p99),
-      baselineName,
-      baseline: round(bare.wake.p99),
-      better: 'lower',
-      target: '<= 3x bare',
-      met: arena.wake.p99 <= 3 * bare.wake.p99,
-      note: `${p.wakes} wakes at ${p.wakesPerSecond}/s`,
-    }),
-  ];
+  const rows = pullRows(p, arena, bare);
   progress.log(
     `pull: API ${arena.idleRssMb.toFixed(0)} MB, wake p99 ${arena.wake.p99.toFixed(1)} ms; bare ${bare.idleRssMb.toFixed(0)} MB, wake p99 ${bare.wake.p99.toFixed(1)} ms`,
   );
