@@ -177,6 +177,18 @@ test(
     // The operator CLI finds the embedded stack on its own, from the same environment.
     const deliveries = await runArena(['deliveries', '--json']);
     expect(deliveries).toEqual({ code: 0, stdout: '' });
+    // Workflows run: a pull agent's gym starts (eagerly, on the worker's connection) and queues its first prompt.
+    const created = await fetch(`http://127.0.0.1:${ports.api}/api/agents`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'embedded', mode: 'pull' }),
+    });
+    expect(created.status).toBe(201);
+    const agent = (await created.json()) as { id: number; webhook_secret: string };
+    const work = await fetch(`http://127.0.0.1:${ports.api}/api/agents/${agent.id}/work/next?wait=30`, {
+      headers: { 'x-arena-secret': agent.webhook_secret },
+    });
+    expect(work.status).toBe(200);
     await stopStack(first);
 
     const second = startStack('arena start');
