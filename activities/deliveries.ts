@@ -38,8 +38,12 @@ import { trackPushFailures } from './push-failures';
 import type { Settlement } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 
-/** How often the push activity heartbeats; the workflow's heartbeat timeout is a few times this. */
-export const HEARTBEAT_EVERY_MS = 2_000;
+/**
+ * How often the push activity heartbeats; the workflow's heartbeat timeout (10 s) is twice this.
+ * Each heartbeat that reaches the server is a billable action on Temporal Cloud (the SDK throttles
+ * them to one per 8 s after the first), so an agent that answers within 5 s costs none.
+ */
+export const HEARTBEAT_EVERY_MS = 5_000;
 /**
  * What the agent gets on top of its deadline, counted from the moment the request was handed to the
  * socket: the time the prompt takes to arrive. Without it an agent that never answers was recorded

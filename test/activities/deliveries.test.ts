@@ -1,7 +1,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/activity';
 import { createActivities } from '../../activities';
-import { ARRIVAL_GRACE_MS } from '../../activities/deliveries';
+import { ARRIVAL_GRACE_MS, HEARTBEAT_EVERY_MS } from '../../activities/deliveries';
 import { WebhookClient } from '../../infra/webhook/client';
 import { answer, closedPortUrl, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { register, startTestApp, type TestApp } from '../support/test-app';
@@ -155,6 +155,24 @@ describe('deliverPush', () => {
     expect(await run(() => withRecording.deliverPush(input(id)))).toEqual({ status: 'answered' });
     expect(requests.map((r) => r.timeoutMs)).toEqual([30_000 + ARRIVAL_GRACE_MS]);
     expect(ARRIVAL_GRACE_MS).toBeGreaterThan(0);
+  });
+
+  it('sends no heartbeat (a billable action) for an agent that answers within a few seconds', async () => {
+    const id = await newSession();
+    // Answers after 2.5 s: past the first heartbeat of a 2-second cadence, well before a 5-second one.
+    server.behave((_req, res) => {
+      setTimeout(() => answer(200, { response: 'after a while' })(_req, res), 2_500);
+    });
+    try {
+      const env = new MockActivityEnvironment();
+      let heartbeats = 0;
+      env.on('heartbeat', () => heartbeats++);
+      expect(await env.run(() => activities.deliverPush(input(id)))).toEqual({ status: 'answered' });
+      expect(heartbeats).toBe(0);
+      expect(HEARTBEAT_EVERY_MS).toBeLessThanOrEqual(5_000);
+    } finally {
+      server.behave(answer(200, { response: 'from the agent' }));
+    }
   });
 
   it('records a cancel when the workflow cancels it mid-request, not the aborted request as an error', async () => {
