@@ -52,25 +52,54 @@ describe('every response', () => {
   ])('carries the security headers: %s (%s)', async (_what, url) => {
     const res = await arena.t.app.inject({ method: 'GET', url });
     expect(res.statusCode).toBeLessThan(500);
-    const csp = directives(res.headers['content-security-policy']);
-    expect(csp.get('default-src')).toEqual(["'self'"]);
-    expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
-    expect(csp.get('object-src')).toEqual(["'none'"]);
-    expect(csp.get('base-uri')).toEqual(["'none'"]);
-    expect(csp.get('script-src')).toEqual(["'self'"]);
-    expect(csp.get('script-src-attr')).toEqual(["'none'"]);
-    for (const directive of ['script-src', 'style-src', 'default-src']) {
-      expect(csp.get(directive) ?? []).not.toContain("'unsafe-inline'");
-      expect(csp.get(directive) ?? []).not.toContain("'unsafe-eval'");
-    }
-    expect(res.headers['x-content-type-options']).toBe('nosniff');
-    expect(res.headers['x-frame-options']).toBe('DENY');
-    expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
-    // Plain http: no HSTS, and no upgrading of requests to an https nobody serves.
-    expect(res.headers['strict-transport-security']).toBeUndefined();
-    expect(csp.has('upgrade-insecure-requests')).toBe(false);
+    expectSecurityHeaders(res.headers);
+  });
+
+  it("carries them on a long-poll's answer and on its refusals", async () => {
+    const owner = arena.owners[0]!;
+    const created = await arena.t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: owner.auth,
+      payload: { name: 'headers-puller', mode: 'pull' },
+    });
+    const agent = created.json<{ id: number; webhook_secret: string }>();
+    const poll = (secret: string) =>
+      arena.t.app.inject({
+        method: 'GET',
+        url: `/api/agents/${agent.id}/work/next?wait=1`,
+        headers: { 'x-arena-secret': secret },
+      });
+    // Its gym's first prompt, or nothing within the second: either way an answer after the wait began.
+    const answered = await poll(agent.webhook_secret);
+    expect([200, 204]).toContain(answered.statusCode);
+    expectSecurityHeaders(answered.headers);
+    const refused = await poll('not-the-secret');
+    expect(refused.statusCode).toBe(403);
+    expectSecurityHeaders(refused.headers);
   });
 });
+
+/** The headers every response carries, over plain http. */
+function expectSecurityHeaders(headers: Record<string, string | string[] | number | undefined>): void {
+  const csp = directives(headers['content-security-policy']);
+  expect(csp.get('default-src')).toEqual(["'self'"]);
+  expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
+  expect(csp.get('object-src')).toEqual(["'none'"]);
+  expect(csp.get('base-uri')).toEqual(["'none'"]);
+  expect(csp.get('script-src')).toEqual(["'self'"]);
+  expect(csp.get('script-src-attr')).toEqual(["'none'"]);
+  for (const directive of ['script-src', 'style-src', 'default-src']) {
+    expect(csp.get(directive) ?? []).not.toContain("'unsafe-inline'");
+    expect(csp.get(directive) ?? []).not.toContain("'unsafe-eval'");
+  }
+  expect(headers['x-content-type-options']).toBe('nosniff');
+  expect(headers['x-frame-options']).toBe('DENY');
+  expect(headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
+  // Plain http: no HSTS, and no upgrading of requests to an https nobody serves.
+  expect(headers['strict-transport-security']).toBeUndefined();
+  expect(csp.has('upgrade-insecure-requests')).toBe(false);
+}
 
 it('asks browsers to keep to https for a year when the public address is https', async () => {
   const t = await startTestApp({ ARENA_PUBLIC_URL: 'https://arena.example' });
