@@ -42,6 +42,29 @@ const outcome = (publicId: string) =>
   client.workflow.getHandle(deliveryWorkflowId(Number(publicId.split('-')[1]))).result();
 const feed = async () => (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity` })).json();
 const sessionOf = async (publicId: string) => (await feed()).sessions.find((s: { id: string }) => s.id === publicId);
+/**
+ * Points the agent's webhook at a port nobody listens on while `run` runs; `listen` brings an agent up
+ * there. Afterwards that agent is closed and the webhook points at the usual agent again.
+ */
+async function withAgentOnLatePort(
+  run: (port: number, listen: (handler: http.RequestListener) => Promise<void>) => Promise<void>,
+): Promise<void> {
+  const port = await freePort();
+  const setWebhook = (url: string) =>
+    t.orm.em.getConnection().execute('update agents set webhook_url = ? where id = ?', [url, agent.id]);
+  await setWebhook(`http://127.0.0.1:${port}/hook`);
+  let server: http.Server | undefined;
+  try {
+    await run(port, async (handler) => {
+      server = http.createServer(handler);
+      await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+    });
+  } finally {
+    server?.closeAllConnections();
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    await setWebhook(agentServer.url);
+  }
+}
 const requestsFor = (publicId: string) =>
   agentServer.received.filter((r) => r.headers['x-arena-delivery'] === publicId);
 
@@ -133,13 +156,8 @@ describe('push deliveries', () => {
   });
 
   it('tries a refused connection again and delivers once the agent is up, within the deadline', async () => {
-    const port = await freePort();
-    await t.orm.em
-      .getConnection()
-      .execute('update agents set webhook_url = ? where id = ?', [`http://127.0.0.1:${port}/hook`, agent.id]);
     const received: string[] = [];
-    let server: http.Server | undefined;
-    try {
+    await withAgentOnLatePort(async (_port, listen) => {
       const { id } = (await sandbox({ prompt: 'are you there?', deadline_seconds: 30 })).json();
       const sessionId = Number(id.split('-')[1]);
       // The first attempt failed to connect once its cause is kept on the pending session.
@@ -147,7 +165,7 @@ describe('push deliveries', () => {
         const [row] = await t.orm.em.getConnection().execute('select error from sessions where id = ?', [sessionId]);
         return /refused/.test(row?.error ?? '');
       });
-      server = http.createServer((req, res) => {
+      await listen((req, res) => {
         let body = '';
         req.on('data', (c) => (body += c));
         req.on('end', () => {
@@ -156,32 +174,20 @@ describe('push deliveries', () => {
           res.end(JSON.stringify({ response: 'here now' }));
         });
       });
-      await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
       expect(await outcome(id)).toEqual({ status: 'answered' });
       expect(received).toHaveLength(1);
       expect(await sessionOf(id)).toMatchObject({ status: 'answered', response: 'here now', error: null });
-    } finally {
-      server?.closeAllConnections();
-      await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-      await t.orm.em
-        .getConnection()
-        .execute('update agents set webhook_url = ? where id = ?', [agentServer.url, agent.id]);
-    }
+    });
   });
 
   it('gives the agent its whole deadline from the moment the prompt left, however late that was', async () => {
-    const port = await freePort();
-    await t.orm.em
-      .getConnection()
-      .execute('update agents set webhook_url = ? where id = ?', [`http://127.0.0.1:${port}/hook`, agent.id]);
-    let server: http.Server | undefined;
     let arrivedAt = 0;
-    try {
+    await withAgentOnLatePort(async (_port, listen) => {
       const { id } = (await sandbox({ prompt: 'take your time', deadline_seconds: 3 })).json();
       const handle = client.workflow.getHandle(deliveryWorkflowId(Number(id.split('-')[1])));
       // The agent comes up after two refused attempts: the prompt leaves 1.5 s or more after the start.
       await waitFor(async () => ((await handle.describe()).raw.pendingActivities?.[0]?.attempt ?? 0) >= 3);
-      server = http.createServer((req, res) => {
+      await listen((req, res) => {
         arrivedAt = Date.now();
         req.resume();
         // Answers 2.5 s after the prompt arrived: within its 3 s, though 4 s or more after the start.
@@ -190,19 +196,12 @@ describe('push deliveries', () => {
           res.end(JSON.stringify({ response: 'in time' }));
         }, 2_500);
       });
-      await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
       expect(await outcome(id)).toEqual({ status: 'answered' });
       const session = await sessionOf(id);
       expect(session).toMatchObject({ status: 'answered', response: 'in time' });
       expect(session.latency_ms).toBeGreaterThanOrEqual(2_500);
       expect(arrivedAt - new Date(session.created_at).getTime()).toBeGreaterThan(1_000);
-    } finally {
-      server?.closeAllConnections();
-      await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-      await t.orm.em
-        .getConnection()
-        .execute('update agents set webhook_url = ? where id = ?', [agentServer.url, agent.id]);
-    }
+    });
   });
 
   it('records a missed deadline no earlier than the deadline after the prompt arrived', async () => {
@@ -326,11 +325,7 @@ describe('what the public sees of a failed delivery', () => {
   });
 
   it('keeps the address of a refused connection out of the public message of a missed deadline', async () => {
-    const port = await freePort();
-    await t.orm.em
-      .getConnection()
-      .execute('update agents set webhook_url = ? where id = ?', [`http://127.0.0.1:${port}/hook`, agent.id]);
-    try {
+    await withAgentOnLatePort(async (port) => {
       const { id } = (await sandbox({ prompt: 'nobody home', deadline_seconds: 2 })).json();
       expect(await outcome(id)).toEqual({ status: 'timeout' });
       expect((await sessionOf(id)).error).toBe(
@@ -342,11 +337,7 @@ describe('what the public sees of a failed delivery', () => {
       expect(owners.sessions.find((s: { id: string }) => s.id === id).error).toBe(
         `deadline exceeded (2 s); last attempt: connection refused by 127.0.0.1:${port}`,
       );
-    } finally {
-      await t.orm.em
-        .getConnection()
-        .execute('update agents set webhook_url = ? where id = ?', [agentServer.url, agent.id]);
-    }
+    });
   });
 
   it('refuses a feed request whose API key is not valid', async () => {

@@ -12,7 +12,7 @@ import {
   WALL_TIMEOUT_EXIT_CODE,
 } from '../../infra/sandbox/isolation';
 import { prepareWorkspace, removeWorkspace, type Workspace } from '../../infra/sandbox/workspaces';
-import { freshSessionId, processesOf, removeSandboxScratch, sandboxScratch } from './support';
+import { brokenBwrapTools, freshSessionId, processesOf, removeSandboxScratch, sandboxScratch } from './support';
 
 let settings: SandboxSettings;
 let workspace: Workspace;
@@ -207,15 +207,8 @@ describe('checkIsolation', () => {
   });
 
   it("passes on bubblewrap's own words when it cannot make a sandbox", async () => {
-    const tools = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-broken-bwrap-'));
+    const tools = await brokenBwrapTools();
     try {
-      await fs.chmod(tools, 0o755);
-      await fs.writeFile(
-        path.join(tools, 'bwrap'),
-        '#!/bin/sh\necho "bwrap: No permissions to create a new namespace" >&2\nexit 1\n',
-        { mode: 0o755 },
-      );
-      for (const tool of ['setpriv', 'prlimit']) await fs.symlink(`/usr/bin/${tool}`, path.join(tools, tool));
       await expect(
         probeIsolation({ uid: settings.uidBase, limits: settings.limits }, { toolDirs: [tools] }),
       ).resolves.toEqual({

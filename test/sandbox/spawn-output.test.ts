@@ -7,11 +7,9 @@
  * 200 ms here.
  */
 import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { SandboxSettings } from '../../infra/config';
 import { prepareWorkspace, removeWorkspace, type Workspace } from '../../infra/sandbox/workspaces';
-import { freshSessionId, removeSandboxScratch, sandboxScratch } from './support';
+import { brokenBwrapTools, freshSessionId, removeSandboxScratch, sandboxScratch } from './support';
 
 let settings: SandboxSettings;
 let workspace: Workspace;
@@ -26,47 +24,43 @@ afterAll(async () => {
 });
 
 it("keeps bubblewrap's words when it fails before the run has finished setting up", async () => {
-  const tools = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-broken-bwrap-'));
-  await fs.chmod(tools, 0o755);
-  await fs.writeFile(
-    path.join(tools, 'bwrap'),
-    '#!/bin/sh\necho "bwrap: No permissions to create a new namespace" >&2\nexit 1\n',
-    { mode: 0o755 },
-  );
-  for (const tool of ['setpriv', 'prlimit']) await fs.symlink(`/usr/bin/${tool}`, path.join(tools, tool));
-  await jest.isolateModulesAsync(async () => {
-    jest.doMock('../../infra/sandbox/inherited-descriptors', () => ({
-      inheritedDescriptors: () => Promise.resolve([200]),
-    }));
-    jest.doMock('node:fs/promises', () => {
-      const actual = jest.requireActual<typeof import('node:fs/promises')>('node:fs/promises');
-      const open: typeof actual.open = async (...args) => {
-        const handle = await actual.open(...args);
-        const close = handle.close.bind(handle);
-        handle.close = async () => {
-          await close();
-          await new Promise((resolve) => setTimeout(resolve, 200));
+  const tools = await brokenBwrapTools();
+  try {
+    await jest.isolateModulesAsync(async () => {
+      jest.doMock('../../infra/sandbox/inherited-descriptors', () => ({
+        inheritedDescriptors: () => Promise.resolve([200]),
+      }));
+      jest.doMock('node:fs/promises', () => {
+        const actual = jest.requireActual<typeof import('node:fs/promises')>('node:fs/promises');
+        const open: typeof actual.open = async (...args) => {
+          const handle = await actual.open(...args);
+          const close = handle.close.bind(handle);
+          handle.close = async () => {
+            await close();
+            await new Promise((resolve) => setTimeout(resolve, 200));
+          };
+          return handle;
         };
-        return handle;
-      };
-      return { __esModule: true, ...actual, open, default: { ...actual, open } };
+        return { __esModule: true, ...actual, open, default: { ...actual, open } };
+      });
+      const { probeIsolation, runIsolated } = await import('../../infra/sandbox/isolation');
+      await expect(
+        probeIsolation({ uid: workspace.uid, limits: settings.limits }, { toolDirs: [tools] }),
+      ).resolves.toEqual({
+        ok: false,
+        reason:
+          'isolation unavailable: bwrap could not start a sandbox (bwrap: No permissions to create a new namespace)',
+      });
+      // A real sandbox, with the same slow set-up, runs as ever.
+      const result = await runIsolated({
+        workspace,
+        command: 'echo out; echo err >&2',
+        timeoutSeconds: 20,
+        limits: settings.limits,
+      });
+      expect(result).toMatchObject({ exit_code: 0, stdout: 'out\n', stderr: 'err\n' });
     });
-    const { probeIsolation, runIsolated } = await import('../../infra/sandbox/isolation');
-    await expect(
-      probeIsolation({ uid: workspace.uid, limits: settings.limits }, { toolDirs: [tools] }),
-    ).resolves.toEqual({
-      ok: false,
-      reason:
-        'isolation unavailable: bwrap could not start a sandbox (bwrap: No permissions to create a new namespace)',
-    });
-    // A real sandbox, with the same slow set-up, runs as ever.
-    const result = await runIsolated({
-      workspace,
-      command: 'echo out; echo err >&2',
-      timeoutSeconds: 20,
-      limits: settings.limits,
-    });
-    expect(result).toMatchObject({ exit_code: 0, stdout: 'out\n', stderr: 'err\n' });
-  });
-  await fs.rm(tools, { recursive: true, force: true });
+  } finally {
+    await fs.rm(tools, { recursive: true, force: true });
+  }
 });

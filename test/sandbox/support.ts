@@ -17,6 +17,21 @@ export async function removeSandboxScratch(settings: SandboxSettings | undefined
   if (settings) await fs.rm(settings.dir, { recursive: true, force: true });
 }
 
+/** What the fake bubblewrap of `brokenBwrapTools` says, and fails with. */
+export const BWRAP_REFUSAL = 'bwrap: No permissions to create a new namespace';
+
+/**
+ * A tool folder whose bwrap cannot make a sandbox (it says so and exits 1), beside the real setpriv
+ * and prlimit; for `probeIsolation`'s `toolDirs`. Remove it when done.
+ */
+export async function brokenBwrapTools(): Promise<string> {
+  const tools = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-broken-bwrap-'));
+  await fs.chmod(tools, 0o755);
+  await fs.writeFile(path.join(tools, 'bwrap'), `#!/bin/sh\necho "${BWRAP_REFUSAL}" >&2\nexit 1\n`, { mode: 0o755 });
+  for (const tool of ['setpriv', 'prlimit']) await fs.symlink(`/usr/bin/${tool}`, path.join(tools, tool));
+  return tools;
+}
+
 /** A session id no other test (in this file or another running at once) is likely to use, so neither shares a uid. */
 export function freshSessionId(): number {
   return crypto.randomInt(1, 2_000_000_000);
