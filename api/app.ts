@@ -15,6 +15,7 @@ import { requestHygienePlugin, requestIdFor, routerError } from './plugins/reque
 import { securityHeadersPlugin } from './plugins/security-headers';
 import { STYLE as DOCS_STYLE } from './discovery/page';
 import { apiCatalogLink, discoveryRoutes } from './discovery';
+import { apiCatalogLinkHeader } from './discovery/documents';
 import { trustProxyOption } from './client-address';
 import { accountRoutes } from './routes/account';
 import { keyRoutes } from './routes/keys';
@@ -98,6 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     if (draining.signal.aborted) reply.header('Connection', 'close');
   });
 
+  const catalogLink = apiCatalogLinkHeader(config.publicUrl);
   await app.register(healthRoutes, { orm: deps.orm, temporal: deps.temporal });
   await app.register(discoveryRoutes, { publicUrl: config.publicUrl });
   await app.register(
@@ -118,6 +120,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         maxOpenPolls: config.limits.maxOpenPolls,
         publicUrl: config.publicUrl,
         encryptionKey: config.encryptionKey,
+        setAnswerHeaders: (res) => {
+          app.setSecurityHeaders(res);
+          res.setHeader('link', catalogLink);
+        },
       });
       await api.register(codingRoutes, { prefix: '/agents', workflows });
       await api.register(activityRoutes, { prefix: '/agents' });

@@ -69,7 +69,7 @@ export interface ErrorAnswer {
 }
 
 /** Every failure mapped to its answer; 5xx causes are logged here, with the request, and never shown. */
-export function errorAnswer(err: FastifyError, request: FastifyRequest): ErrorAnswer {
+export function errorAnswer(err: FastifyError, request: Pick<FastifyRequest, 'log' | 'headers'>): ErrorAnswer {
   const answer = (status: number, detail: string, headers: Record<string, string> = {}) => ({
     status,
     detail,

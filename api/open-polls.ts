@@ -3,9 +3,10 @@
  * answers the oldest, as a runner that reconnects leaves its old poll behind) and a cap in all.
  */
 
-interface OpenPoll {
-  agentId: number;
-  end: () => void;
+export interface OpenPoll {
+  readonly agentId: number;
+  /** Answers the poll: called when a newer one of its agent pushes it out. */
+  end(): void;
 }
 
 export class OpenPolls {
@@ -19,27 +20,31 @@ export class OpenPolls {
   ) {}
 
   /**
-   * Takes a poll in, first ending the agent's oldest if it has `perAgent` open (`end` answers it);
-   * undefined when the process already holds `perProcess`. Call the result when the poll ends.
+   * Takes a poll in, first ending the agent's oldest if it has `perAgent` open; false when the
+   * process already holds `perProcess`. Release it when it ends.
    */
-  admit(agentId: number, end: () => void): (() => void) | undefined {
-    const mine = this.byAgent.get(agentId);
+  admit(poll: OpenPoll): boolean {
+    const mine = this.byAgent.get(poll.agentId);
     if (mine && mine.size >= this.perAgent) {
       const oldest = mine.values().next().value!;
       this.release(oldest);
       oldest.end();
     }
-    if (this.count >= this.perProcess) return undefined;
-    const poll: OpenPoll = { agentId, end };
-    const set = this.byAgent.get(agentId) ?? new Set<OpenPoll>();
-    this.byAgent.set(agentId, set);
+    if (this.count >= this.perProcess) return false;
+    const set = mine ?? new Set<OpenPoll>();
+    this.byAgent.set(poll.agentId, set);
     set.add(poll);
     this.count++;
-    return () => this.release(poll);
+    return true;
+  }
+
+  /** Ends every poll (the API begins to shut down); each is released as it answers. */
+  endAll(): void {
+    for (const set of this.byAgent.values()) for (const poll of set) poll.end();
   }
 
   /** Forgets a poll; a second call (an ended poll leaving) does nothing. */
-  private release(poll: OpenPoll): void {
+  release(poll: OpenPoll): void {
     const set = this.byAgent.get(poll.agentId);
     if (!set?.delete(poll)) return;
     this.count--;

@@ -1,7 +1,7 @@
 /**
  * Wakes pull long-polls when work is queued. One LISTEN connection per API process; the activity
  * that queues work NOTIFYs, so a wake-up reaches every API process. A long-poll subscribes before
- * it checks the queue, so a notification that arrives while it checks is kept, not missed.
+ * it checks the queue, so a notification that arrives while it checks is not missed.
  *
  * A notification can still be lost: sent while the connection was down, or to a connection that
  * died without a sign. So the notifier sweeps: when it (re)connects and every `sweepMs`, one query
@@ -16,7 +16,7 @@ const RECONNECT_MS = 2_000;
 const SWEEP_MS = 25_000;
 
 export class WorkNotifier {
-  private readonly subscriptions = new Map<number, Set<WorkSubscription>>();
+  private readonly subscriptions = new Map<number, Set<WorkSubscriber>>();
   private client: Client | undefined;
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
@@ -83,17 +83,18 @@ export class WorkNotifier {
     }
   }
 
-  /** Starts keeping the agent's work notifications for one long-poll; close it when the poll ends. */
-  subscribe(agentId: number): WorkSubscription {
-    const set = this.subscriptions.get(agentId) ?? new Set();
-    this.subscriptions.set(agentId, set);
-    const sub = new WorkSubscription(() => {
-      set.delete(sub);
-      if (set.size === 0 && this.subscriptions.get(agentId) === set) this.subscriptions.delete(agentId);
-    });
+  /** Notifies the subscriber whenever its agent may have queued work, until it unsubscribes. */
+  subscribe(sub: WorkSubscriber): void {
+    const set = this.subscriptions.get(sub.agentId) ?? new Set();
+    this.subscriptions.set(sub.agentId, set);
     set.add(sub);
     if (this.closed) sub.notify();
-    return sub;
+  }
+
+  unsubscribe(sub: WorkSubscriber): void {
+    const set = this.subscriptions.get(sub.agentId);
+    if (!set?.delete(sub)) return;
+    if (set.size === 0) this.subscriptions.delete(sub.agentId);
   }
 
   async close(): Promise<void> {
@@ -122,40 +123,8 @@ export class WorkNotifier {
   }
 }
 
-/** One long-poll's view of its agent's notifications: one that arrives between waits is kept for the next wait. */
-export class WorkSubscription {
-  private notified = false;
-  private resolveWait: (() => void) | undefined;
-
-  constructor(readonly close: () => void) {}
-
-  /** Forgets earlier notifications: call it just before checking the queue. */
-  reset(): void {
-    this.notified = false;
-  }
-
-  /**
-   * Resolves with true at once if notified since the last reset, else on a notification; with false
-   * after `ms` or when `signal` aborts.
-   */
-  wait(ms: number, signal: AbortSignal): Promise<boolean> {
-    if (this.notified) return Promise.resolve(true);
-    if (signal.aborted) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        this.resolveWait = undefined;
-        resolve(this.notified);
-      };
-      const timer = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
-      this.resolveWait = done;
-    });
-  }
-
-  notify(): void {
-    this.notified = true;
-    this.resolveWait?.();
-  }
+/** A waiting long-poll, as the notifier sees it: notified when its agent may have queued work. */
+export interface WorkSubscriber {
+  readonly agentId: number;
+  notify(): void;
 }

@@ -17,6 +17,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Long-polls waiting in this process right now (work/next). */
     openLongPolls: Gauge;
+    /** Counts a request answered outside Fastify's reply (a long-poll) as onResponse counts the others. */
+    recordRequest(method: string, route: string, statusCode: number, seconds: number): void;
   }
 }
 
@@ -55,11 +57,15 @@ export const metricsPlugin = fp<MetricsOptions>(
     });
     poolExhaustedGauge(registry, () => agentsWithPoolExhausted(orm.em));
 
+    const recordRequest = (method: string, route: string, statusCode: number, seconds: number) =>
+      httpDuration.observe({ method, route, status_code: String(statusCode) }, seconds);
+    app.decorate('recordRequest', recordRequest);
     app.addHook('onResponse', async (request, reply) => {
       // The route pattern, never the raw URL: ids and query strings would make a series per request.
-      const route = request.routeOptions.url ?? 'unmatched';
-      httpDuration.observe(
-        { method: request.method, route, status_code: String(reply.statusCode) },
+      recordRequest(
+        request.method,
+        request.routeOptions.url ?? 'unmatched',
+        reply.statusCode,
         reply.elapsedTime / 1000,
       );
     });

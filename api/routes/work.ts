@@ -1,15 +1,14 @@
 /** Pull-mode work, authenticated by `X-Arena-Secret`: the long-poll for the next prompt, and posting its result. */
 import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { findPullAgent, type PullAgentRow } from '../../infra/db/repositories/agent.repository';
 import { findSession, type SessionRow } from '../../infra/db/repositories/session-read.repository';
-import { claimWork, releaseWork } from '../../infra/db/repositories/work-item.repository';
-import { findCodingSession, recordCodingSummary } from '../../infra/db/repositories/coding.repository';
-import { sandboxPayload } from '../../domain/sandbox/payload';
+import { recordCodingSummary } from '../../infra/db/repositories/coding.repository';
 import { tokenMatchesHash } from '../../domain/credentials';
-import { CODING_CATEGORY, parseSessionPublicId, sessionPublicId } from '../../domain/sessions';
+import { CODING_CATEGORY, parseSessionPublicId } from '../../domain/sessions';
 import { refusals } from '../../workflows/contracts';
 import { submitPullResult, type WorkflowDeps } from '../../services/workflow-client';
 import { notFound } from '../../domain/errors';
@@ -17,7 +16,7 @@ import { ApiError } from '../errors';
 import { errors, idParam } from '../schemas/common';
 import { workNextQuery, workParams, workPayload, workRecorded, workResult } from '../schemas/session';
 import type { WorkNotifier } from '../work-notifier';
-import { OpenPolls } from '../open-polls';
+import { LongPolls } from '../long-polls';
 
 /** The agent a pull call names, once its secret checks out: the columns it needs, no entity. */
 async function pullAgent(
@@ -50,9 +49,6 @@ function settledConflict(row: SessionRow, hash: string): string | null {
   return refusals.expired(row.deadline_seconds);
 }
 
-/** The abort reason of a long-poll's stop signal: a plain value, so aborting builds no DOMException. */
-const POLL_ENDED = Symbol('long-poll ended');
-
 export interface WorkRoutesOptions {
   workflows: WorkflowDeps;
   notifier: WorkNotifier;
@@ -67,24 +63,38 @@ export interface WorkRoutesOptions {
   /** A coding session's work item names its step API under this address, with the session's token. */
   publicUrl: string;
   encryptionKey: Buffer;
+  /** Sets what the app's hooks put on every answer besides the request id: a poll answered outside Fastify needs it. */
+  setAnswerHeaders: (res: ServerResponse) => void;
 }
 
 export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
   app,
-  { workflows, notifier, draining, pollsPerMinute, pollsPerAgent, maxOpenPolls, publicUrl, encryptionKey },
+  {
+    workflows,
+    notifier,
+    draining,
+    pollsPerMinute,
+    pollsPerAgent,
+    maxOpenPolls,
+    publicUrl,
+    encryptionKey,
+    setAnswerHeaders,
+  },
 ) => {
   // Raw SQL only, so no request needs an identity map of its own: a waiting long-poll holds nothing but its socket.
   const db = app.orm.em;
-  // The waiting polls to stop when the API begins to shut down. A Set, not a listener each on
-  // `draining`: an EventTarget looks through all its listeners on every add and remove.
-  const drainListeners = new Set<() => void>();
-  draining.addEventListener(
-    'abort',
-    () => {
-      for (const stop of drainListeners) stop();
-    },
-    { once: true },
-  );
+  const longPolls = new LongPolls({
+    db,
+    notifier,
+    log: app.log,
+    metrics: app,
+    draining,
+    pollsPerAgent,
+    maxOpenPolls,
+    setAnswerHeaders,
+    publicUrl,
+    encryptionKey,
+  });
   // Counted per agent, and only once the secret checked out, so nobody else can use up a runner's budget.
   const pollLimit = app.rateLimit({
     max: pollsPerMinute,
@@ -92,12 +102,17 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
     keyGenerator: (request) => `work-next:${(request.params as { id: number }).id}`,
   });
   const security = [{ agentSecret: [] }];
-  // Admitted only once the secret checked out: nobody else can push a runner's polls out.
-  const openPolls = new OpenPolls(pollsPerAgent, maxOpenPolls);
 
   app.get(
     '/:id/work/next',
     {
+      // Set as it answers, not when it arrives: a waiting poll's response holds each header it was
+      // given (an array and strings apiece) for up to 50 s. A held poll sets them itself (LongPolls).
+      helmet: false,
+      onSend: (_request, reply, payload, done) => {
+        app.setSecurityHeaders(reply.raw);
+        done(null, payload);
+      },
       schema: {
         summary: 'Long-poll for the next prompt (wait up to 50 s); 204 when there is none',
         tags: ['pull'],
@@ -109,78 +124,16 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
     },
     async (request, reply) => {
       // Subscribed before the first look at the queue, so work queued while it looks still wakes the poll.
-      const notifications = notifier.subscribe(request.params.id);
+      const poll = longPolls.subscribe(request.params.id);
       try {
         // The agent, and whether it has queued work, in one query: most long-polls find none.
         const agent = await pullAgent(db, request.params.id, request.headers['x-arena-secret'], { lookAtQueue: true });
         await pollLimit.call(app, request, reply);
-        const until = Date.now() + request.query.wait * 1000;
-        // Stopped when the runner leaves, or when this API process begins to shut down (then the
-        // runner gets 204 and polls again elsewhere). The listeners go when the poll ends: with
-        // thousands of polls renewing, AbortSignal.any and an abort (building a DOMException)
-        // after every finished request took about a twentieth of the API's time.
-        const stopping = new AbortController();
-        const leave = openPolls.admit(agent.id, () => stopping.abort(POLL_ENDED));
-        if (!leave) {
-          throw new ApiError(
-            503,
-            `this API process has as many long-polls open as it takes (${maxOpenPolls}); poll again shortly`,
-            { 'Retry-After': '5' },
-          );
-        }
-        let runnerLeft = false;
-        const onClose = () => {
-          runnerLeft = true;
-          stopping.abort(POLL_ENDED);
-        };
-        const onDrain = () => stopping.abort(POLL_ENDED);
-        reply.raw.once('close', onClose);
-        if (draining.aborted) onDrain();
-        else drainListeners.add(onDrain);
-        const stop = stopping.signal;
-        app.openLongPolls.inc();
-        try {
-          // Claim only when work is queued: at the first look (from the agent query) or when notified.
-          let queued = agent.queued === true;
-          for (;;) {
-            // Never lease to a runner that has gone: the item would sit leased until its deadline.
-            if (stop.aborted) return reply.code(204).send(null);
-            if (queued) {
-              notifications.reset();
-              const work = await claimWork(db, agent.id);
-              if (work && runnerLeft) {
-                await releaseWork(db, work.id);
-                return reply.code(204).send(null);
-              }
-              if (work) {
-                const coding = work.kind === 'sandbox' ? await findCodingSession(db, work.id) : undefined;
-                return {
-                  prompt_id: work.prompt_id,
-                  prompt: work.text,
-                  category: work.category,
-                  deadline_seconds: work.remaining_seconds,
-                  kind: work.kind,
-                  work_id: sessionPublicId(work.kind, work.id),
-                  ...(work.redelivery_of_id === null
-                    ? {}
-                    : { redelivery_of: sessionPublicId(work.kind, work.redelivery_of_id) }),
-                  ...(coding ? { sandbox: sandboxPayload(coding, publicUrl, encryptionKey) } : {}),
-                };
-              }
-            }
-            const left = until - Date.now();
-            if (left <= 0 || stop.aborted) return reply.code(204).send(null);
-            // Not notified means the wait ran out or the poll stopped: it ends above without another query.
-            queued = await notifications.wait(left, stop);
-          }
-        } finally {
-          reply.raw.off('close', onClose);
-          drainListeners.delete(onDrain);
-          leave();
-          app.openLongPolls.dec();
-        }
-      } finally {
-        notifications.close();
+        longPolls.hold(poll, request, reply, { queued: agent.queued === true, waitSeconds: request.query.wait });
+        return reply;
+      } catch (err) {
+        poll.drop();
+        throw err;
       }
     },
   );

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import pino from 'pino';
-import { WorkNotifier } from '../../api/work-notifier';
+import { WorkNotifier, type WorkSubscriber } from '../../api/work-notifier';
 import { WORK_CHANNEL } from '../../infra/db/work-channel';
 import { createTestDatabase, type TestDatabase } from '../support/test-db';
 
@@ -36,48 +36,72 @@ const queueSilently = (agentId: number) =>
     ++sessionSeq,
     agentId,
   ]);
-const never = new AbortController().signal;
+/** A long-poll as the notifier sees it: it remembers a notification until `next` or `forget` takes it. */
+class Listener implements WorkSubscriber {
+  private notified = false;
+  private woken: (() => void) | undefined;
+
+  constructor(readonly agentId: number) {
+    notifier.subscribe(this);
+  }
+
+  notify(): void {
+    this.notified = true;
+    this.woken?.();
+  }
+
+  /** True once notified (at once if it was since the last call), false when `ms` pass first. */
+  next(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const settle = (notified: boolean) => {
+        clearTimeout(timer);
+        this.woken = undefined;
+        this.notified = false;
+        resolve(notified);
+      };
+      const timer = setTimeout(() => settle(false), ms);
+      this.woken = () => settle(true);
+      if (this.notified) settle(true);
+    });
+  }
+
+  forget(): void {
+    this.notified = false;
+  }
+
+  close(): void {
+    notifier.unsubscribe(this);
+  }
+}
+
 describe('WorkNotifier', () => {
   it("wakes the agent's waiting long-polls, and only that agent's", async () => {
-    const mine = notifier.subscribe(1);
-    const other = notifier.subscribe(2);
-    const waits = [mine.wait(5_000, never), other.wait(1_000, never)];
+    const mine = new Listener(1);
+    const alsoMine = new Listener(1);
+    const other = new Listener(2);
+    const waits = [mine.next(5_000), alsoMine.next(5_000), other.next(1_000)];
     await notify(1);
     // true: woken by a notification; false: the wait ran out.
-    expect(await Promise.all(waits)).toEqual([true, false]);
+    expect(await Promise.all(waits)).toEqual([true, true, false]);
     mine.close();
+    alsoMine.close();
     other.close();
   });
 
-  it('keeps a notification that arrives while the poll checks the queue, until the next reset', async () => {
-    const checking = notifier.subscribe(3);
-    const witness = notifier.subscribe(3);
-    checking.reset();
-    // The notification arrives while `checking` is not waiting (it would be querying the database).
-    const seen = witness.wait(5_000, never);
-    await notify(3);
-    await seen;
-    expect(await checking.wait(5_000, never)).toBe(true);
-    checking.reset();
-    expect(await checking.wait(300, never)).toBe(false);
-    checking.close();
-    witness.close();
-  });
-
   it('finds work queued while its LISTEN connection was down once it is back, then hears notifications again', async () => {
-    const withWork = notifier.subscribe(4);
-    const without = notifier.subscribe(7);
+    const withWork = new Listener(4);
+    const without = new Listener(7);
     const { rows } = await sql.query<{ pid: number }>(
       `select pid from pg_stat_activity where datname = current_database() and query ilike 'listen %' and pid <> pg_backend_pid()`,
     );
     expect(rows).toHaveLength(1);
-    const waits = [withWork.wait(20_000, never), without.wait(4_000, never)];
+    const waits = [withWork.next(20_000), without.next(4_000)];
     await sql.query('select pg_terminate_backend($1)', [rows[0]!.pid]);
     await queueSilently(4);
     // Only the agent with queued work is woken; the other poll sleeps on (no needless queries).
     expect(await Promise.all(waits)).toEqual([true, false]);
-    withWork.reset();
-    const again = withWork.wait(5_000, never);
+    withWork.forget();
+    const again = withWork.next(5_000);
     await notify(4);
     expect(await again).toBe(true);
     withWork.close();
@@ -85,29 +109,27 @@ describe('WorkNotifier', () => {
   }, 30_000);
 
   it('sweeps now and then for queued work whose notification was lost', async () => {
-    const sub = notifier.subscribe(8);
-    const waited = sub.wait(10_000, never);
+    const sub = new Listener(8);
+    const waited = sub.next(10_000);
     await queueSilently(8);
     expect(await waited).toBe(true);
     // Leased work is not waiting: no wake for it.
     await sql.query(`update work_items set state = 'leased' where agent_id = 8`);
-    sub.reset();
-    expect(await sub.wait(3 * SWEEP_MS, never)).toBe(false);
+    sub.forget();
+    expect(await sub.next(3 * SWEEP_MS)).toBe(false);
     sub.close();
   });
 
-  it('ends waits when it closes, and when the poll is aborted', async () => {
-    const aborted = new AbortController();
-    const a = notifier.subscribe(5);
-    const b = notifier.subscribe(6);
-    const started = Date.now();
-    const waits = [a.wait(10_000, aborted.signal), b.wait(10_000, never)];
-    aborted.abort();
+  it('wakes every subscriber when it closes, but none that unsubscribed, and any that subscribes later at once', async () => {
+    const gone = new Listener(5);
+    const staying = new Listener(6);
+    gone.close();
+    const waits = [gone.next(1_000), staying.next(10_000)];
     await notifier.close();
-    // The aborted poll was not notified; the other was woken by the close.
     expect(await Promise.all(waits)).toEqual([false, true]);
-    expect(Date.now() - started).toBeLessThan(5_000);
-    a.close();
-    b.close();
+    const late = new Listener(6);
+    expect(await late.next(1_000)).toBe(true);
+    staying.close();
+    late.close();
   });
 });

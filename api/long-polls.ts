@@ -1,0 +1,257 @@
+/**
+ * Pull long-polls: once admitted, a poll waits for work on Node's own response, outside Fastify.
+ *
+ * Thousands of polls wait at once, each up to 50 s. Inside Fastify every one would keep its request,
+ * reply, child logger and the handler's frames reachable the whole time (Fastify's `finish` listener
+ * on the response refers to them). Handed over here, a waiting poll is one object (HeldPoll), one
+ * timer and one listener beside Node's own request and response: no header set yet, and no promise,
+ * as the process tracks every pending promise's async context. Its answer is the one Fastify would
+ * give: the headers the app's hooks add (`setAnswerHeaders`, the request id, `Connection: close`
+ * while draining) and those set on the reply before it was held (the rate limit's), a failure as the
+ * error handler's `{detail}` answer, the request counted in the metrics and logged as Fastify logs one.
+ */
+import type { ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { claimWork, releaseWork } from '../infra/db/repositories/work-item.repository';
+import { findCodingSession } from '../infra/db/repositories/coding.repository';
+import { sandboxPayload } from '../domain/sandbox/payload';
+import { sessionPublicId } from '../domain/sessions';
+import { ApiError, errorAnswer } from './errors';
+import { OpenPolls } from './open-polls';
+import type { workPayload } from './schemas/session';
+import type { WorkNotifier, WorkSubscriber } from './work-notifier';
+
+/** The route's pattern, as the metrics name it. */
+export const WORK_NEXT_ROUTE = '/api/agents/:id/work/next';
+
+/** Fastify's listener that logs a request and runs its onResponse hooks once the response finished. */
+const FASTIFY_FINISH_LISTENER = 'onResFinished';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export interface LongPollsOptions {
+  db: EntityManager;
+  notifier: Pick<WorkNotifier, 'subscribe' | 'unsubscribe'>;
+  log: FastifyBaseLogger;
+  metrics: Pick<FastifyInstance, 'openLongPolls' | 'recordRequest'>;
+  /** Aborted when the API begins to shut down: waiting polls answer 204 at once. */
+  draining: AbortSignal;
+  /** Long-polls one agent may hold open here; a new one answers the oldest. */
+  pollsPerAgent: number;
+  /** Long-polls this process holds open at most; past that, 503. */
+  maxOpenPolls: number;
+  /** Sets what the app's hooks put on every answer besides the request id (security headers, the API catalog link). */
+  setAnswerHeaders: (res: ServerResponse) => void;
+  /** A coding session's work item names its step API under this address, with the session's token. */
+  publicUrl: string;
+  encryptionKey: Buffer;
+}
+
+interface Answer {
+  status: number;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+const NO_WORK: Answer = { status: 204 };
+
+export class LongPolls {
+  readonly open: OpenPolls;
+
+  constructor(readonly options: LongPollsOptions) {
+    this.open = new OpenPolls(options.pollsPerAgent, options.maxOpenPolls);
+    // One listener for all: an EventTarget looks through all its listeners on every add and remove.
+    options.draining.addEventListener('abort', () => this.open.endAll(), { once: true });
+  }
+
+  /**
+   * Starts a poll for the agent, notified of its work from now on: call this before the first look
+   * at the queue, so work queued while it looks still wakes it. Then `hold` it, or `drop` it.
+   */
+  subscribe(agentId: number): HeldPoll {
+    const poll = new HeldPoll(this, agentId);
+    this.options.notifier.subscribe(poll);
+    return poll;
+  }
+
+  /**
+   * Admits an authenticated poll and takes it over from Fastify; it answers when work comes, its
+   * wait runs out or it ends. Throws (503) when this process holds as many polls as it takes.
+   */
+  hold(poll: HeldPoll, request: FastifyRequest, reply: FastifyReply, { queued, waitSeconds }: HoldOptions): void {
+    if (!this.open.admit(poll)) {
+      throw new ApiError(
+        503,
+        `this API process has as many long-polls open as it takes (${this.options.maxOpenPolls}); poll again shortly`,
+        { 'Retry-After': '5' },
+      );
+    }
+    const res = reply.raw;
+    reply.hijack();
+    for (const event of ['finish', 'error'] as const) {
+      for (const listener of res.listeners(event)) {
+        if (listener.name === FASTIFY_FINISH_LISTENER) res.removeListener(event, listener as () => void);
+      }
+    }
+    poll.start(res, {
+      requestId: request.id,
+      method: request.method,
+      replyHeaders: reply.getHeaders(),
+      startedAt: performance.now() - reply.elapsedTime,
+      until: Date.now() + waitSeconds * 1000,
+      queued,
+    });
+  }
+}
+
+export interface HoldOptions {
+  /** Whether the agent had queued work at the poll's first look. */
+  queued: boolean;
+  waitSeconds: number;
+}
+
+/** What a held poll keeps of its request: no Fastify object. */
+interface Held {
+  requestId: string;
+  method: string;
+  /** Headers set on the reply before the poll was held (the rate limit's). */
+  replyHeaders: Record<string, string | number | string[] | undefined>;
+  startedAt: number;
+  until: number;
+  queued: boolean;
+}
+
+/**
+ * One long-poll, from its subscription to its answer. It claims when its agent's work may be
+ * queued (at the first look or when notified; a notification that arrives while it claims makes
+ * it claim again), and between claims waits on a timer, with nothing pending.
+ */
+export class HeldPoll implements WorkSubscriber {
+  private notified = false;
+  private ended = false;
+  private timer: NodeJS.Timeout | undefined;
+  private res: ServerResponse | undefined;
+  private held: Held | undefined;
+  private readonly onClose = () => this.end();
+
+  constructor(
+    private readonly polls: LongPolls,
+    readonly agentId: number,
+  ) {}
+
+  /** Stops notifications for a poll that is not held (it was refused). */
+  drop(): void {
+    this.polls.options.notifier.unsubscribe(this);
+  }
+
+  notify(): void {
+    this.notified = true;
+    this.resume();
+  }
+
+  /** Answers the poll 204 as soon as it is not claiming: its runner left, a newer poll pushed it out, the API drains. */
+  end(): void {
+    this.ended = true;
+    this.resume();
+  }
+
+  start(res: ServerResponse, held: Held): void {
+    this.res = res;
+    this.held = held;
+    this.notified ||= held.queued;
+    res.on('close', this.onClose);
+    if (this.polls.options.draining.aborted) this.ended = true;
+    this.polls.options.metrics.openLongPolls.inc();
+    void this.step();
+  }
+
+  /** Goes on from a wait: a wait is the only time a timer is set. */
+  private resume(): void {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    void this.step();
+  }
+
+  private static timeUp(poll: HeldPoll): void {
+    poll.timer = undefined;
+    void poll.step();
+  }
+
+  /** Claims while notified, then answers or waits. Never rejects: a failure is answered. */
+  private async step(): Promise<void> {
+    const res = this.res!;
+    const held = this.held!;
+    const { db, publicUrl, encryptionKey } = this.polls.options;
+    try {
+      for (;;) {
+        // Never lease to a runner that has gone: the item would sit leased until its deadline.
+        if (this.ended) return this.finish(NO_WORK);
+        if (this.notified) {
+          this.notified = false;
+          const work = await claimWork(db, this.agentId);
+          // The response is destroyed once the runner has left.
+          if (work && res.destroyed) {
+            await releaseWork(db, work.id);
+            return this.finish(NO_WORK);
+          }
+          if (work) {
+            const coding = work.kind === 'sandbox' ? await findCodingSession(db, work.id) : undefined;
+            const payload: z.input<typeof workPayload> = {
+              prompt_id: work.prompt_id,
+              prompt: work.text,
+              category: work.category,
+              deadline_seconds: work.remaining_seconds,
+              kind: work.kind,
+              work_id: sessionPublicId(work.kind, work.id),
+              ...(work.redelivery_of_id === null
+                ? {}
+                : { redelivery_of: sessionPublicId(work.kind, work.redelivery_of_id) }),
+              ...(coding ? { sandbox: sandboxPayload(coding, publicUrl, encryptionKey) } : {}),
+            };
+            return this.finish({ status: 200, body: JSON.stringify(payload) });
+          }
+          continue;
+        }
+        const left = held.until - Date.now();
+        if (left <= 0) return this.finish(NO_WORK);
+        this.timer = setTimeout(HeldPoll.timeUp, left, this);
+        return;
+      }
+    } catch (err) {
+      const log = this.polls.options.log.child({ reqId: held.requestId });
+      const { status, detail, headers } = errorAnswer(err as FastifyError, { log, headers: {} });
+      this.finish({ status, body: JSON.stringify({ detail }), headers });
+    }
+  }
+
+  private finish({ status, body, headers = {} }: Answer): void {
+    const res = this.res!;
+    const held = this.held!;
+    const { notifier, metrics, draining, setAnswerHeaders, log } = this.polls.options;
+    res.off('close', this.onClose);
+    notifier.unsubscribe(this);
+    this.polls.open.release(this);
+    metrics.openLongPolls.dec();
+    // A runner that left gets nothing, and Fastify logs no request whose response never finished.
+    if (res.destroyed) return;
+    setAnswerHeaders(res);
+    res.setHeader('X-Request-Id', held.requestId);
+    for (const [name, value] of Object.entries({ ...held.replyHeaders, ...headers })) {
+      if (value !== undefined) res.setHeader(name, value);
+    }
+    if (draining.aborted) res.setHeader('Connection', 'close');
+    if (body !== undefined) {
+      res.setHeader('Content-Type', JSON_TYPE);
+      res.setHeader('Content-Length', Buffer.byteLength(body));
+    }
+    res.writeHead(status);
+    res.end(body);
+    const seconds = (performance.now() - held.startedAt) / 1000;
+    metrics.recordRequest(held.method, WORK_NEXT_ROUTE, status, seconds);
+    log.info({ reqId: held.requestId, res: { statusCode: status }, responseTime: seconds * 1000 }, 'request completed');
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * A held long-poll, on a real Fastify server over loopback: while it waits, Fastify's request and
+ * reply can be collected; its answer carries what Fastify's would (headers, metrics, log line).
+ * The queue itself is in the integration tests (test/deliveries/pull.test.ts).
+ */
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import type { AddressInfo } from 'node:net';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Gauge } from 'prom-client';
+import { LongPolls, WORK_NEXT_ROUTE, type HeldPoll } from '../../api/long-polls';
+import type { WorkSubscriber } from '../../api/work-notifier';
+import { waitFor } from '../support/wait';
+
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
+
+/** A database that answers every statement with `execute` (claimWork's is the only one these polls make). */
+const database = (execute: () => Promise<unknown[]>) =>
+  ({ getConnection: () => ({ execute }), getTransactionContext: () => undefined }) as unknown as EntityManager;
+
+const databaseDown = database(() =>
+  Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })),
+);
+
+interface Harness {
+  url: string;
+  app: FastifyInstance;
+  draining: AbortController;
+  /** Polls subscribed to their agent's notifications right now. */
+  subscribers: Set<WorkSubscriber>;
+  /** Fastify's request and reply of every poll, held weakly. */
+  fastifyObjects: Array<WeakRef<object>>;
+  recorded: Array<[string, string, number]>;
+  logLines: Array<Record<string, unknown>>;
+  /** Polls that ended and gave their subscription back. */
+  left: () => number;
+  open: () => Promise<number>;
+}
+
+async function harness({ queued = false, db = databaseDown } = {}): Promise<Harness> {
+  const logLines: Array<Record<string, unknown>> = [];
+  const app = Fastify({ logger: { stream: { write: (line: string) => logLines.push(JSON.parse(line)) } } });
+  const draining = new AbortController();
+  const openLongPolls = new Gauge({ name: 'open_long_polls', help: 'held polls', registers: [] });
+  const recorded: Harness['recorded'] = [];
+  const subscribers = new Set<WorkSubscriber>();
+  let left = 0;
+  const notifier = {
+    subscribe: (sub: WorkSubscriber) => void subscribers.add(sub),
+    unsubscribe: (sub: WorkSubscriber) => {
+      if (subscribers.delete(sub)) left++;
+    },
+  };
+  const longPolls = new LongPolls({
+    db,
+    notifier,
+    log: app.log,
+    metrics: { openLongPolls, recordRequest: (method, route, status) => recorded.push([method, route, status]) },
+    draining: draining.signal,
+    pollsPerAgent: 4,
+    maxOpenPolls: 10,
+    setAnswerHeaders: (res) => res.setHeader('link', '</.well-known/api-catalog>; rel="api-catalog"'),
+    publicUrl: 'http://127.0.0.1',
+    encryptionKey: Buffer.alloc(32),
+  });
+  const fastifyObjects: Array<WeakRef<object>> = [];
+  app.get<{ Querystring: { wait: string } }>('/api/agents/:id/work/next', async (request, reply) => {
+    const poll = longPolls.subscribe(1);
+    fastifyObjects.push(new WeakRef(request), new WeakRef(reply));
+    // As the rate limit does: a header set on the reply before the poll is held.
+    reply.header('x-ratelimit-limit', '600');
+    longPolls.hold(poll, request, reply, { queued, waitSeconds: Number(request.query.wait) });
+    return reply;
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/api/agents/1/work/next`,
+    app,
+    draining,
+    subscribers,
+    fastifyObjects,
+    recorded,
+    logLines,
+    left: () => left,
+    open: async () => (await openLongPolls.get()).values[0]?.value ?? 0,
+  };
+}
+
+describe('a held long-poll', () => {
+  let h: Harness;
+  afterEach(() => h.app.close());
+
+  it("lets Fastify's request and reply go while it waits, then answers as Fastify would", async () => {
+    h = await harness();
+    const answer = fetch(`${h.url}?wait=50`, { headers: { 'x-request-id': 'poll-1' } });
+    await waitFor(async () => (await h.open()) === 1);
+    await waitFor(async () => {
+      collectGarbage();
+      return h.fastifyObjects.every((ref) => ref.deref() === undefined);
+    });
+    expect(h.subscribers.size).toBe(1);
+    for (const poll of h.subscribers) (poll as HeldPoll).end();
+    const res = await answer;
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe('');
+    expect(res.headers.get('x-request-id')).toBe(h.logLines.find((l) => l.msg === 'incoming request')!.reqId);
+    expect(res.headers.get('link')).toBe('</.well-known/api-catalog>; rel="api-catalog"');
+    expect(res.headers.get('x-ratelimit-limit')).toBe('600');
+    expect(h.recorded).toEqual([['GET', WORK_NEXT_ROUTE, 204]]);
+    expect(h.logLines.filter((l) => l.msg === 'request completed')).toEqual([
+      expect.objectContaining({ res: { statusCode: 204 }, responseTime: expect.any(Number) }),
+    ]);
+    expect(h.left()).toBe(1);
+    expect(await h.open()).toBe(0);
+  });
+
+  it('answers 204 when its wait runs out', async () => {
+    h = await harness();
+    const started = Date.now();
+    const res = await fetch(`${h.url}?wait=1`);
+    expect(res.status).toBe(204);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+  });
+
+  it('answers 204 with Connection: close at once when the API begins to drain', async () => {
+    h = await harness();
+    const answer = fetch(`${h.url}?wait=50`);
+    await waitFor(async () => (await h.open()) === 1);
+    h.draining.abort();
+    const res = await answer;
+    expect(res.status).toBe(204);
+    expect(res.headers.get('connection')).toBe('close');
+    // One that arrives while draining is not held either.
+    expect((await fetch(`${h.url}?wait=50`)).status).toBe(204);
+  });
+
+  it('gives its place back and logs no answer when its runner leaves', async () => {
+    h = await harness();
+    const runner = new AbortController();
+    const answer = fetch(`${h.url}?wait=50`, { signal: runner.signal }).catch((err: Error) => err.name);
+    await waitFor(async () => (await h.open()) === 1);
+    runner.abort();
+    expect(await answer).toBe('AbortError');
+    await waitFor(async () => h.left() === 1);
+    expect(await h.open()).toBe(0);
+    expect(h.recorded).toEqual([]);
+    expect(h.logLines.filter((l) => l.msg === 'request completed')).toEqual([]);
+  });
+
+  it('claims again when notified while it claims, then waits without claiming', async () => {
+    let claims = 0;
+    h = await harness({
+      queued: true,
+      db: database(async () => {
+        claims++;
+        // Work queued (and announced) while the first claim looks: the claim found none.
+        if (claims === 1) for (const poll of h.subscribers) poll.notify();
+        return [];
+      }),
+    });
+    const answer = fetch(`${h.url}?wait=50`);
+    await waitFor(async () => claims === 2);
+    h.draining.abort();
+    expect((await answer).status).toBe(204);
+    expect(claims).toBe(2);
+  });
+
+  it('answers a failure while claiming in the {detail} shape, with Retry-After', async () => {
+    h = await harness({ queued: true });
+    const res = await fetch(`${h.url}?wait=50`);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await res.json()).toEqual({ detail: 'the database is unavailable; try again shortly' });
+    expect(h.recorded).toEqual([['GET', WORK_NEXT_ROUTE, 503]]);
+    expect(h.logLines.find((l) => l.msg === 'database unavailable')).toMatchObject({ reqId: expect.any(String) });
+    expect(h.left()).toBe(1);
+  });
+});
