@@ -199,7 +199,7 @@ export class HeldPoll implements WorkSubscriber {
             return this.finish(NO_WORK);
           }
           if (work) {
-            const coding = work.kind === 'sandbox' ? await findCodingSession(db, work.id) : undefined;
+            const coding = work.coding ? await findCodingSession(db, work.id) : undefined;
             const payload: z.input<typeof workPayload> = {
               prompt_id: work.prompt_id,
               prompt: work.text,

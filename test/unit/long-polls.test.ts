@@ -5,7 +5,7 @@
  */
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Gauge } from 'prom-client';
@@ -139,11 +139,11 @@ describe('a held long-poll', () => {
 
   it('gives its place back and logs no answer when its runner leaves', async () => {
     h = await harness();
-    const runner = new AbortController();
-    const answer = fetch(`${h.url}?wait=50`, { signal: runner.signal }).catch((err: Error) => err.name);
+    const { port, pathname } = new URL(h.url);
+    const runner = net.connect(Number(port), '127.0.0.1');
+    runner.write(`GET ${pathname}?wait=50 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
     await waitFor(async () => (await h.open()) === 1);
-    runner.abort();
-    expect(await answer).toBe('AbortError');
+    runner.destroy();
     await waitFor(async () => h.left() === 1);
     expect(await h.open()).toBe(0);
     expect(h.recorded).toEqual([]);
@@ -166,6 +166,34 @@ describe('a held long-poll', () => {
     h.draining.abort();
     expect((await answer).status).toBe(204);
     expect(claims).toBe(2);
+  });
+
+  it('hands out claimed work as its payload, in one statement when it is not a coding session', async () => {
+    let statements = 0;
+    const claimed = {
+      id: 41,
+      kind: 'sandbox',
+      category: 'math',
+      prompt_id: 7,
+      text: 'What is 6 x 7?',
+      remaining_seconds: 30,
+      redelivery_of_id: null,
+      coding: false,
+    };
+    h = await harness({ queued: true, db: database(async () => (statements++ === 0 ? [claimed] : [])) });
+    const res = await fetch(`${h.url}?wait=50`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await res.json()).toEqual({
+      prompt_id: 7,
+      prompt: 'What is 6 x 7?',
+      category: 'math',
+      deadline_seconds: 30,
+      kind: 'sandbox',
+      work_id: 'sandbox-41',
+    });
+    expect(statements).toBe(1);
+    expect(h.recorded).toEqual([['GET', WORK_NEXT_ROUTE, 200]]);
   });
 
   it('answers a failure while claiming in the {detail} shape, with Retry-After', async () => {

@@ -30,6 +30,8 @@ export interface ClaimedWork {
    */
   remaining_seconds: number;
   redelivery_of_id: number | null;
+  /** Whether the item is a coding session (whose payload names its sandbox). */
+  coding: boolean;
 }
 
 /**
@@ -47,10 +49,12 @@ export async function claimWork(em: EntityManager, agentId: number): Promise<Cla
          order by q.session_id limit 1 for update of q skip locked)
        returning w.session_id)
      select s.id, s.kind, s.category, p.id as prompt_id, p.text, s.redelivery_of_id,
-       case when exists (select 1 from coding_sessions cs where cs.session_id = s.id)
+       cs.session_id is not null as coding,
+       case when cs.session_id is not null
          then greatest(1, floor(s.deadline_seconds - extract(epoch from now() - s.created_at)))::int
          else s.deadline_seconds end as remaining_seconds
-     from claimed c join sessions s on s.id = c.session_id join prompts p on p.id = s.prompt_id`,
+     from claimed c join sessions s on s.id = c.session_id join prompts p on p.id = s.prompt_id
+       left join coding_sessions cs on cs.session_id = s.id`,
     [agentId],
   );
   return row;
