@@ -13,7 +13,7 @@ it('lifts every rate limit the configuration knows', () => {
 });
 
 it("runs the API with the arguments of package.json's api script, and refuses a script of another shape", () => {
-  expect(apiNodeArgs()).toEqual(['--max-semi-space-size=2', 'dist/api/server.js']);
+  expect(apiNodeArgs()).toEqual(['--max-semi-space-size=2', '--heap-growing-percent=50', 'dist/api/server.js']);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'api-script-'));
   try {
     const file = path.join(dir, 'package.json');
