@@ -59,6 +59,7 @@ interface Answer {
 const NO_WORK: Answer = { status: 204 };
 
 export class LongPolls {
+  /** Read by the polls: their admission, and the settings they answer with. */
   readonly open: OpenPolls;
 
   constructor(readonly options: LongPollsOptions) {
@@ -152,12 +153,17 @@ export class HeldPoll implements WorkSubscriber {
     this.resume();
   }
 
-  /** Answers the poll 204 as soon as it is not claiming: its runner left, a newer poll pushed it out, the API drains. */
+  /**
+   * Ends the poll (its runner left, a newer poll of its agent pushed it out, the API drains): it
+   * answers 204 now, or once a claim under way found nothing (work it found is still handed out,
+   * unless the runner left).
+   */
   end(): void {
     this.ended = true;
     this.resume();
   }
 
+  /** Called by `LongPolls.hold` once the poll is admitted and its response taken over. */
   start(res: ServerResponse, held: Held): void {
     this.res = res;
     this.held = held;

@@ -1,6 +1,5 @@
 /** Pull-mode work, authenticated by `X-Arena-Secret`: the long-poll for the next prompt, and posting its result. */
 import { createHash } from 'node:crypto';
-import type { ServerResponse } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -15,8 +14,7 @@ import { notFound } from '../../domain/errors';
 import { ApiError } from '../errors';
 import { errors, idParam } from '../schemas/common';
 import { workNextQuery, workParams, workPayload, workRecorded, workResult } from '../schemas/session';
-import type { WorkNotifier } from '../work-notifier';
-import { LongPolls } from '../long-polls';
+import { LongPolls, type LongPollsOptions } from '../long-polls';
 
 /** The agent a pull call names, once its secret checks out: the columns it needs, no entity. */
 async function pullAgent(
@@ -49,52 +47,20 @@ function settledConflict(row: SessionRow, hash: string): string | null {
   return refusals.expired(row.deadline_seconds);
 }
 
-export interface WorkRoutesOptions {
+/** The long-polls' settings (LongPollsOptions, but the database, log and metrics, which come from the app), and: */
+export interface WorkRoutesOptions extends Omit<LongPollsOptions, 'db' | 'log' | 'metrics'> {
   workflows: WorkflowDeps;
-  notifier: WorkNotifier;
-  /** Aborted when the API begins to shut down: waiting long-polls answer 204 at once. */
-  draining: AbortSignal;
   /** Authenticated work/next calls per agent per minute. */
   pollsPerMinute: number;
-  /** Long-polls one agent may hold open here; a new one answers the oldest. */
-  pollsPerAgent: number;
-  /** Long-polls this process holds open at most; past that, 503. */
-  maxOpenPolls: number;
-  /** A coding session's work item names its step API under this address, with the session's token. */
-  publicUrl: string;
-  encryptionKey: Buffer;
-  /** Sets what the app's hooks put on every answer besides the request id: a poll answered outside Fastify needs it. */
-  setAnswerHeaders: (res: ServerResponse) => void;
 }
 
 export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
   app,
-  {
-    workflows,
-    notifier,
-    draining,
-    pollsPerMinute,
-    pollsPerAgent,
-    maxOpenPolls,
-    publicUrl,
-    encryptionKey,
-    setAnswerHeaders,
-  },
+  { workflows, pollsPerMinute, ...pollOptions },
 ) => {
   // Raw SQL only, so no request needs an identity map of its own: a waiting long-poll holds nothing but its socket.
   const db = app.orm.em;
-  const longPolls = new LongPolls({
-    db,
-    notifier,
-    log: app.log,
-    metrics: app,
-    draining,
-    pollsPerAgent,
-    maxOpenPolls,
-    setAnswerHeaders,
-    publicUrl,
-    encryptionKey,
-  });
+  const longPolls = new LongPolls({ db, log: app.log, metrics: app, ...pollOptions });
   // Counted per agent, and only once the secret checked out, so nobody else can use up a runner's budget.
   const pollLimit = app.rateLimit({
     max: pollsPerMinute,
