@@ -12,7 +12,14 @@ import {
   WALL_TIMEOUT_EXIT_CODE,
 } from '../../infra/sandbox/isolation';
 import { prepareWorkspace, removeWorkspace, type Workspace } from '../../infra/sandbox/workspaces';
-import { brokenBwrapTools, freshSessionId, processesOf, removeSandboxScratch, sandboxScratch } from './support';
+import {
+  BROKEN_BWRAP_PROBE,
+  brokenBwrapTools,
+  freshSessionId,
+  processesOf,
+  removeSandboxScratch,
+  sandboxScratch,
+} from './support';
 
 let settings: SandboxSettings;
 let workspace: Workspace;
@@ -211,11 +218,7 @@ describe('checkIsolation', () => {
     try {
       await expect(
         probeIsolation({ uid: settings.uidBase, limits: settings.limits }, { toolDirs: [tools] }),
-      ).resolves.toEqual({
-        ok: false,
-        reason:
-          'isolation unavailable: bwrap could not start a sandbox (bwrap: No permissions to create a new namespace)',
-      });
+      ).resolves.toEqual(BROKEN_BWRAP_PROBE);
     } finally {
       await fs.rm(tools, { recursive: true, force: true });
     }

@@ -9,7 +9,7 @@
 import fs from 'node:fs/promises';
 import type { SandboxSettings } from '../../infra/config';
 import { prepareWorkspace, removeWorkspace, type Workspace } from '../../infra/sandbox/workspaces';
-import { brokenBwrapTools, freshSessionId, removeSandboxScratch, sandboxScratch } from './support';
+import { BROKEN_BWRAP_PROBE, brokenBwrapTools, freshSessionId, removeSandboxScratch, sandboxScratch } from './support';
 
 let settings: SandboxSettings;
 let workspace: Workspace;
@@ -46,11 +46,7 @@ it("keeps bubblewrap's words when it fails before the run has finished setting u
       const { probeIsolation, runIsolated } = await import('../../infra/sandbox/isolation');
       await expect(
         probeIsolation({ uid: workspace.uid, limits: settings.limits }, { toolDirs: [tools] }),
-      ).resolves.toEqual({
-        ok: false,
-        reason:
-          'isolation unavailable: bwrap could not start a sandbox (bwrap: No permissions to create a new namespace)',
-      });
+      ).resolves.toEqual(BROKEN_BWRAP_PROBE);
       // A real sandbox, with the same slow set-up, runs as ever.
       const result = await runIsolated({
         workspace,

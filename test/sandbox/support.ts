@@ -20,6 +20,12 @@ export async function removeSandboxScratch(settings: SandboxSettings | undefined
 /** What the fake bubblewrap of `brokenBwrapTools` says, and fails with. */
 export const BWRAP_REFUSAL = 'bwrap: No permissions to create a new namespace';
 
+/** What `probeIsolation` answers with the tools of `brokenBwrapTools`: bubblewrap's own words, passed on. */
+export const BROKEN_BWRAP_PROBE = {
+  ok: false,
+  reason: `isolation unavailable: bwrap could not start a sandbox (${BWRAP_REFUSAL})`,
+};
+
 /**
  * A tool folder whose bwrap cannot make a sandbox (it says so and exits 1), beside the real setpriv
  * and prlimit; for `probeIsolation`'s `toolDirs`. Remove it when done.
