@@ -20,12 +20,18 @@ export interface DebianTool {
   log?: (line: string) => void;
 }
 
-export async function findOrInstallDebianTool({
-  pkg,
-  binary,
-  otherwise,
-  log = () => undefined,
-}: DebianTool): Promise<string> {
+/** apt takes one install at a time (its lists and dpkg locks): installs asked for at once wait their turn. */
+let aptTurn: Promise<unknown> = Promise.resolve();
+
+export async function findOrInstallDebianTool(tool: DebianTool): Promise<string> {
+  if (await isExecutable(tool.binary)) return tool.binary;
+  const turn = aptTurn.then(() => install(tool));
+  aptTurn = turn.catch(() => undefined);
+  return turn;
+}
+
+async function install({ pkg, binary, otherwise, log = () => undefined }: DebianTool): Promise<string> {
+  // Another install in this process may have brought it while this one waited.
   if (await isExecutable(binary)) return binary;
   if (process.getuid?.() !== 0) {
     throw new Error(
@@ -39,7 +45,7 @@ export async function findOrInstallDebianTool({
     await run('apt-get', ['update', '-qq'], { env, timeout: APT_TIMEOUT_MS });
     await run('apt-get', ['install', '-y', '-qq', pkg], { env, timeout: APT_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 });
   } catch (err) {
-    // Two test projects may install at once; the one that lost the dpkg lock finds the other's.
+    // Another process (a second test run) may have held apt's lock and installed it meanwhile.
     if (await isExecutable(binary)) return binary;
     const detail = (err as { stderr?: string }).stderr?.trim().split('\n').pop() ?? (err as Error).message;
     throw new Error(`apt-get could not install ${pkg} (${detail}); ${otherwise}`);
