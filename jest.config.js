@@ -17,7 +17,7 @@ const UNIT = [
   '**/test/web/render/**/*.test.ts',
   '**/test/web/auth/{config,passwords}.test.ts',
   '**/test/sandbox/task-catalogue.test.ts',
-  '**/test/sandbox/{containment,isolation,sandbox-config,workspaces}.test.ts',
+  '**/test/sandbox/{clean-room-files,containment,isolation,sandbox-config,session-processes,workspaces}.test.ts',
   '**/test/runner/{adapter,backoff,cli,command-env,pull,push,replay-guard,sandbox}.test.ts',
   '**/test/webhook/{address-guard,client-failures,client-guard,client-responses,failure,ping,signing}.test.ts',
 ];

@@ -4,6 +4,7 @@ import {
   codingSummaryOf,
   endCodingSession,
   findCodingSession,
+  leaseSandboxUid,
   markWorkspaceReady,
   recordCodingSummary,
 } from '../infra/db/repositories/coding.repository';
@@ -14,6 +15,10 @@ import { codingSessionsTotal } from '../infra/metrics';
 import type { SessionStatus } from '../domain/sessions';
 import type { DeliveryOutcome } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
+
+/** Why a session could not start when every uid of the range is held by a live session. */
+export const noFreeUid = (uidCount: number) =>
+  `the sandbox has no free user for another session (all ${uidCount - 1} are in use); try again later`;
 
 export function codingSessionActivities({ orm, sandbox, encryptionKey }: ActivityDeps) {
   return {
@@ -32,7 +37,10 @@ export function codingSessionActivities({ orm, sandbox, encryptionKey }: Activit
       if (!isolation.ok) return { ok: false, reason: isolation.reason };
       const [task, session] = await Promise.all([findCodingTask(orm.em, taskId), findCodingSession(orm.em, sessionId)]);
       if (!task || !session) return { ok: false, reason: `coding task ${taskId} is not in the catalogue` };
-      await sandbox.prepare(sessionId, task.files);
+      // A uid no other live session holds: its process limit and its files are the session's own.
+      const uid = await leaseSandboxUid(orm.em, sessionId, sandbox.settings);
+      if (uid === undefined) return { ok: false, reason: noFreeUid(sandbox.settings.uidCount) };
+      await sandbox.prepare(sessionId, uid, task.files);
       await markWorkspaceReady(orm.em, sessionId, {
         queue: sandbox.taskQueue,
         tokenHash: hashToken(sessionToken(encryptionKey, sessionId, session.token_nonce)),
@@ -52,6 +60,12 @@ export function codingSessionActivities({ orm, sandbox, encryptionKey }: Activit
       notAgentsFault?: boolean;
       testsPassed?: number;
       testsTotal?: number;
+      /** The run was tampered with (it scored 0): why. */
+      tampered?: string;
+      /** Why the run gave no score the arena believes, when it gave none. */
+      scoreNote?: string;
+      /** The agent's files not carried into the clean room. */
+      leftOut?: string[];
     }): Promise<DeliveryOutcome> {
       const [summary, steps] = await Promise.all([
         codingSummaryOf(orm.em, input.sessionId),

@@ -1,17 +1,18 @@
 /**
- * Activities of a coding session that run on the worker holding its workspace (that worker's own
- * task queue): a step (exec, read, write), the hidden tests, and removing the workspace. Every
- * command runs isolated; a step's own failure (a bad path, a command that fails) is its result.
+ * Activities of a coding session that run on the worker holding its workspace. Steps (exec, read,
+ * write) come on that worker's own task queue; ending the session (stopping everything of it, scoring
+ * it in a clean room, removing the workspace) comes on a queue beside it, so scoring never waits behind
+ * agents' steps. Every command runs isolated; a step's own failure (a bad path, a command that fails)
+ * is its result.
  */
 import { Context } from '@temporalio/activity';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { testReportOf } from '../domain/sandbox/test-report';
 import type { SandboxLanguage } from '../domain/sandbox/languages';
-import { findCodingStep, recordCodingStep } from '../infra/db/repositories/coding.repository';
+import { findCodingStep, recordCodingStep, releaseSandboxUid } from '../infra/db/repositories/coding.repository';
 import { findCodingTask } from '../infra/db/repositories/coding-task.repository';
-import { HIDDEN_TESTS_DIR } from '../infra/sandbox/task-catalogue';
 import type { SandboxRuntime } from '../infra/sandbox/runtime';
 import { codingStepLatency } from '../infra/metrics';
+import type { CodingRun } from '../workflows/contracts';
 
 export interface WorkspaceDeps {
   orm: MikroORM;
@@ -31,47 +32,74 @@ async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The activities of a worker's step queue. */
 export function createWorkspaceActivities({ orm, sandbox }: WorkspaceDeps) {
   return {
-    /** Runs one step from its row and writes its result there; a step already recorded is not run again. */
-    async runStep({ sessionId, stepId, n }: { sessionId: number; stepId: number; n: number }): Promise<void> {
+    /**
+     * Runs one step from its row and writes its result there; a step already recorded is not run again.
+     * A command stops at the session's deadline (`deadlineAt`, epoch ms) at the latest.
+     */
+    async runStep({
+      sessionId,
+      stepId,
+      n,
+      deadlineAt,
+    }: {
+      sessionId: number;
+      stepId: number;
+      n: number;
+      deadlineAt?: number;
+    }): Promise<void> {
       const step = await findCodingStep(orm.em, stepId);
       if (!step || step.session_id !== sessionId)
         throw new Error(`coding step ${stepId} of session ${sessionId} not found`);
       if (step.n !== null) return;
       const started = performance.now();
-      const result = await heartbeating(() => sandbox.runStep(sessionId, step.kind, step.request));
+      const result = await heartbeating(() => sandbox.runStep(sessionId, step.kind, step.request, deadlineAt));
       const durationMs = Math.round(performance.now() - started);
       codingStepLatency.observe({ kind: step.kind }, durationMs / 1000);
       await recordCodingStep(orm.em, { stepId, sessionId, n, result, durationMs });
     },
+  };
+}
 
-    /** Copies the hidden tests in (over anything the agent left there), runs them, and reads the score. */
-    async scoreWorkspace({ sessionId, taskId }: { sessionId: number; taskId: string }): Promise<{
-      passed: number;
-      total: number;
-    }> {
+/** The activities of a worker's control queue: the end of its sessions. */
+export function createSessionEndActivities({ orm, sandbox }: WorkspaceDeps) {
+  return {
+    /** Answers at once: the worker is alive (its step queue may just be full). */
+    async stillThere(): Promise<void> {},
+
+    /** Stops everything of the session: no step starts a command any more, and no process of its uid is left. */
+    async stopSession({ sessionId }: { sessionId: number }): Promise<void> {
+      await heartbeating(() => sandbox.stop(sessionId));
+    },
+
+    /** Stops the session (again: nothing may run beside the tests) and scores it in a clean room. */
+    async scoreCleanRoom({ sessionId, taskId }: { sessionId: number; taskId: string }): Promise<CodingRun> {
       const task = await findCodingTask(orm.em, taskId);
       if (!task) throw new Error(`coding task ${taskId} not found`);
-      const run = await heartbeating(() =>
-        sandbox.runHiddenTests(sessionId, {
-          dir: HIDDEN_TESTS_DIR,
-          files: task.hidden_tests,
-          command: task.manifest.test_command,
+      const score = await heartbeating(() =>
+        sandbox.score(sessionId, {
+          language: task.language as SandboxLanguage,
+          files: task.files,
+          hiddenTests: task.hidden_tests,
+          testsTotal: task.manifest.tests_total,
           timeoutSeconds: task.manifest.limits.test_timeout_seconds,
         }),
       );
-      return testReportOf(
-        task.language as SandboxLanguage,
-        run.exit_code,
-        run.stdout,
-        run.stderr,
-        task.manifest.tests_total,
-      );
+      return {
+        passed: score.passed,
+        total: score.total,
+        ...(score.tampered ? { tampered: score.tampered } : {}),
+        ...(score.unread ? { unread: score.unread } : {}),
+        ...(score.leftOut.length > 0 ? { leftOut: score.leftOut.slice(0, 20).map((name) => name.slice(0, 200)) } : {}),
+      };
     },
 
+    /** Removes the workspace (and any clean room), and gives the session's uid back to the range. */
     async removeWorkspace({ sessionId }: { sessionId: number }): Promise<void> {
       await sandbox.remove(sessionId);
+      await releaseSandboxUid(orm.em, sessionId);
     },
   };
 }

@@ -15,6 +15,7 @@ import {
 } from './prompts';
 import { replayCommand, type ReplayOptions } from './replay';
 import { RESET_POINTS, resetCommand } from './reset';
+import { listTampered, type TamperedOptions } from './coding';
 import { addTask, listTasks, setTasksActive } from './tasks';
 import { withTemporal } from './temporal';
 
@@ -175,6 +176,15 @@ export async function main(
     .command('reinstate <ids...>')
     .description('make retired tasks active again')
     .action((ids: string[]) => db((orm) => setTasksActive(orm.em.fork(), ids, true, print)));
+  program
+    .command('coding')
+    .description('review coding sessions')
+    .command('tampered')
+    .description('list coding sessions scored 0 because their run of the hidden tests was tampered with')
+    .option('--since <duration>', 'ended within this long, e.g. 1h, 7d')
+    .option('--agent <id>', 'only this agent')
+    .option('--limit <n>', 'at most this many (default 50)')
+    .action((opts: TamperedOptions) => db((orm) => listTampered(orm.em.fork(), opts, print)));
   program
     .command('judges')
     .description('list judges flagged as outliers by the last leaderboard refresh')

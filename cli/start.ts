@@ -12,7 +12,7 @@ import { readOrCreateEncryptionKey } from '../infra/embedded/encryption-key';
 import { startEmbeddedPostgres } from '../infra/embedded/postgres';
 import { findOrInstallTemporalCli } from '../infra/embedded/temporal-cli';
 import { startTemporalDevServer } from '../infra/embedded/temporal-server';
-import { isolationWarning } from '../infra/sandbox/isolation';
+import { isolationWarning, probeOf } from '../infra/sandbox/isolation';
 
 interface Stoppable {
   name: string;
@@ -135,7 +135,7 @@ async function startStack(config: Config): Promise<{ runtime: RuntimeConfig; api
   );
   const sandboxWarning = bubblewrap
     ? `coding sandbox sessions will end as error: isolation unavailable: ${bubblewrap}`
-    : await isolationWarning({ uid: config.sandbox.uidBase, limits: config.sandbox.limits });
+    : await isolationWarning(probeOf(config.sandbox));
   if (sandboxWarning) say(`warning: ${sandboxWarning}`);
   say('starting the worker');
   const worker = await startWorker(runtime);

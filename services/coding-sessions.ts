@@ -27,7 +27,7 @@ import {
 import { activeTasks, findCodingTask, pickActiveTask } from '../infra/db/repositories/coding-task.repository';
 import { addSession, closeUnstartedSessions } from '../infra/db/repositories/session.repository';
 import { findSession, type SessionRow } from '../infra/db/repositories/session-read.repository';
-import { codingRefusals, type CodingScore } from '../workflows/contracts';
+import { codingRefusals, SANDBOX_BUSY, STEP_CAP_REACHED, type CodingScore } from '../workflows/contracts';
 import {
   runStepOfSession,
   startCodingSessionWorkflow,
@@ -36,6 +36,9 @@ import {
 } from './workflow-client';
 
 export const CODING_DEADLINE = { default: 1_800, min: 60, max: 3_600 } as const;
+
+/** What a step refused for want of room on its worker tells the agent to wait (Retry-After). */
+const STEP_RETRY_AFTER_SECONDS = 5;
 
 export interface CodingDeps {
   workflows: WorkflowDeps;
@@ -240,6 +243,8 @@ export async function authorizedCodingSession(
 function assertOpen(row: CodingSessionRow): void {
   if (row.status !== 'pending' && row.status !== 'running')
     throw new ArenaError('conflict', codingRefusals.ended(row.status));
+  // The workflow refuses it as well; this answers without asking it.
+  if (new Date(row.expires_at).getTime() <= Date.now()) throw new ArenaError('conflict', codingRefusals.deadline);
 }
 
 /** Runs one step through the session's workflow and answers its recorded result. */
@@ -255,7 +260,11 @@ export async function runCodingStep(
   const steered = await runStepOfSession(workflows, row.session_id, stepId);
   if (steered.kind !== 'done') {
     await dropCodingStep(em, stepId);
-    if (steered.kind === 'refused') throw new ArenaError(steered.stepCap ? 'rate_limited' : 'conflict', steered.reason);
+    if (steered.kind === 'refused') {
+      if (steered.type === STEP_CAP_REACHED) throw new ArenaError('rate_limited', steered.reason);
+      if (steered.type === SANDBOX_BUSY) throw new ArenaError('unavailable', steered.reason, STEP_RETRY_AFTER_SECONDS);
+      throw new ArenaError('conflict', steered.reason);
+    }
     const after = await findCodingSession(em, row.session_id);
     throw new ArenaError('conflict', codingRefusals.ended(after?.status ?? 'ended'));
   }

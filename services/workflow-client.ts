@@ -16,7 +16,6 @@ import {
   cancelDelivery,
   deliveryStartOptions,
   runCodingStep,
-  STEP_CAP_REACHED,
   submitCoding,
   type CodingScore,
   type CodingSessionInput,
@@ -179,9 +178,9 @@ export async function startCodingSessionWorkflow(deps: WorkflowDeps, input: Codi
   );
 }
 
-/** A coding step or submit through the session's workflow: done, refused (with whether the step cap refused it), or the session closed. */
+/** A coding step or submit through the session's workflow: done, refused (with the refusal's type), or the session closed. */
 type CodingSteer<T> =
-  { kind: 'done'; value: T } | { kind: 'refused'; reason: string; stepCap: boolean } | { kind: 'closed' };
+  { kind: 'done'; value: T } | { kind: 'refused'; reason: string; type: string | undefined } | { kind: 'closed' };
 
 async function steerCoding<T>(
   deps: WorkflowDeps,
@@ -194,11 +193,11 @@ async function steerCoding<T>(
   } catch (err) {
     const refusal = refusalOf(err);
     if (refusal !== undefined) {
-      const stepCap =
-        err instanceof WorkflowUpdateFailedError &&
-        err.cause instanceof ApplicationFailure &&
-        err.cause.type === STEP_CAP_REACHED;
-      return { kind: 'refused', reason: refusal, stepCap };
+      const type =
+        err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure
+          ? (err.cause.type ?? undefined)
+          : undefined;
+      return { kind: 'refused', reason: refusal, type };
     }
     if (err instanceof WorkflowNotFoundError) return { kind: 'closed' };
     throw err;

@@ -6,8 +6,9 @@ import { serveMetrics } from './metrics-server';
 import { installWorkerRuntime } from './runtime';
 import { ensureSchedules } from './schedules';
 import { createActivities } from '../activities';
-import { createWorkspaceActivities } from '../activities/workspaces';
-import { isolationWarning } from '../infra/sandbox/isolation';
+import { createSessionEndActivities, createWorkspaceActivities } from '../activities/workspaces';
+import { isolationWarning, probeOf } from '../infra/sandbox/isolation';
+import { sessionEndQueueOf } from '../workflows/contracts';
 import { SandboxRuntime, sandboxTaskQueue } from '../infra/sandbox/runtime';
 import {
   ConfigError,
@@ -55,6 +56,14 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
       activities: createWorkspaceActivities({ orm, sandbox }),
       shutdownGraceTime: SHUTDOWN_GRACE,
     });
+    // Ending sessions (stop, score, remove) has slots of its own: it never waits behind agents' steps.
+    const sessionEndWorker = await Worker.create({
+      connection,
+      namespace: config.temporalNamespace,
+      taskQueue: sessionEndQueueOf(sandbox.taskQueue),
+      activities: createSessionEndActivities({ orm, sandbox }),
+      shutdownGraceTime: SHUTDOWN_GRACE,
+    });
     const worker = await Worker.create({
       connection,
       namespace: config.temporalNamespace,
@@ -81,14 +90,14 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
         await client.close();
       }
     }
-    const running = Promise.all([worker.run(), sandboxWorker.run()]).then(() => undefined);
+    const running = Promise.all([worker.run(), sandboxWorker.run(), sessionEndWorker.run()]).then(() => undefined);
     const conn = connection;
     return {
       connection: conn,
       stopped: running,
       async close() {
         // The workers may already have stopped on their own (a fatal error); closing stays safe.
-        for (const w of [worker, sandboxWorker]) if (w.getState() === 'RUNNING') w.shutdown();
+        for (const w of [worker, sandboxWorker, sessionEndWorker]) if (w.getState() === 'RUNNING') w.shutdown();
         await running.catch(() => undefined);
         await Promise.allSettled([conn.close(), orm.close(), webhooks.close()]);
       },
@@ -107,7 +116,7 @@ export async function runWorkerProcess(): Promise<void> {
   const config = requireRuntime(loadConfig(), ['database', 'temporal', 'key']);
   await installWorkerRuntime({ logLevel: config.logLevel, metrics: true, shutdownSignals: [] });
   const worker = await startWorker(config);
-  const sandboxWarning = await isolationWarning({ uid: config.sandbox.uidBase, limits: config.sandbox.limits });
+  const sandboxWarning = await isolationWarning(probeOf(config.sandbox));
   if (sandboxWarning) console.warn(`worker: warning: ${sandboxWarning}`);
   const metrics = await serveMetrics(config.workerMetricsPort, config.host, config.metricsToken);
   console.log(`worker polling task queue ${config.taskQueue} on ${config.temporalAddress}; metrics at ${metrics.url}`);

@@ -2,17 +2,22 @@
  * codingSession (`delivery-<session id>`): one coding task for one agent in a sandboxed workspace.
  * An activity on the shared queue prepares the workspace on whichever worker takes it and answers
  * with that worker's own task queue; every later step runs there, so the session stays on the
- * machine that holds its files. Steps arrive as updates; submit or the deadline runs the hidden
- * tests, the score is recorded and the workspace removed. A worker that dies takes the session to
- * `error` ("workspace lost"), recorded once.
+ * machine that holds its files. Steps arrive as updates, one at a time. Submit, cancel or the
+ * deadline ends the session: no step starts after that, everything of the session is stopped, the
+ * hidden tests run in a clean room on the same worker (its end queue, never behind steps), the score
+ * is recorded and the workspace removed. A worker that dies takes the session to `error` ("workspace
+ * lost"), recorded once.
  */
 import {
   ActivityFailure,
+  type ActivityInterfaceFor,
+  type UntypedActivities,
   allHandlersFinished,
   ApplicationFailure,
   CancellationScope,
   condition,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -20,18 +25,21 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Duration } from '@temporalio/common';
+import { TimeoutType, type Duration } from '@temporalio/common';
 import type { SessionStatus } from '../domain/sessions';
 import type { createActivities } from '../activities';
-import type { createWorkspaceActivities } from '../activities/workspaces';
+import type { createSessionEndActivities, createWorkspaceActivities } from '../activities/workspaces';
 import {
   ArenaOutcome,
   cancelDelivery,
   codingRefusals,
   DELIVERY_REFUSED,
   runCodingStep,
+  sessionEndQueueOf,
+  SANDBOX_BUSY,
   STEP_CAP_REACHED,
   submitCoding,
+  type CodingRun,
   type CodingScore,
   type CodingSessionInput,
   type CodingStepDone,
@@ -41,7 +49,24 @@ import {
 
 type Activities = ReturnType<typeof createActivities>;
 type WorkspaceActivities = ReturnType<typeof createWorkspaceActivities>;
+type SessionEndActivities = ReturnType<typeof createSessionEndActivities>;
 
+/**
+ * Sessions begun before the clean room ended on the step queue: the hidden tests ran in the workspace
+ * itself (`scoreWorkspace`), which was then removed there. Kept so their histories replay; no worker
+ * serves them any more.
+ */
+type WorkspaceActivitiesBeforeCleanRoom = {
+  scoreWorkspace(input: { sessionId: number; taskId: string }): Promise<{ passed: number; total: number }>;
+  removeWorkspace(input: { sessionId: number }): Promise<void>;
+};
+
+/**
+ * Since this patch a session's end is clean: no step starts once it ends (deadline included), it is
+ * stopped whole before its score, the hidden tests run in a clean room with the arena's harness, on
+ * the worker's end queue; a cancel is scored too; a step waits up to STEP_QUEUE_WAIT for a free slot.
+ */
+export const CLEAN_ROOM_PATCH = 'coding-clean-room';
 const writeOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
@@ -55,14 +80,23 @@ const local = proxyLocalActivities<Activities>(writeOptions);
  * it again elsewhere would find no workspace. A worker that is gone never picks the task up
  * (schedule-to-start) or stops heartbeating.
  */
-function onWorkspace(taskQueue: string, startToCloseTimeout: Duration): WorkspaceActivities {
-  return proxyActivities<WorkspaceActivities>({
+function onWorkspace<A extends UntypedActivities>(
+  taskQueue: string,
+  startToCloseTimeout: Duration,
+  scheduleToStartTimeout: Duration = '20 seconds',
+): ActivityInterfaceFor<A> {
+  return proxyActivities<A>({
     taskQueue,
-    scheduleToStartTimeout: '20 seconds',
+    scheduleToStartTimeout,
     startToCloseTimeout,
     heartbeatTimeout: '15 seconds',
     retry: { maximumAttempts: 1 },
   });
+}
+
+/** The activities that end sessions, on the end queue beside a worker's step queue. */
+function onSessionEnd(stepQueue: string, startToCloseTimeout: Duration): ActivityInterfaceFor<SessionEndActivities> {
+  return onWorkspace<SessionEndActivities>(sessionEndQueueOf(stepQueue), startToCloseTimeout);
 }
 
 /** How long a push webhook that is still open at submit may take to answer the session's summary. */
@@ -77,8 +111,31 @@ function isWorkspaceLost(err: unknown): boolean {
   return err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
 }
 
+/** The activity was never started: no worker took it from its queue within its schedule-to-start timeout. */
+function notPickedUp(err: unknown): boolean {
+  return (
+    err instanceof ActivityFailure &&
+    err.cause instanceof TimeoutFailure &&
+    err.cause.timeoutType === TimeoutType.SCHEDULE_TO_START
+  );
+}
+
+/** Whether the worker holding the workspace still answers, on its end queue (which steps never fill). */
+function stillThere(stepQueue: string): Promise<boolean> {
+  return onWorkspace<SessionEndActivities>(sessionEndQueueOf(stepQueue), '10 seconds', '10 seconds')
+    .stillThere()
+    .then(
+      () => true,
+      () => false,
+    );
+}
+
 export async function codingSession(input: CodingSessionInput): Promise<DeliveryOutcome> {
+  const cleanRoom = patched(CLEAN_ROOM_PATCH);
+  const deadlineAt = workflowInfo().startTime.getTime() + input.deadlineSeconds * 1000;
   const deadlineMs = Math.max(1, input.deadlineSeconds * 1000 - (Date.now() - workflowInfo().startTime.getTime()));
+  /** The session is ending (submit, cancel, the deadline, a failure): no step starts from now on. */
+  let closing = false;
   let steps = 0;
   let stepsRunning = 0;
   let submitted = false;
@@ -88,7 +145,11 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
   let ended: SessionStatus | undefined;
   let score: CodingScore | undefined;
   /** The activities on the worker that holds the workspace, once it is prepared. */
-  let workspace: WorkspaceActivities | undefined;
+  let workspace: ActivityInterfaceFor<WorkspaceActivities> | undefined;
+  /** The task queue of the worker that holds the workspace, once it is prepared. */
+  let taskQueue: string | undefined;
+  /** Whether the session's deadline has passed (by the workflow's clock, which replays alike). */
+  const pastDeadline = () => cleanRoom && (closing || Date.now() >= deadlineAt);
 
   const stillOpen = () => {
     if (ended) throw refuse(codingRefusals.ended(ended));
@@ -108,10 +169,20 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
           // A step can only come with the prompt's token, so after the workspace is ready; wait anyway.
           await condition(() => workspace !== undefined || failure !== undefined);
           if (failure || !workspace) throw refuse(failure?.error ?? codingRefusals.lost);
-          await workspace.runStep({ sessionId: input.sessionId, stepId, n });
+          // A step still queued when the session ends never runs.
+          if (cleanRoom && closing) throw refuse(submitted ? codingRefusals.submitted : codingRefusals.deadline);
+          await workspace.runStep(
+            cleanRoom
+              ? { sessionId: input.sessionId, stepId, n, deadlineAt }
+              : { sessionId: input.sessionId, stepId, n },
+          );
           return { n };
         } catch (err) {
           if (err instanceof ApplicationFailure) throw err;
+          // Not picked up in time: a worker whose slots are all taken, or one that is gone. Only a
+          // worker that does not answer on its end queue either is gone; the busy one refuses the step.
+          if (cleanRoom && notPickedUp(err) && taskQueue && (await stillThere(taskQueue)))
+            throw refuse(codingRefusals.busy, SANDBOX_BUSY);
           const error = isWorkspaceLost(err) ? codingRefusals.lost : codingRefusals.broken;
           failure ??= { error, notAgentsFault: true };
           throw refuse(error);
@@ -125,6 +196,7 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
     {
       validator: (_step: CodingStepRef) => {
         stillOpen();
+        if (pastDeadline()) throw refuse(codingRefusals.deadline);
         if (steps >= input.maxSteps) throw refuse(codingRefusals.stepCap(input.maxSteps), STEP_CAP_REACHED);
       },
     },
@@ -149,10 +221,11 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
   );
 
   const prepared = await shared.prepareCodingWorkspace({ sessionId: input.sessionId, taskId: input.taskId });
-  const taskQueue = prepared.ok ? prepared.taskQueue : undefined;
+  // `let`, assigned once: the step handler above reads it as the workspace's queue.
+  taskQueue = prepared.ok ? prepared.taskQueue : undefined;
   if (!prepared.ok) failure = { error: prepared.reason, notAgentsFault: true };
   // A step's own limit is at most 120 s; the hidden tests get the task's limit, at most 10 minutes.
-  if (taskQueue) workspace = onWorkspace(taskQueue, '3 minutes');
+  if (taskQueue) workspace = onWorkspace<WorkspaceActivities>(taskQueue, '3 minutes');
 
   // The prompt goes out: pushed (the webhook may answer at once or hold the request; either way the
   // session lasts until submit, cancel or the deadline), or queued for the runner's work/next.
@@ -191,30 +264,67 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
   }
 
   const early = await condition(() => submitted || cancelRequested || failure !== undefined, deadlineMs);
+  closing = true;
   if (!submitted) delivery.cancel();
-  // Steps already running finish (each is bounded by its own timeout) before the tests look at the files.
-  await condition(() => stepsRunning === 0);
+  const report = cleanRoom ? await endCleanly() : await endInWorkspace();
 
-  // The hidden tests run unless the session failed or was cancelled; a deadline scores as `timeout`.
-  let report: { passed: number; total: number } | undefined;
-  if (!failure && !cancelRequested && taskQueue) {
-    try {
-      report = await onWorkspace(taskQueue, '11 minutes').scoreWorkspace({
-        sessionId: input.sessionId,
-        taskId: input.taskId,
-      });
-    } catch (err) {
-      failure = { error: isWorkspaceLost(err) ? codingRefusals.lost : codingRefusals.broken, notAgentsFault: true };
+  /** Since CLEAN_ROOM_PATCH: stop everything of the session, score it in a clean room, remove its workspace. */
+  async function endCleanly(): Promise<CodingRun | undefined> {
+    let run: CodingRun | undefined;
+    if (taskQueue && failure?.error !== codingRefusals.lost) {
+      try {
+        // A step in flight is killed here; steps still queued are refused as their turn comes.
+        await onSessionEnd(taskQueue, '1 minute').stopSession({ sessionId: input.sessionId });
+      } catch (err) {
+        failure ??= { error: isWorkspaceLost(err) ? codingRefusals.lost : codingRefusals.broken, notAgentsFault: true };
+      }
     }
+    await condition(() => stepsRunning === 0);
+    if (!failure && taskQueue) {
+      try {
+        run = await onSessionEnd(taskQueue, '11 minutes').scoreCleanRoom({
+          sessionId: input.sessionId,
+          taskId: input.taskId,
+        });
+      } catch (err) {
+        failure = { error: isWorkspaceLost(err) ? codingRefusals.lost : codingRefusals.broken, notAgentsFault: true };
+      }
+    }
+    if (taskQueue && failure?.error !== codingRefusals.lost) {
+      await CancellationScope.nonCancellable(() =>
+        onSessionEnd(taskQueue, '1 minute')
+          .removeWorkspace({ sessionId: input.sessionId })
+          .catch(() => undefined),
+      );
+    }
+    return run;
   }
-  if (taskQueue && failure?.error !== codingRefusals.lost) {
-    // Best effort, and before the end is recorded, so a session that has ended holds no files. A
-    // workspace left behind by a worker that died is swept when a worker starts.
-    await CancellationScope.nonCancellable(() =>
-      onWorkspace(taskQueue, '1 minute')
-        .removeWorkspace({ sessionId: input.sessionId })
-        .catch(() => undefined),
-    );
+
+  /** Before CLEAN_ROOM_PATCH: the hidden tests ran in the workspace, unless the session was cancelled. */
+  async function endInWorkspace(): Promise<CodingRun | undefined> {
+    let run: CodingRun | undefined;
+    // Steps already running finish (each is bounded by its own timeout) before the tests look at the files.
+    await condition(() => stepsRunning === 0);
+    if (!failure && !cancelRequested && taskQueue) {
+      try {
+        run = await onWorkspace<WorkspaceActivitiesBeforeCleanRoom>(taskQueue, '11 minutes').scoreWorkspace({
+          sessionId: input.sessionId,
+          taskId: input.taskId,
+        });
+      } catch (err) {
+        failure = { error: isWorkspaceLost(err) ? codingRefusals.lost : codingRefusals.broken, notAgentsFault: true };
+      }
+    }
+    if (taskQueue && failure?.error !== codingRefusals.lost) {
+      // Best effort, and before the end is recorded, so a session that has ended holds no files. A
+      // workspace left behind by a worker that died is swept when a worker starts.
+      await CancellationScope.nonCancellable(() =>
+        onWorkspace<WorkspaceActivitiesBeforeCleanRoom>(taskQueue, '1 minute')
+          .removeWorkspace({ sessionId: input.sessionId })
+          .catch(() => undefined),
+      );
+    }
+    return run;
   }
 
   const summaryBeforeEnd = pushedSummary;
@@ -223,18 +333,30 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
 
   let outcome: DeliveryOutcome;
   if (report) {
-    const status: SessionStatus = !early
-      ? 'timeout'
-      : report.passed === report.total && report.total > 0
-        ? 'passed'
-        : 'failed';
+    const status: SessionStatus = report.tampered
+      ? 'failed'
+      : cancelRequested
+        ? 'cancelled'
+        : !early
+          ? 'timeout'
+          : report.passed === report.total && report.total > 0
+            ? 'passed'
+            : 'failed';
     outcome = await local.recordCodingOutcome({
       sessionId: input.sessionId,
       status,
       testsPassed: report.passed,
       testsTotal: report.total,
+      ...(report.tampered ? { tampered: report.tampered } : {}),
+      ...(report.unread ? { scoreNote: report.unread } : {}),
+      ...(report.leftOut ? { leftOut: report.leftOut } : {}),
     });
-    score = { status: outcome.status, testsPassed: report.passed, testsTotal: report.total };
+    score = {
+      status: outcome.status,
+      testsPassed: report.passed,
+      testsTotal: report.total,
+      ...(report.tampered ? { tampered: report.tampered } : {}),
+    };
   } else if (cancelRequested && !failure) {
     outcome = await local.recordCodingOutcome({ sessionId: input.sessionId, status: 'cancelled' });
   } else {

@@ -201,6 +201,25 @@ export interface CodingScore {
   status: SessionStatus;
   testsPassed: number;
   testsTotal: number;
+  /** Why the run was found tampered with (it then scored 0). */
+  tampered?: string;
+}
+
+/** What one run of the hidden tests in a clean room found (the harness's report, read by the worker). */
+export interface CodingRun {
+  passed: number;
+  total: number;
+  /** The run was tampered with, and why: it scores 0. */
+  tampered?: string;
+  /** No score the arena believes came out of the run (no report): it scores 0. */
+  unread?: string;
+  /** Files of the agent's not carried into the clean room (links, or past the size budget), the first 20. */
+  leftOut?: string[];
+}
+
+/** The queue beside a worker's step queue that ends its sessions (stop, score, remove): never behind steps. */
+export function sessionEndQueueOf(stepQueue: string): string {
+  return `${stepQueue}-end`;
 }
 
 /** One exec, read or write of the agent's: refused once the session ended or past its step cap. */
@@ -212,8 +231,13 @@ export const submitCoding = defineUpdate<CodingScore, []>('submitCoding');
 /** Refusal type of a step past the session's step cap (the API answers 429). */
 export const STEP_CAP_REACHED = 'StepCapReached';
 
+/** Refusal type of a step its worker had no free slot for in time (it did not run; the API answers 503). */
+export const SANDBOX_BUSY = 'SandboxBusy';
+
 export const codingRefusals = {
   ended: (status: string) => `the session has ended (${status})`,
+  deadline: 'the session has ended (its deadline passed; its hidden tests run now)',
+  busy: "the session's sandbox worker is busy with other sessions' steps; this step did not run, send it again shortly",
   stepCap: (maxSteps: number) => `the session has used all its ${maxSteps} steps; submit to be scored`,
   submitted: 'the session was submitted; its hidden tests are running',
   lost: 'workspace lost',

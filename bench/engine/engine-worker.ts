@@ -18,7 +18,8 @@ async function startStepWorker(
   dir: string,
 ): Promise<{ worker: Worker; workspace: Workspace }> {
   const settings = { ...loadConfig().sandbox, dir };
-  const workspace = await prepareWorkspace(1_999_999_998, [], settings);
+  // A uid at the top of the range, below the isolation check's: the bench's sessions lease from the bottom.
+  const workspace = await prepareWorkspace(1_999_999_998, settings.uidBase + settings.uidCount - 3, [], settings);
   const worker = await Worker.create({
     connection,
     namespace: 'default',

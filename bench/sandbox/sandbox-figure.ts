@@ -124,7 +124,9 @@ async function engineFloor(ctx: { stack: BenchStack }, sandboxDir: string, steps
 
 /** The same command isolated directly in this process: the spawn the worker makes, nothing around it. */
 async function bareSpawns(sandboxDir: string, settings: SandboxSettings, steps: number): Promise<number[]> {
-  const workspace = await prepareWorkspace(1_999_999_999, [], { ...settings, dir: sandboxDir });
+  // A uid at the top of the range, below the isolation check's: the arena's sessions lease from the bottom.
+  const uid = settings.uidBase + settings.uidCount - 2;
+  const workspace = await prepareWorkspace(1_999_999_999, uid, [], { ...settings, dir: sandboxDir });
   const times: number[] = [];
   try {
     for (let i = 0; i < steps; i++) {

@@ -60,15 +60,37 @@ function resultOf(step: TranscriptStep): string {
   return 'written';
 }
 
+export interface TranscriptScore {
+  status: string;
+  testsPassed?: number;
+  testsTotal?: number;
+  error?: string;
+  /** The run of the hidden tests was tampered with: why (it scored 0). */
+  tampered?: string;
+  /** Why the run gave no score the arena believes. */
+  scoreNote?: string;
+  /** The agent's files left out of the clean room. */
+  leftOut?: readonly string[];
+}
+
+/** The lines under the score that say how it came about, when there is more to say than the count. */
+function scoreNotes(score: TranscriptScore): string {
+  const notes: string[] = [];
+  if (score.tampered) notes.push(`**Tampered with**: ${score.tampered}. The run scores 0.`);
+  if (score.scoreNote) notes.push(`Scored 0: ${score.scoreNote}.`);
+  if (score.leftOut?.length) notes.push(`Not carried into the clean room: ${score.leftOut.join(', ')}.`);
+  return notes.map((note) => `\n${note}`).join('');
+}
+
 export function codingTranscript(
   summary: string | null,
   steps: readonly TranscriptStep[],
-  score: { status: string; testsPassed?: number; testsTotal?: number; error?: string },
+  score: TranscriptScore,
 ): string {
   const head = summary?.trim() ? `${summary.trim()}\n\n` : '';
   const tail =
     score.testsTotal !== undefined
-      ? `\n\n**${score.status}**: ${score.testsPassed ?? 0} of ${score.testsTotal} hidden tests passed, in ${steps.length} steps.`
+      ? `\n\n**${score.status}**: ${score.testsPassed ?? 0} of ${score.testsTotal} hidden tests passed, in ${steps.length} steps.${scoreNotes(score)}`
       : `\n\n**${score.status}**${score.error ? `: ${score.error}` : ''}, after ${steps.length} steps.`;
   const budget = MAX_RESPONSE_CHARS - head.length - tail.length - 200;
   const parts: string[] = [];

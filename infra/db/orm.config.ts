@@ -14,6 +14,7 @@ import { LeaderboardEntrySchema } from './entities/leaderboard-entry.entity';
 import { PromptSchema } from './entities/prompt.entity';
 import { RateLimitBudgetSchema } from './entities/rate-limit-budget.entity';
 import { RatingChangeSchema } from './entities/rating-change.entity';
+import { SandboxUidLeaseSchema } from './entities/sandbox-uid-lease.entity';
 import { CodingTaskSchema } from './entities/coding-task.entity';
 import { SessionSchema } from './entities/session.entity';
 import { UserSchema } from './entities/user.entity';
@@ -43,6 +44,7 @@ export const entities = [
   BenchmarkRunSchema,
   CodingSessionSchema,
   CodingStepSchema,
+  SandboxUidLeaseSchema,
 ];
 
 export function ormConfig(databaseUrl: string, overrides: Partial<Options> = {}): Options {

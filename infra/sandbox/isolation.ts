@@ -9,9 +9,18 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ArenaError } from '../../domain/errors';
 import { loadConfig, type SandboxLimits } from '../config';
+import type { DiskQuota } from './settings';
 import { CapturedOutput, type KeptPart } from './captured-output';
 import { inheritedDescriptors } from './inherited-descriptors';
-import { DATA_FDS, FIRST_FREE_FD, INFO_FD, sandboxArguments, sandboxDataFiles } from './sandbox-arguments';
+import {
+  DATA_FDS,
+  FIRST_FREE_FD,
+  INFO_FD,
+  REPORT_FD,
+  sandboxArguments,
+  sandboxDataFiles,
+  type SandboxInvocation,
+} from './sandbox-arguments';
 import {
   findSandboxTools,
   missingCapabilities,
@@ -22,7 +31,7 @@ import {
   type SystemLayout,
 } from './system-layout';
 import { WorkspaceLostError } from './workspace-files';
-import type { Workspace } from './workspaces';
+import { mountQuota, unmountIfMounted, type Workspace } from './workspaces';
 
 /** The exit code of a command stopped at its wall time, as coreutils' `timeout` reports it (137 is SIGKILL's, for other kills). */
 export const WALL_TIMEOUT_EXIT_CODE = 124;
@@ -32,10 +41,11 @@ const PROBE_TIMEOUT_SECONDS = 30;
 
 export type IsolationCheck = { ok: true } | { ok: false; reason: string };
 
-/** Who the check runs its test command as, under which limits (a session's uid and the configured limits). */
+/** Who the check runs its test command as, under which limits and disk quota (the configured ones). */
 export interface IsolationProbe {
   uid: number;
   limits: SandboxLimits;
+  quota: DiskQuota;
 }
 
 export class IsolationUnavailableError extends Error {
@@ -53,8 +63,12 @@ export interface IsolatedRun {
   /** Wall time, kept by the worker. */
   timeoutSeconds: number;
   limits: SandboxLimits;
-  /** Which part of a longer output to keep: its start (the default), or its end, for the hidden tests' summary. */
+  /** Which part of a longer output to keep: its start (the default), or its end. */
   keep?: KeptPart;
+  /** How the sandbox shows its folders, beyond the workspace (scoring shows it read-only, with the harness). */
+  view?: Pick<SandboxInvocation, 'workspaceReadOnly' | 'home' | 'readOnlyBinds'>;
+  /** Read what the command writes to descriptor REPORT_FD (a test harness's report), up to 1 MiB. */
+  report?: boolean;
 }
 
 export interface IsolatedResult {
@@ -65,7 +79,12 @@ export interface IsolatedResult {
   /** Whether stdout or stderr was cut at the output limit. */
   truncated: boolean;
   duration_ms: number;
+  /** What the command wrote to REPORT_FD, when `report` was asked for. */
+  report?: string;
 }
+
+/** The most of a harness's report that is read: a report is a line per test. */
+const MAX_REPORT_BYTES = 1024 * 1024;
 
 interface Ready {
   ok: true;
@@ -79,7 +98,7 @@ let answer: Promise<IsolationCheck> | undefined;
 
 /** Whether commands can run isolated here; found once per process (a fix on the machine needs a restart). */
 export function checkIsolation(probe?: IsolationProbe): Promise<IsolationCheck> {
-  answer ??= ready(probe ?? defaultProbe()).then(publicAnswer);
+  answer ??= ready(probe).then(publicAnswer);
   return answer;
 }
 
@@ -97,17 +116,25 @@ export async function probeIsolation(
   return publicAnswer(await examineMachine(probe, options.toolDirs));
 }
 
+/** The interpreters tasks' tests run with, as the sandbox sees them; throws IsolationUnavailableError when there is no sandbox. */
+export async function interpretersInSandbox(): Promise<SystemLayout['interpreters']> {
+  const state = await ready();
+  if (!state.ok) throw new IsolationUnavailableError(state.reason);
+  return state.layout.interpreters;
+}
+
 /** Runs `run.command` in the workspace's sandbox; throws IsolationUnavailableError, having run nothing, when there is none. */
 export async function runIsolated(run: IsolatedRun): Promise<IsolatedResult> {
-  const state = await ready({ uid: run.workspace.uid, limits: run.limits });
+  const state = await ready();
   if (!state.ok) throw new IsolationUnavailableError(state.reason);
   const workspace = await fs.lstat(run.workspace.dir).catch(() => undefined);
   if (!workspace?.isDirectory()) throw new WorkspaceLostError(run.workspace);
   return spawnSandbox(state, run);
 }
 
-function ready(probe: IsolationProbe): Promise<Readiness> {
-  readiness ??= examineMachine(probe);
+/** The machine's readiness, examined once per process, by the first caller's probe (the configured one by default). */
+function ready(probe?: IsolationProbe): Promise<Readiness> {
+  readiness ??= examineMachine(probe ?? defaultProbe());
   return readiness;
 }
 
@@ -116,8 +143,12 @@ function publicAnswer(state: Readiness): IsolationCheck {
 }
 
 function defaultProbe(): IsolationProbe {
-  const { uidBase, limits } = loadConfig({}).sandbox;
-  return { uid: uidBase, limits };
+  return probeOf(loadConfig({}).sandbox);
+}
+
+/** The check runs as the range's last uid, which no session leases, under the configured limits. */
+export function probeOf(settings: { uidBase: number; uidCount: number; limits: SandboxLimits; quota: DiskQuota }) {
+  return { uid: settings.uidBase + settings.uidCount - 1, limits: settings.limits, quota: settings.quota };
 }
 
 async function examineMachine(probe: IsolationProbe, toolDirs?: string[]): Promise<Readiness> {
@@ -144,10 +175,18 @@ async function examine(probe: IsolationProbe, toolDirs?: string[]): Promise<Read
   const refused = await userNamespacesRefused();
   if (refused) return unavailable(refused);
   const state: Ready = { ok: true, tools, layout: await systemLayout() };
-  // A real sandbox running node: proves bubblewrap, the uid switch and the limits all work together.
+  // A real sandbox running node in a workspace with a quota: proves bubblewrap, the uid switch, the
+  // limits and the disk quota all work together.
   const scratch = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-isolation-probe-'));
   try {
-    await fs.chown(scratch, probe.uid, probe.uid);
+    await fs.chmod(scratch, 0o711);
+    try {
+      await mountQuota({ dir: scratch, uid: probe.uid }, probe.quota);
+    } catch (err) {
+      return unavailable(
+        `workspaces cannot be given a disk quota (${(err as Error).message.replace(/^the workspace's disk quota could not be set /, '')})`,
+      );
+    }
     const result = await spawnSandbox(state, {
       workspace: { dir: scratch, uid: probe.uid },
       command: ['node', '-e', ''],
@@ -162,6 +201,7 @@ async function examine(probe: IsolationProbe, toolDirs?: string[]): Promise<Read
     if (toolSays) return unavailable(`the sandbox's user and limits could not be set (${toolSays})`);
     return unavailable(`node does not start inside the sandbox (${lines.at(-1) || `exit code ${result.exit_code}`})`);
   } finally {
+    await unmountIfMounted(scratch).catch(() => undefined);
     await fs.rm(scratch, { recursive: true, force: true });
   }
 }
@@ -176,11 +216,13 @@ async function spawnSandbox(state: Ready, run: IsolatedRun): Promise<IsolatedRes
     uid: run.workspace.uid,
     limits: run.limits,
     argv,
+    ...run.view,
   });
   // Descriptors this process inherited without close-on-exec are covered by /dev/null in the child.
   const leaked = (await inheritedDescriptors()).filter((fd) => fd >= FIRST_FREE_FD);
   const devNull = leaked.length > 0 ? await fs.open('/dev/null', 'r') : undefined;
   const stdio: Array<'pipe' | 'ignore' | number> = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
+  stdio[REPORT_FD] = run.report ? 'pipe' : 'ignore';
   for (const fd of leaked) {
     while (stdio.length <= fd) stdio.push('ignore');
     stdio[fd] = devNull!.fd;
@@ -207,6 +249,8 @@ async function spawnSandbox(state: Ready, run: IsolatedRun): Promise<IsolatedRes
   child.stderr?.on('data', (chunk: Buffer) => stderr.add(chunk));
   let sandboxInfo = '';
   pipes[INFO_FD]?.on('data', (chunk: Buffer) => (sandboxInfo += chunk.toString('utf8')));
+  const report = run.report ? new CapturedOutput(MAX_REPORT_BYTES) : undefined;
+  pipes[REPORT_FD]?.on('data', (chunk: Buffer) => report?.add(chunk));
   await devNull?.close();
   if (child.pid === undefined) {
     const reason = await exited.then(
@@ -252,6 +296,7 @@ async function spawnSandbox(state: Ready, run: IsolatedRun): Promise<IsolatedRes
       stderr: stderr.text(),
       truncated: stdout.truncated || stderr.truncated,
       duration_ms: Math.round(performance.now() - started),
+      ...(report ? { report: report.text() } : {}),
     };
   } finally {
     clearTimeout(wallTimer);

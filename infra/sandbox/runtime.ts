@@ -9,17 +9,18 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ArenaError } from '../../domain/errors';
-import { endedSessionsAmong } from '../db/repositories/coding.repository';
+import { endedSessionsAmong, releaseSandboxUid } from '../db/repositories/coding.repository';
 import type { SandboxSettings } from './settings';
 import type { StoredTaskFile } from '../db/entities/coding-task.entity';
-import { checkIsolation, runIsolated, type IsolatedResult, type IsolationCheck } from './isolation';
+import { cleanRoomDirOf, scoreInCleanRoom, type CleanRoomScore, type ScoredTask } from './clean-room';
+import { checkIsolation, probeOf, runIsolated, type IsolatedResult, type IsolationCheck } from './isolation';
+import { stopProcessesOf } from './session-processes';
 import {
-  copyIntoWorkspace,
+  findWorkspace,
   prepareWorkspace,
   readWorkspaceFile,
   removeWorkspace,
-  workspaceExists,
-  workspaceOf,
+  workspaceDirOf,
   writeWorkspaceFile,
   WorkspaceLostError,
   type Workspace,
@@ -32,7 +33,14 @@ export function sandboxTaskQueue(sharedQueue: string): string {
   return `${sharedQueue}-sandbox-${os.hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
 }
 
+const SESSION_ENDED = 'the session has ended: its deadline passed, or it was submitted or cancelled';
+
 export class SandboxRuntime {
+  /** Sessions being ended here: no step of theirs starts a command any more. */
+  private readonly stopped = new Set<number>();
+  /** Steps running here, by session. */
+  private readonly running = new Map<number, number>();
+
   constructor(
     readonly settings: SandboxSettings,
     /** This worker's own task queue. */
@@ -40,30 +48,43 @@ export class SandboxRuntime {
   ) {}
 
   check(): Promise<IsolationCheck> {
-    return checkIsolation({ uid: this.settings.uidBase, limits: this.settings.limits });
+    return checkIsolation(probeOf(this.settings));
   }
 
-  async prepare(sessionId: number, files: readonly StoredTaskFile[]): Promise<void> {
-    await prepareWorkspace(sessionId, [...files], this.settings);
+  /** Makes the session's workspace, owned by `uid` (its lease), with the task's starting files. */
+  async prepare(sessionId: number, uid: number, files: readonly StoredTaskFile[]): Promise<void> {
+    this.stopped.delete(sessionId);
+    await prepareWorkspace(sessionId, uid, [...files], this.settings);
   }
 
   /** The session's workspace on this worker; gone means the session cannot go on. */
   private async workspace(sessionId: number): Promise<Workspace> {
-    const workspace = workspaceOf(sessionId, this.settings);
-    if (!(await workspaceExists(workspace))) throw new WorkspaceLostError(workspace);
+    const workspace = await findWorkspace(sessionId, this.settings);
+    if (!workspace) throw new WorkspaceLostError({ dir: workspaceDirOf(sessionId, this.settings) });
     return workspace;
   }
 
-  /** One exec, read or write, from its request as the API stored it. */
-  async runStep(sessionId: number, kind: string, request: Record<string, unknown>): Promise<StepResult> {
-    const workspace = await this.workspace(sessionId);
+  /**
+   * One exec, read or write, from its request as the API stored it. A command stops at the session's
+   * deadline (`deadlineAt`, epoch ms) if its own timeout is later; none starts once the session is ending.
+   */
+  async runStep(
+    sessionId: number,
+    kind: string,
+    request: Record<string, unknown>,
+    deadlineAt?: number,
+  ): Promise<StepResult> {
+    this.running.set(sessionId, (this.running.get(sessionId) ?? 0) + 1);
     try {
+      const workspace = await this.workspace(sessionId);
+      const left = deadlineAt === undefined ? Infinity : (deadlineAt - Date.now()) / 1000;
+      if (this.stopped.has(sessionId) || left <= 0) throw new ArenaError('conflict', SESSION_ENDED);
       if (kind === 'exec') {
         const result: IsolatedResult = await runIsolated({
           workspace,
           command: request.command as string | string[],
           stdin: request.stdin as string | undefined,
-          timeoutSeconds: request.timeout_seconds as number,
+          timeoutSeconds: Math.min(request.timeout_seconds as number, left),
           limits: this.settings.limits,
         });
         return { ...result };
@@ -78,40 +99,50 @@ export class SandboxRuntime {
       if (err instanceof ArenaError && (err.kind === 'invalid' || err.kind === 'not_found' || err.kind === 'conflict'))
         return { refused: { kind: err.kind, detail: err.detail } };
       throw err;
+    } finally {
+      const left = (this.running.get(sessionId) ?? 1) - 1;
+      if (left > 0) this.running.set(sessionId, left);
+      else this.running.delete(sessionId);
     }
   }
 
-  /** Puts the hidden tests in (anything the agent left in their folder goes first) and runs them. */
-  async runHiddenTests(
-    sessionId: number,
-    tests: { dir: string; files: readonly StoredTaskFile[]; command: string[]; timeoutSeconds: number },
-  ): Promise<IsolatedResult> {
-    const workspace = await this.workspace(sessionId);
-    const limits = this.settings.limits;
-    await runIsolated({ workspace, command: ['rm', '-rf', '--', tests.dir], timeoutSeconds: 30, limits });
-    await copyIntoWorkspace(workspace, [...tests.files]);
-    // The score is read from the summary at the end of the output: keep the end.
-    return runIsolated({
-      workspace,
-      command: tests.command,
-      timeoutSeconds: tests.timeoutSeconds,
-      limits: this.settings.limits,
-      keep: 'tail',
-    });
+  /**
+   * Ends everything of the session: no step of it starts a command from now on, and every process of
+   * its uid is killed, a step in flight among them. Resolves once none is left.
+   */
+  async stop(sessionId: number): Promise<void> {
+    this.stopped.add(sessionId);
+    const workspace = await findWorkspace(sessionId, this.settings);
+    if (!workspace) return;
+    await stopProcessesOf(workspace.uid, () => this.running.has(sessionId));
+  }
+
+  /** Stops the session, then scores what it left in a clean room. */
+  async score(sessionId: number, task: ScoredTask): Promise<CleanRoomScore> {
+    await this.stop(sessionId);
+    return scoreInCleanRoom(await this.workspace(sessionId), task, this.settings);
   }
 
   async remove(sessionId: number): Promise<void> {
-    await removeWorkspace(workspaceOf(sessionId, this.settings));
+    const dir = workspaceDirOf(sessionId, this.settings);
+    await fs.rm(cleanRoomDirOf({ dir }), { recursive: true, force: true });
+    await removeWorkspace({ sessionId, dir });
+    this.stopped.delete(sessionId);
   }
 
   /**
-   * Removes the workspaces of sessions that have ended (left by a worker that stopped before its
-   * clean-up). Workspaces of running sessions stay: another worker on this machine may hold them.
+   * Removes the workspaces (and clean rooms) of sessions that have ended, left by a worker that stopped
+   * before its clean-up. Workspaces of running sessions stay: another worker on this machine may hold them.
    */
   async sweep(em: EntityManager): Promise<void> {
     const names = await fs.readdir(this.settings.dir).catch(() => [] as string[]);
-    const ids = names.filter((n) => /^[1-9][0-9]{0,9}$/.test(n)).map(Number);
+    const ids = [...new Set(names.map((n) => /^([1-9][0-9]{0,9})(?:-score)?$/.exec(n)?.[1]).filter(Boolean))].map(
+      Number,
+    );
     if (ids.length === 0) return;
-    for (const id of await endedSessionsAmong(em, ids)) await this.remove(id);
+    for (const id of await endedSessionsAmong(em, ids)) {
+      await this.remove(id);
+      await releaseSandboxUid(em, id);
+    }
   }
 }

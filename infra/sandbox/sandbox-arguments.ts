@@ -8,10 +8,14 @@ import { NODE_MOUNT, type SandboxTools, type SystemLayout } from './system-layou
 /** The workspace inside the sandbox, also its working folder and HOME. */
 export const SANDBOX_WORKSPACE = '/workspace';
 
-/** Descriptors the sandbox's start-up reads from (3-5: files bubblewrap writes into /etc) and writes to (6). */
+/**
+ * Descriptors the sandbox's start-up reads from (3-5: files bubblewrap writes into /etc) and writes to
+ * (6), and the one a test harness reports on (7), passed through to the command.
+ */
 export const DATA_FDS = { passwd: 3, group: 4, hosts: 5 } as const;
 export const INFO_FD = 6;
-export const FIRST_FREE_FD = 7;
+export const REPORT_FD = 7;
+export const FIRST_FREE_FD = 8;
 
 /**
  * System configuration the sandbox may see; the rest of /etc may hold secrets (/etc/shadow, keys, the
@@ -27,6 +31,12 @@ export interface SandboxInvocation {
   limits: SandboxLimits;
   /** The program and its arguments, as run inside. */
   argv: string[];
+  /** Shown read-only (the scoring sandbox: nothing the code under test does changes its files). */
+  workspaceReadOnly?: boolean;
+  /** HOME inside; the workspace by default. */
+  home?: string;
+  /** Host folders shown read-only inside, as [host, inside]. */
+  readOnlyBinds?: ReadonlyArray<readonly [string, string]>;
 }
 
 /** The arguments of `tools.prlimit`, which execs setpriv, which execs bwrap, which runs `argv`. */
@@ -52,7 +62,8 @@ export function sandboxArguments(run: SandboxInvocation): string[] {
   ];
 }
 
-function bwrapArguments({ layout, workspaceDir, limits, argv }: SandboxInvocation): string[] {
+function bwrapArguments(run: SandboxInvocation): string[] {
+  const { layout, workspaceDir, limits, argv } = run;
   const tmpfs = (target: string) => ['--size', String(limits.tmpBytes), '--tmpfs', target];
   return [
     // Network, PID, IPC, UTS, cgroup and user namespaces of its own; no user namespaces inside.
@@ -92,9 +103,10 @@ function bwrapArguments({ layout, workspaceDir, limits, argv }: SandboxInvocatio
     '/dev',
     ...tmpfs('/dev/shm'),
     ...tmpfs('/tmp'),
-    '--bind',
+    run.workspaceReadOnly ? '--ro-bind' : '--bind',
     workspaceDir,
     SANDBOX_WORKSPACE,
+    ...(run.readOnlyBinds ?? []).flatMap(([host, inside]) => ['--ro-bind', host, inside]),
     '--chdir',
     SANDBOX_WORKSPACE,
     // Unsized memory otherwise: everything writable is then the workspace and the two sized tmpfs.
@@ -110,7 +122,7 @@ function bwrapArguments({ layout, workspaceDir, limits, argv }: SandboxInvocatio
     layout.path.join(':'),
     '--setenv',
     'HOME',
-    SANDBOX_WORKSPACE,
+    run.home ?? SANDBOX_WORKSPACE,
     '--setenv',
     'LANG',
     'C.UTF-8',

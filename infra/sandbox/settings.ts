@@ -20,7 +20,7 @@ export const sandboxEnv = {
   ARENA_SANDBOX_UID_BASE: positiveInt
     .min(10_000, 'must be at least 10000, clear of the system and login users')
     .default(200_000),
-  ARENA_SANDBOX_UID_COUNT: positiveInt.default(100_000),
+  ARENA_SANDBOX_UID_COUNT: positiveInt.min(2, 'must be at least 2').default(100_000),
   ARENA_SANDBOX_MEMORY_MB: positiveInt
     .min(768, 'must be at least 768 (node reserves that much address space to start)')
     .default(1024),
@@ -30,6 +30,8 @@ export const sandboxEnv = {
   ARENA_SANDBOX_FILE_SIZE_MB: positiveInt.default(64),
   ARENA_SANDBOX_OPEN_FILES: positiveInt.min(64, 'must be at least 64').default(256),
   ARENA_SANDBOX_TMP_MB: positiveInt.default(64),
+  ARENA_SANDBOX_DISK_MB: positiveInt.default(64),
+  ARENA_SANDBOX_DISK_FILES: positiveInt.min(64, 'must be at least 64').default(4096),
 };
 
 type SandboxEnv = z.infer<z.ZodObject<typeof sandboxEnv>>;
@@ -61,13 +63,21 @@ export interface SandboxLimits {
   tmpBytes: number;
 }
 
+/** A workspace's disk quota: it is a file system of its own, of this size. */
+export interface DiskQuota {
+  bytes: number;
+  /** Files and folders, the workspace's root among them. */
+  files: number;
+}
+
 /** Coding sandbox sessions on this worker: where workspaces live, which uids they run as, and their limits. */
 export interface SandboxSettings {
   dir: string;
-  /** Session n runs as uid `uidBase + n mod uidCount`. */
+  /** Each live session leases a uid of its own in `uidBase .. uidBase + uidCount - 2`; the last one is the isolation check's. */
   uidBase: number;
   uidCount: number;
   limits: SandboxLimits;
+  quota: DiskQuota;
   /** Steps (exec, read, write) a coding session may take. */
   maxSteps: number;
 }
@@ -91,5 +101,6 @@ export function sandboxSettings(e: SandboxEnv): SandboxSettings {
       openFiles: e.ARENA_SANDBOX_OPEN_FILES,
       tmpBytes: e.ARENA_SANDBOX_TMP_MB * MIB,
     },
+    quota: { bytes: e.ARENA_SANDBOX_DISK_MB * MIB, files: e.ARENA_SANDBOX_DISK_FILES },
   };
 }

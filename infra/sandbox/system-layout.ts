@@ -6,6 +6,9 @@ export interface SandboxTools {
   bwrap: string;
   setpriv: string;
   prlimit: string;
+  /** Workspaces are file systems of their own, sized by their disk quota. */
+  mount: string;
+  umount: string;
 }
 
 /** Fixed folders, not the worker's PATH: what runs as root to build the sandbox should not depend on an environment. */
@@ -15,6 +18,8 @@ export const TOOL_PACKAGES: Record<keyof SandboxTools, string> = {
   bwrap: "Debian's bubblewrap package",
   setpriv: 'the util-linux package',
   prlimit: 'the util-linux package',
+  mount: 'the mount package',
+  umount: 'the mount package',
 };
 
 export async function findSandboxTools(
@@ -47,6 +52,8 @@ export interface SystemLayout {
   nodeOutsideUsr?: string;
   /** Folders for PATH, first to last. */
   path: string[];
+  /** The interpreters a task's tests run with, as the sandbox sees them (python3 is absent on a machine without it). */
+  interpreters: { node: string; python3?: string };
 }
 
 /** Where the worker's node appears in the sandbox when it lives outside /usr (nvm, a tarball in /opt). */
@@ -61,12 +68,27 @@ export async function systemLayout(nodeBinary: string = process.execPath): Promi
     if (stat?.isSymbolicLink()) topLevel.push({ path: folder, linkTo: await fs.readlink(folder) });
     else if (stat?.isDirectory()) topLevel.push({ path: folder });
   }
-  const nodeDir = path.dirname(await fs.realpath(nodeBinary));
-  if (!nodeDir.startsWith('/usr/')) return { topLevel, nodeOutsideUsr: nodeDir, path: [NODE_MOUNT, ...SYSTEM_PATH] };
-  return { topLevel, path: SYSTEM_PATH.includes(nodeDir) ? SYSTEM_PATH : [nodeDir, ...SYSTEM_PATH] };
+  const realNode = await fs.realpath(nodeBinary);
+  const nodeDir = path.dirname(realNode);
+  let python3: string | undefined;
+  for (const dir of SYSTEM_PATH) {
+    if (await isExecutableFile(path.join(dir, 'python3'))) {
+      python3 = path.join(dir, 'python3');
+      break;
+    }
+  }
+  if (!nodeDir.startsWith('/usr/')) {
+    const node = path.posix.join(NODE_MOUNT, path.basename(realNode));
+    return { topLevel, nodeOutsideUsr: nodeDir, path: [NODE_MOUNT, ...SYSTEM_PATH], interpreters: { node, python3 } };
+  }
+  return {
+    topLevel,
+    path: SYSTEM_PATH.includes(nodeDir) ? SYSTEM_PATH : [nodeDir, ...SYSTEM_PATH],
+    interpreters: { node: realNode, python3 },
+  };
 }
 
-/** Capabilities the worker needs to hand a workspace to a session's uid, run as it and stop it. */
+/** Capabilities the worker needs to give a session's uid a workspace with a disk quota, run as it and stop it. */
 const NEEDED_CAPABILITIES: Array<[name: string, bit: number]> = [
   ['CAP_CHOWN', 0],
   ['CAP_DAC_OVERRIDE', 1],
@@ -74,6 +96,7 @@ const NEEDED_CAPABILITIES: Array<[name: string, bit: number]> = [
   ['CAP_KILL', 5],
   ['CAP_SETGID', 6],
   ['CAP_SETUID', 7],
+  ['CAP_SYS_ADMIN', 21],
 ];
 
 /** The capabilities this process lacks for that, by name (none for root in an ordinary container). */

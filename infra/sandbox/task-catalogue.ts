@@ -2,12 +2,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { LANGUAGE_RUNTIME, SANDBOX_LANGUAGES, type SandboxLanguage } from '../../domain/sandbox/languages';
+import { SANDBOX_LANGUAGES, type SandboxLanguage } from '../../domain/sandbox/languages';
 
 /** The catalogue shipped with the service; from dist/ it is the copy the build makes beside the compiled code. */
 export const DEFAULT_SANDBOX_TASKS_DIR = path.resolve(__dirname, '..', '..', 'sandbox-tasks');
 
-/** Where a task's hidden tests are copied in a workspace, and where its test command looks for them. */
+/** Where a task's hidden tests sit in the clean room that scores a session, and where the harness looks for them. */
 export const HIDDEN_TESTS_DIR = '.hidden-tests';
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -17,31 +17,11 @@ export const taskManifestSchema = z
     id: z.string().regex(/^[a-z]+\/[a-z0-9]+(?:-[a-z0-9]+)*$/, 'expected "<language>/<slug>"'),
     title: z.string().trim().min(1).max(120),
     language: z.enum(SANDBOX_LANGUAGES),
-    /** Run in the workspace root after the hidden tests are copied in. */
-    test_command: z.array(z.string().min(1)).min(1),
     /** The hidden tests' count: a run that crashes before any test ran still scores 0 of it. */
     tests_total: z.number().int().min(1).max(1000),
     limits: z.object({ test_timeout_seconds: z.number().int().min(1).max(600) }).strict(),
   })
-  .strict()
-  .superRefine((manifest, ctx) => {
-    const runtime = LANGUAGE_RUNTIME[manifest.language];
-    if (manifest.test_command[0] !== runtime) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['test_command'],
-        message: `a ${manifest.language} task's tests run with ${runtime}`,
-      });
-    }
-    // The score is read from the runner's summary: unittest prints one anyway, node --test only with TAP.
-    if (manifest.language === 'javascript' && !manifest.test_command.includes('--test-reporter=tap')) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['test_command'],
-        message: 'node --test must report with --test-reporter=tap, whose summary the score is read from',
-      });
-    }
-  });
+  .strict();
 
 export type TaskManifest = z.infer<typeof taskManifestSchema>;
 
@@ -91,6 +71,9 @@ function readManifest(file: string, fail: (message: string) => never): TaskManif
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') fail('task.json is missing');
     fail(`task.json is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof json === 'object' && json !== null && 'test_command' in json) {
+    fail("task.json: test_command is no longer used: the arena's own harness runs the hidden tests (remove it)");
   }
   const parsed = taskManifestSchema.safeParse(json);
   if (!parsed.success) {

@@ -1,11 +1,17 @@
 /**
- * Session workspaces on the worker that holds them: `<ARENA_SANDBOX_DIR>/<session id>`, each private to
- * the session's own uid. The folder above lets those uids pass through to their own workspace, not list it.
+ * Session workspaces on the worker that holds them: `<ARENA_SANDBOX_DIR>/<session id>`, each a file system
+ * of its own (a tmpfs sized by the disk quota, so the kernel refuses a write past it), private to the
+ * session's own uid. The folder above lets those uids pass through to their own workspace, not list it.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { SandboxSettings } from './settings';
+import { promisify } from 'node:util';
+import type { DiskQuota, SandboxSettings } from './settings';
+import { findSandboxTools } from './system-layout';
 import { copyIntoWorkspace, type WorkspaceFile } from './workspace-files';
+
+const run = promisify(execFile);
 
 export {
   copyIntoWorkspace,
@@ -32,45 +38,79 @@ export interface Workspace {
 const ROOT_MODE = 0o711;
 const WORKSPACE_MODE = 0o700;
 
-/** Session n's uid: stable, so a retried step runs as the same user; two sessions share one only uidCount apart. */
-export function uidForSession(sessionId: number, settings: Pick<SandboxSettings, 'uidBase' | 'uidCount'>): number {
+/** The folder of session `sessionId`'s workspace on this worker. */
+export function workspaceDirOf(sessionId: number, settings: Pick<SandboxSettings, 'dir'>): string {
   if (!Number.isSafeInteger(sessionId) || sessionId < 1) throw new RangeError(`not a session id: ${sessionId}`);
-  return settings.uidBase + (sessionId % settings.uidCount);
+  return path.join(settings.dir, String(sessionId));
 }
 
-export function workspaceOf(sessionId: number, settings: SandboxSettings): Workspace {
-  return { sessionId, dir: path.join(settings.dir, String(sessionId)), uid: uidForSession(sessionId, settings) };
+/** Session `sessionId`'s workspace as it is on this worker (its uid is its owner's), or undefined when there is none. */
+export async function findWorkspace(
+  sessionId: number,
+  settings: Pick<SandboxSettings, 'dir'>,
+): Promise<Workspace | undefined> {
+  const dir = workspaceDirOf(sessionId, settings);
+  const stat = await fs.lstat(dir).catch(() => undefined);
+  return stat?.isDirectory() ? { sessionId, dir, uid: stat.uid } : undefined;
 }
 
 /**
- * Makes session `sessionId`'s workspace holding `files`, replacing any left by an earlier attempt, so a
- * retried preparation starts from the same files.
+ * Makes session `sessionId`'s workspace, owned by `uid` (the session's lease) and holding `files`,
+ * replacing any left by an earlier attempt, so a retried preparation starts from the same files.
  */
 export async function prepareWorkspace(
   sessionId: number,
+  uid: number,
   files: WorkspaceFile[],
-  settings: SandboxSettings,
+  settings: Pick<SandboxSettings, 'dir' | 'quota'>,
 ): Promise<Workspace> {
-  const workspace = workspaceOf(sessionId, settings);
+  const workspace = { sessionId, dir: workspaceDirOf(sessionId, settings), uid };
   await prepareWorkspaceRoot(settings.dir);
-  await fs.rm(workspace.dir, { recursive: true, force: true });
+  await removeWorkspace(workspace);
   await fs.mkdir(workspace.dir, { mode: WORKSPACE_MODE });
-  await fs.chown(workspace.dir, workspace.uid, workspace.uid);
+  await mountQuota(workspace, settings.quota);
   await copyIntoWorkspace(workspace, files);
   return workspace;
 }
 
-export async function workspaceExists(workspace: Workspace): Promise<boolean> {
-  const stat = await fs.lstat(workspace.dir).catch(() => undefined);
-  return stat?.isDirectory() ?? false;
+/** Mounts a tmpfs of the quota's size on the workspace's folder: the kernel keeps the quota, in bytes and files. */
+export async function mountQuota(workspace: Pick<Workspace, 'dir' | 'uid'>, quota: DiskQuota): Promise<void> {
+  const tools = await findSandboxTools();
+  if ('missing' in tools) throw new Error(`${tools.missing} is not installed: workspaces cannot be given a disk quota`);
+  const options = [
+    `size=${quota.bytes}`,
+    `nr_inodes=${quota.files}`,
+    `mode=${WORKSPACE_MODE.toString(8)}`,
+    `uid=${workspace.uid}`,
+    `gid=${workspace.uid}`,
+    'nosuid',
+    'nodev',
+  ];
+  try {
+    await run(tools.mount, ['-t', 'tmpfs', '-o', options.join(','), 'arena-workspace', workspace.dir], { env: {} });
+  } catch (err) {
+    const said = (err as { stderr?: string }).stderr?.trim() || (err as Error).message;
+    throw new Error(`the workspace's disk quota could not be set (mount: ${said})`);
+  }
 }
 
-/** Deletes the workspace and everything in it; links inside are removed, never followed. */
-export async function removeWorkspace(workspace: Workspace): Promise<void> {
-  // The workspace arrives through workflow history: never let a damaged one name some other folder.
+/** Deletes the workspace and everything in it (its file system first); links inside are removed, never followed. */
+export async function removeWorkspace(workspace: Pick<Workspace, 'dir' | 'sessionId'>): Promise<void> {
+  // The workspace's folder is named after its session: never let a damaged name reach some other folder.
   if (path.basename(workspace.dir) !== String(workspace.sessionId) || !path.isAbsolute(workspace.dir))
     throw new Error(`${workspace.dir} is not the workspace of session ${workspace.sessionId}`);
+  await unmountIfMounted(workspace.dir);
   await fs.rm(workspace.dir, { recursive: true, force: true });
+}
+
+/** Detaches the file system mounted on `dir`, if one is (a workspace's quota, left by a worker that stopped). */
+export async function unmountIfMounted(dir: string): Promise<void> {
+  const [here, above] = await Promise.all([fs.lstat(dir).catch(() => undefined), fs.stat(path.dirname(dir))]);
+  if (!here?.isDirectory() || here.dev === above.dev) return;
+  const tools = await findSandboxTools();
+  if ('missing' in tools) throw new Error(`${tools.missing} is not installed: ${dir} cannot be unmounted`);
+  // Lazy: nothing of the session runs any more, and a lingering open file must not keep the folder.
+  await run(tools.umount, ['--lazy', dir], { env: {} });
 }
 
 /**

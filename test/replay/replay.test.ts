@@ -44,8 +44,10 @@ const SCENARIOS = [
   // A vote applied by a local activity (the vote-local-activity patch), and one from before.
   'record-vote',
   'record-vote.v1',
-  // A coding session worked in pull mode and submitted.
+  // A coding session worked in pull mode and submitted, scored in a clean room (the coding-clean-room
+  // patch), and one scored in its workspace, from before.
   'coding-session-pull',
+  'coding-session-pull.v1',
 ];
 
 interface Saved {

@@ -152,7 +152,7 @@ describe('the end of a coding session', () => {
     expect(entry.response).toMatch(/\*\*timeout\*\*: \d of 8 hidden tests passed, in 0 steps\.$/);
   }, 120_000);
 
-  it('lets the owner cancel a running session: no tests run, the workspace goes', async () => {
+  it('lets the owner cancel a running session: it is scored all the same, and the workspace goes', async () => {
     const work = await session();
     expect((await stepOf(t, work.sandbox)('POST', 'exec', { command: 'touch made-by-agent' })).statusCode).toBe(200);
     const cancelled = await t.app.inject({

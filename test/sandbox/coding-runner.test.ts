@@ -11,7 +11,7 @@ import { freePort } from '../../infra/ports';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { killRunners, startRunner } from '../runner/support/cli';
 import { until } from '../runner/support/wait';
-import { eventually } from './coding-support';
+import { eventually, removeSandboxDir } from './coding-support';
 
 const EXAMPLE_AGENT = [process.execPath, path.resolve(__dirname, '..', '..', 'examples', 'sandbox-agent', 'agent.mjs')];
 
@@ -37,7 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   killRunners();
   await t?.close();
-  fs.rmSync(sandboxDir, { recursive: true, force: true });
+  await removeSandboxDir(sandboxDir);
 });
 
 const createAgent = async (payload: object) =>

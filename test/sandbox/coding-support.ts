@@ -6,6 +6,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+import { removeSandboxDir } from './support';
+
+export { removeSandboxDir } from './support';
 
 export interface CodingArena {
   t: TestApp;
@@ -37,7 +40,7 @@ export async function startCodingArena(env: Record<string, string>, agentName: s
     sandboxDir,
     async close() {
       await t.close();
-      fs.rmSync(sandboxDir, { recursive: true, force: true });
+      await removeSandboxDir(sandboxDir);
     },
   };
 }

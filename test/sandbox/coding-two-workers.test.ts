@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestApp } from '../support/test-app';
 import { WorkerProcess, workerEnv } from '../support/worker-process';
-import { codingWork, eventually, startCodingArena, stepOf, type CodingArena } from './coding-support';
+import { codingWork, eventually, removeSandboxDir, startCodingArena, stepOf, type CodingArena } from './coding-support';
 
 let arena: CodingArena;
 let t: TestApp;
@@ -26,7 +26,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await other?.kill();
   await arena?.close();
-  fs.rmSync(otherDir, { recursive: true, force: true });
+  await removeSandboxDir(otherDir);
 });
 
 const sessionIdOf = (publicId: string) => Number(publicId.split('-')[1]);

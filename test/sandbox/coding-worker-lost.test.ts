@@ -11,7 +11,7 @@ import { Client } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../workflows/contracts';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { WorkerProcess, workerEnv } from '../support/worker-process';
-import { codingWork, stepOf } from './coding-support';
+import { codingWork, removeSandboxDir, stepOf } from './coding-support';
 
 let t: TestApp;
 let client: Client;
@@ -40,7 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await doomed?.kill();
   await t?.close();
-  fs.rmSync(sandboxDir, { recursive: true, force: true });
+  await removeSandboxDir(sandboxDir);
 });
 
 it('ends the session as error, workspace lost, recorded once, when the worker holding the workspace dies', async () => {

@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { SandboxSettings } from '../../infra/config';
 import { runIsolated, WALL_TIMEOUT_EXIT_CODE, type IsolatedResult } from '../../infra/sandbox/isolation';
-import { prepareWorkspace, removeWorkspace, type Workspace } from '../../infra/sandbox/workspaces';
-import { freshSessionId, processesOf, removeSandboxScratch, sandboxScratch, until } from './support';
+import { removeWorkspace, type Workspace } from '../../infra/sandbox/workspaces';
+import { freshWorkspace, processesOf, removeSandboxScratch, sandboxScratch, until } from './support';
 
 const REPO = path.resolve(__dirname, '..', '..');
 
@@ -24,7 +24,7 @@ beforeAll(async () => {
   settings = await sandboxScratch();
 });
 beforeEach(async () => {
-  workspace = await prepareWorkspace(freshSessionId(), [{ path: 'main.py', content: 'print("ok")\n' }], settings);
+  workspace = await freshWorkspace(settings, [{ path: 'main.py', content: 'print("ok")\n' }]);
 });
 afterEach(async () => {
   await removeWorkspace(workspace);
@@ -36,7 +36,7 @@ const run = (command: string | string[], timeoutSeconds = 20, into = workspace):
   runIsolated({ workspace: into, command, timeoutSeconds, limits: settings.limits });
 
 async function anotherSession(): Promise<Workspace> {
-  const other = await prepareWorkspace(freshSessionId(), [], settings);
+  const other = await freshWorkspace(settings);
   others.push(other);
   return other;
 }

@@ -8,14 +8,15 @@ import {
   isolationWarning,
   IsolationUnavailableError,
   probeIsolation,
+  probeOf,
   runIsolated,
   WALL_TIMEOUT_EXIT_CODE,
 } from '../../infra/sandbox/isolation';
-import { prepareWorkspace, removeWorkspace, type Workspace } from '../../infra/sandbox/workspaces';
+import { removeWorkspace, type Workspace } from '../../infra/sandbox/workspaces';
 import {
   BROKEN_BWRAP_PROBE,
   brokenBwrapTools,
-  freshSessionId,
+  freshWorkspace,
   processesOf,
   removeSandboxScratch,
   sandboxScratch,
@@ -28,11 +29,9 @@ beforeAll(async () => {
   settings = await sandboxScratch();
 });
 beforeEach(async () => {
-  workspace = await prepareWorkspace(
-    freshSessionId(),
-    [{ path: 'greet.py', content: 'import sys\nprint("hello", sys.stdin.read().strip())\n' }],
-    settings,
-  );
+  workspace = await freshWorkspace(settings, [
+    { path: 'greet.py', content: 'import sys\nprint("hello", sys.stdin.read().strip())\n' },
+  ]);
 });
 afterEach(() => removeWorkspace(workspace));
 afterAll(() => removeSandboxScratch(settings));
@@ -189,14 +188,14 @@ describe('runIsolated', () => {
 
 describe('checkIsolation', () => {
   it('finds bubblewrap usable here, once per process', async () => {
-    const probe = { uid: settings.uidBase, limits: settings.limits };
+    const probe = probeOf(settings);
     await expect(checkIsolation(probe)).resolves.toEqual({ ok: true });
     const again = checkIsolation(probe);
     expect(again).toBe(checkIsolation(probe));
   });
 
   it('names what is missing when a tool is not installed', async () => {
-    const probe = { uid: settings.uidBase, limits: settings.limits };
+    const probe = probeOf(settings);
     const empty = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-no-tools-'));
     try {
       await expect(probeIsolation(probe, { toolDirs: [empty] })).resolves.toEqual({
@@ -216,23 +215,21 @@ describe('checkIsolation', () => {
   it("passes on bubblewrap's own words when it cannot make a sandbox", async () => {
     const tools = await brokenBwrapTools();
     try {
-      await expect(
-        probeIsolation({ uid: settings.uidBase, limits: settings.limits }, { toolDirs: [tools] }),
-      ).resolves.toEqual(BROKEN_BWRAP_PROBE);
+      await expect(probeIsolation(probeOf(settings), { toolDirs: [tools] })).resolves.toEqual(BROKEN_BWRAP_PROBE);
     } finally {
       await fs.rm(tools, { recursive: true, force: true });
     }
   });
 
   it('gives the start-up a warning line only when isolation is unavailable', async () => {
-    await expect(isolationWarning({ uid: settings.uidBase, limits: settings.limits })).resolves.toBeUndefined();
+    await expect(isolationWarning(probeOf(settings))).resolves.toBeUndefined();
     await jest.isolateModulesAsync(async () => {
       jest.doMock('../../infra/sandbox/system-layout', () => ({
         ...jest.requireActual('../../infra/sandbox/system-layout'),
         findSandboxTools: () => Promise.resolve({ missing: 'setpriv' }),
       }));
       const isolation = await import('../../infra/sandbox/isolation');
-      await expect(isolation.isolationWarning({ uid: settings.uidBase, limits: settings.limits })).resolves.toBe(
+      await expect(isolation.isolationWarning(probeOf(settings))).resolves.toBe(
         'coding sandbox sessions will end as error: isolation unavailable: setpriv is not installed (the util-linux package)',
       );
     });

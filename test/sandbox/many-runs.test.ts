@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SandboxSettings } from '../../infra/config';
 import { runIsolated } from '../../infra/sandbox/isolation';
-import { prepareWorkspace, removeWorkspace, type Workspace } from '../../infra/sandbox/workspaces';
-import { freshSessionId, removeSandboxScratch, sandboxScratch } from './support';
+import { removeWorkspace, type Workspace } from '../../infra/sandbox/workspaces';
+import { freshSessionId, freshWorkspace, removeSandboxScratch, sandboxScratch } from './support';
 
 const REPO = path.resolve(__dirname, '../..');
 
@@ -22,9 +22,7 @@ let workspaces: Workspace[];
 
 beforeAll(async () => {
   settings = await sandboxScratch();
-  workspaces = await Promise.all(
-    Array.from({ length: AT_ONCE }, () => prepareWorkspace(freshSessionId(), [], settings)),
-  );
+  workspaces = await Promise.all(Array.from({ length: AT_ONCE }, () => freshWorkspace(settings)));
 });
 afterAll(async () => {
   await Promise.all(workspaces.map((workspace) => removeWorkspace(workspace)));

@@ -8,15 +8,16 @@
  */
 import fs from 'node:fs/promises';
 import type { SandboxSettings } from '../../infra/config';
-import { prepareWorkspace, removeWorkspace, type Workspace } from '../../infra/sandbox/workspaces';
-import { BROKEN_BWRAP_PROBE, brokenBwrapTools, freshSessionId, removeSandboxScratch, sandboxScratch } from './support';
+import { probeOf } from '../../infra/sandbox/isolation';
+import { removeWorkspace, type Workspace } from '../../infra/sandbox/workspaces';
+import { BROKEN_BWRAP_PROBE, brokenBwrapTools, freshWorkspace, removeSandboxScratch, sandboxScratch } from './support';
 
 let settings: SandboxSettings;
 let workspace: Workspace;
 
 beforeAll(async () => {
   settings = await sandboxScratch();
-  workspace = await prepareWorkspace(freshSessionId(), [], settings);
+  workspace = await freshWorkspace(settings);
 });
 afterAll(async () => {
   await removeWorkspace(workspace);
@@ -44,9 +45,7 @@ it("keeps bubblewrap's words when it fails before the run has finished setting u
         return { __esModule: true, ...actual, open, default: { ...actual, open } };
       });
       const { probeIsolation, runIsolated } = await import('../../infra/sandbox/isolation');
-      await expect(
-        probeIsolation({ uid: workspace.uid, limits: settings.limits }, { toolDirs: [tools] }),
-      ).resolves.toEqual(BROKEN_BWRAP_PROBE);
+      await expect(probeIsolation(probeOf(settings), { toolDirs: [tools] })).resolves.toEqual(BROKEN_BWRAP_PROBE);
       // A real sandbox, with the same slow set-up, runs as ever.
       const result = await runIsolated({
         workspace,

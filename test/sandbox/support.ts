@@ -5,6 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type SandboxSettings } from '../../infra/config';
 import { findOrInstallBubblewrap } from '../../infra/embedded/bubblewrap';
+import { prepareWorkspace, unmountIfMounted, type Workspace, type WorkspaceFile } from '../../infra/sandbox/workspaces';
+
+export { processesOf } from '../../infra/sandbox/session-processes';
 
 /** A scratch folder per test file, like ARENA_SANDBOX_DIR; removed by `removeSandboxScratch`. */
 export async function sandboxScratch(): Promise<SandboxSettings> {
@@ -14,7 +17,13 @@ export async function sandboxScratch(): Promise<SandboxSettings> {
 }
 
 export async function removeSandboxScratch(settings: SandboxSettings | undefined): Promise<void> {
-  if (settings) await fs.rm(settings.dir, { recursive: true, force: true });
+  if (settings) await removeSandboxDir(settings.dir);
+}
+
+/** Removes a test's ARENA_SANDBOX_DIR, with the file systems of workspaces still in it (a session running when its worker stopped). */
+export async function removeSandboxDir(dir: string): Promise<void> {
+  for (const name of await fs.readdir(dir).catch(() => [] as string[])) await unmountIfMounted(path.join(dir, name));
+  await fs.rm(dir, { recursive: true, force: true });
 }
 
 /** What the fake bubblewrap of `brokenBwrapTools` says, and fails with. */
@@ -34,7 +43,8 @@ export async function brokenBwrapTools(): Promise<string> {
   const tools = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-broken-bwrap-'));
   await fs.chmod(tools, 0o755);
   await fs.writeFile(path.join(tools, 'bwrap'), `#!/bin/sh\necho "${BWRAP_REFUSAL}" >&2\nexit 1\n`, { mode: 0o755 });
-  for (const tool of ['setpriv', 'prlimit']) await fs.symlink(`/usr/bin/${tool}`, path.join(tools, tool));
+  for (const tool of ['setpriv', 'prlimit', 'mount', 'umount'])
+    await fs.symlink(`/usr/bin/${tool}`, path.join(tools, tool));
   return tools;
 }
 
@@ -43,16 +53,15 @@ export function freshSessionId(): number {
   return crypto.randomInt(1, 2_000_000_000);
 }
 
-/** Host processes running as `uid` (a sandbox's leftovers would show here). */
-export async function processesOf(uid: number): Promise<string[]> {
-  const found: string[] = [];
-  for (const pid of await fs.readdir('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    const status = await fs.readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-    const state = /^State:\s+(\S)/m.exec(status)?.[1];
-    if (new RegExp(`^Uid:\\s+${uid}\\s`, 'm').test(status) && state !== 'Z') found.push(pid);
-  }
-  return found;
+/** The uid a test gives session `sessionId`: where a lease for it would start looking in the range. */
+export function uidFor(settings: SandboxSettings, sessionId: number): number {
+  return settings.uidBase + (sessionId % (settings.uidCount - 1));
+}
+
+/** A real workspace holding `files`, for a fresh session id with a uid of its own. */
+export function freshWorkspace(settings: SandboxSettings, files: WorkspaceFile[] = []): Promise<Workspace> {
+  const sessionId = freshSessionId();
+  return prepareWorkspace(sessionId, uidFor(settings, sessionId), files, settings);
 }
 
 /** Resolves once `condition` holds, checking again as soon as each check ends; fails after `timeoutMs`. */

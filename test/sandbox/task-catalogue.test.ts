@@ -1,14 +1,12 @@
 /**
  * The shipped coding tasks prove themselves: each task's hidden tests fail on its starting files and all
- * pass with its reference solution, counted the way a session's score is.
+ * pass with its reference solution, run by the arena's harness and counted the way a session's score is.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { testReportOf } from '../../domain/sandbox/test-report';
 import { DEFAULT_SANDBOX_TASKS_DIR, loadTaskCatalogue } from '../../infra/sandbox/task-catalogue';
-import { runTaskTestsPlainly, type RunTaskTests } from '../support/sandbox-tasks';
+import { runTaskTests } from '../support/sandbox-tasks';
 
-const runTaskTests: RunTaskTests = runTaskTestsPlainly;
 const catalogue = loadTaskCatalogue();
 const RUN_TIMEOUT_MS = 120_000;
 
@@ -44,11 +42,8 @@ describe.each(catalogue.map((task) => [task.id, task] as const))('%s', (id, task
     'fails its hidden tests on the starting files',
     async () => {
       const run = await runTaskTests(task, { solution: false });
-      const { language, tests_total: testsTotal } = task.manifest;
-      const report = testReportOf(language, run.exitCode, run.stdout, run.stderr, testsTotal);
-      expect(report.total).toBe(testsTotal);
-      expect(report.passed).toBeLessThan(report.total);
-      expect(run.exitCode).not.toBe(0);
+      expect(run.score).toEqual({ passed: expect.any(Number), total: task.manifest.tests_total });
+      expect(run.score.passed).toBeLessThan(run.score.total);
     },
     RUN_TIMEOUT_MS,
   );
@@ -57,11 +52,11 @@ describe.each(catalogue.map((task) => [task.id, task] as const))('%s', (id, task
     'passes every hidden test with the reference solution, as many as it declares',
     async () => {
       const run = await runTaskTests(task, { solution: true });
-      const { language, tests_total: testsTotal } = task.manifest;
-      // Read without the declared total first: the output itself must count exactly that many tests.
-      const counted = testReportOf(language, run.exitCode, run.stdout, run.stderr);
-      expect({ ...counted, exitCode: run.exitCode }).toEqual({ passed: testsTotal, total: testsTotal, exitCode: 0 });
-      expect(testReportOf(language, run.exitCode, run.stdout, run.stderr, testsTotal)).toEqual(counted);
+      // Every test passed, none tampered with, none unread: exactly as many as the task declares.
+      expect({ score: run.score, stderr: run.score.passed === task.manifest.tests_total ? '' : run.stderr }).toEqual({
+        score: { passed: task.manifest.tests_total, total: task.manifest.tests_total },
+        stderr: '',
+      });
     },
     RUN_TIMEOUT_MS,
   );

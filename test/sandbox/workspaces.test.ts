@@ -7,17 +7,16 @@ import { runIsolated } from '../../infra/sandbox/isolation';
 import {
   copyIntoWorkspace,
   listWorkspace,
+  findWorkspace,
   prepareWorkspace,
   prepareWorkspaceRoot,
   readWorkspaceFile,
   removeWorkspace,
-  uidForSession,
-  workspaceExists,
   WorkspaceLostError,
   writeWorkspaceFile,
   type Workspace,
 } from '../../infra/sandbox/workspaces';
-import { freshSessionId, removeSandboxScratch, sandboxScratch } from './support';
+import { freshWorkspace, removeSandboxScratch, sandboxScratch } from './support';
 
 let settings: SandboxSettings;
 let workspace: Workspace;
@@ -28,14 +27,10 @@ beforeAll(async () => {
   settings = await sandboxScratch();
 });
 beforeEach(async () => {
-  workspace = await prepareWorkspace(
-    freshSessionId(),
-    [
-      { path: 'README.md', content: '# task\n' },
-      { path: 'src/app.py', content: 'print("hi")\n' },
-    ],
-    settings,
-  );
+  workspace = await freshWorkspace(settings, [
+    { path: 'README.md', content: '# task\n' },
+    { path: 'src/app.py', content: 'print("hi")\n' },
+  ]);
   host = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-host-'));
   await fs.chmod(host, 0o755);
   await fs.writeFile(path.join(host, 'secret.txt'), 'host secret\n', { mode: 0o644 });
@@ -62,12 +57,38 @@ async function refusal(promise: Promise<unknown>): Promise<{ kind: string; detai
 }
 
 describe('workspaces', () => {
-  it('give each session a stable uid of its own from the configured range', () => {
-    const range = { uidBase: 200_000, uidCount: 100_000 };
-    expect(uidForSession(7, range)).toBe(200_007);
-    expect(uidForSession(7, range)).toBe(uidForSession(7, range));
-    expect(uidForSession(100_007, range)).toBe(200_007);
-    expect(() => uidForSession(0, range)).toThrow('not a session id: 0');
+  it('are found again by their session, with the uid they were made for', async () => {
+    await expect(findWorkspace(workspace.sessionId, settings)).resolves.toEqual(workspace);
+    await expect(findWorkspace(workspace.sessionId + 1, settings)).resolves.toBeUndefined();
+  });
+
+  it('hold at most their disk quota, in bytes and in files, whoever writes', async () => {
+    const small = { ...settings, quota: { bytes: 1024 * 1024, files: 64 } };
+    const sessionId = workspace.sessionId + 1;
+    const limited = await prepareWorkspace(sessionId, workspace.uid, [], small);
+    try {
+      const full = await runIsolated({
+        workspace: limited,
+        command: 'head -c 2000000 /dev/zero > big; echo $?; ls -l big | cut -d" " -f5',
+        timeoutSeconds: 20,
+        limits: settings.limits,
+      });
+      expect(full.stderr).toContain('No space left on device');
+      expect(Number(full.stdout.trim().split('\n')[1])).toBeLessThanOrEqual(1024 * 1024);
+      await runIsolated({ workspace: limited, command: 'rm big', timeoutSeconds: 20, limits: settings.limits });
+      const many = await runIsolated({
+        workspace: limited,
+        command: 'for i in $(seq 1 100); do touch f$i 2>/dev/null || { echo stopped at $i; break; }; done',
+        timeoutSeconds: 20,
+        limits: settings.limits,
+      });
+      expect(many.stdout).toMatch(/^stopped at (\d+)\n$/);
+      expect(Number(/stopped at (\d+)/.exec(many.stdout)?.[1])).toBeLessThanOrEqual(64);
+      // The worker's own writes meet the same wall.
+      await expect(writeWorkspaceFile(limited, 'more.txt', 'x')).rejects.toThrow(/ENOSPC/);
+    } finally {
+      await removeWorkspace(limited);
+    }
   });
 
   it('are private to their session uid, inside a folder others may pass but not list', async () => {
@@ -84,7 +105,12 @@ describe('workspaces', () => {
 
   it('start again from the given files when prepared again (a retried preparation)', async () => {
     await exec('echo leftover > left.txt');
-    const again = await prepareWorkspace(workspace.sessionId, [{ path: 'only.txt', content: 'x' }], settings);
+    const again = await prepareWorkspace(
+      workspace.sessionId,
+      workspace.uid,
+      [{ path: 'only.txt', content: 'x' }],
+      settings,
+    );
     expect(again).toEqual(workspace);
     expect((await listWorkspace(workspace)).map((entry) => entry.name)).toEqual(['only.txt']);
   });
@@ -103,7 +129,7 @@ describe('workspaces', () => {
   it('are removed whole, links inside removed and never followed', async () => {
     await exec(`ln -s ${host} out`);
     await removeWorkspace(workspace);
-    await expect(workspaceExists(workspace)).resolves.toBe(false);
+    await expect(findWorkspace(workspace.sessionId, settings)).resolves.toBeUndefined();
     expect(await fs.readFile(path.join(host, 'secret.txt'), 'utf8')).toBe('host secret\n');
     await expect(removeWorkspace({ ...workspace, dir: host })).rejects.toThrow('is not the workspace of session');
   });

@@ -6,7 +6,16 @@ import { Session } from './session.entity';
 
 export class CodingSession {
   [OptionalProps]?:
-    'tokenHash' | 'steps' | 'workerQueue' | 'testsPassed' | 'testsTotal' | 'summary' | 'benchmarkRun' | 'endedAt';
+    | 'tokenHash'
+    | 'steps'
+    | 'workerQueue'
+    | 'testsPassed'
+    | 'testsTotal'
+    | 'summary'
+    | 'benchmarkRun'
+    | 'endedAt'
+    | 'tampered'
+    | 'arenaFault';
   session!: Ref<Session>;
   task!: Ref<CodingTask>;
   /** The token is derived from the service's key and this nonce; only its hash is looked up. */
@@ -19,6 +28,10 @@ export class CodingSession {
   workerQueue: string | null = null;
   testsPassed: number | null = null;
   testsTotal: number | null = null;
+  /** Why the run of the hidden tests was found tampered with (then it scored 0), shown in the feed. */
+  tampered: string | null = null;
+  /** It ended as `error` through the arena's own failure (a worker lost): shown, not counted against the agent. */
+  arenaFault = false;
   /** What the agent answered to the delivery itself (push response or pull result). */
   summary: string | null = null;
   benchmarkRun: Ref<BenchmarkRun> | null = null;
@@ -39,6 +52,8 @@ export const CodingSessionSchema = new EntitySchema<CodingSession>({
     workerQueue: { type: 'string', length: 200, nullable: true },
     testsPassed: { type: 'integer', nullable: true },
     testsTotal: { type: 'integer', nullable: true },
+    tampered: { type: 'text', nullable: true },
+    arenaFault: { type: 'boolean', default: false },
     summary: { type: 'text', nullable: true },
     benchmarkRun: {
       kind: 'm:1',

@@ -13,6 +13,7 @@ import { Migration20261123132000 } from './Migration20261123132000';
 import { Migration20261123145500 } from './Migration20261123145500';
 import { Migration20261123190000 } from './Migration20261123190000';
 import { Migration20261123200000 } from './Migration20261123200000';
+import { Migration20261125130444 } from './Migration20261125130444';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122050346', class: Migration20261122050346 },
@@ -28,4 +29,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123145500', class: Migration20261123145500 },
   { name: 'Migration20261123190000', class: Migration20261123190000 },
   { name: 'Migration20261123200000', class: Migration20261123200000 },
+  { name: 'Migration20261125130444', class: Migration20261125130444 },
 ];

@@ -39,7 +39,8 @@ export interface CodingSessionRow {
   steps: number;
   tests_passed: number | null;
   tests_total: number | null;
-  expires_at: Date;
+  /** A Date, or its text as the driver hands some columns back. */
+  expires_at: Date | string;
   worker_queue: string | null;
 }
 
@@ -168,8 +169,12 @@ export async function recordCodingSummary(em: EntityManager, sessionId: number, 
 export interface CodingOutcome {
   status: SessionStatus;
   error?: string;
+  /** An `error` that is the arena's own failure: shown, not counted against the agent. */
+  notAgentsFault?: boolean;
   testsPassed?: number;
   testsTotal?: number;
+  /** Why its run of the hidden tests was found tampered with. */
+  tampered?: string;
   /** The feed's account of the session: the summary and the transcript. */
   response: string;
 }
@@ -187,9 +192,19 @@ export async function endCodingSession(em: EntityManager, sessionId: number, o: 
          update sessions set status = ?, error = ?, response = ?, completed_at = now(),
            latency_ms = case when sent_at is null then null else (extract(epoch from now() - sent_at) * 1000)::int end
          where id = ? and status in ('pending', 'running') returning id, status)
-       update coding_sessions c set tests_passed = ?, tests_total = ?, ended_at = now()
+       update coding_sessions c set tests_passed = ?, tests_total = ?, tampered = ?, arena_fault = ?, ended_at = now()
        from s where c.session_id = s.id returning s.status, c.benchmark_run_id`,
-      [o.status, o.error ?? null, o.response, sessionId, o.testsPassed ?? null, o.testsTotal ?? null],
+      [
+        o.status,
+        // The feed's error of a run found tampered with is the reason it scored 0.
+        o.error ?? (o.tampered ? `tampered with: ${o.tampered}` : null),
+        o.response,
+        sessionId,
+        o.testsPassed ?? null,
+        o.testsTotal ?? null,
+        o.tampered ?? null,
+        o.status === 'error' && o.notAgentsFault === true,
+      ],
     );
     const row = ended[0];
     if (!row) {
@@ -264,4 +279,75 @@ export async function endedSessionsAmong(em: EntityManager, sessionIds: readonly
     [JSON.stringify(sessionIds)],
   );
   return rows.map((r) => r.id);
+}
+
+/** Leases past this long after their session ended are taken back when a uid is wanted (a worker lost mid-session left them). */
+const STALE_LEASE = '10 minutes';
+/** Tries at finding a free uid (a try loses only to another lease made at the same moment, or to a full range). */
+const LEASE_TRIES = 20;
+
+/**
+ * The uid of the sandbox's range that `sessionId` holds while it lives: the one it leased already (a
+ * retried preparation), else the first free one from `sessionId`'s place in the range on; undefined
+ * when every one is held. The range's last uid is the isolation check's and never leased.
+ */
+export async function leaseSandboxUid(
+  em: EntityManager,
+  sessionId: number,
+  range: { uidBase: number; uidCount: number },
+): Promise<number | undefined> {
+  const leasable = range.uidCount - 1;
+  await run(
+    em,
+    `delete from sandbox_uid_leases l using sessions s
+     where s.id = l.session_id and s.status not in ('pending', 'running') and s.completed_at < now() - interval '${STALE_LEASE}'`,
+  );
+  for (let i = 0; i < LEASE_TRIES; i++) {
+    const [held] = await run<{ uid: number }>(em, `select uid from sandbox_uid_leases where session_id = ?`, [
+      sessionId,
+    ]);
+    if (held) return held.uid;
+    const rows = await run<{ uid: number }>(
+      em,
+      `insert into sandbox_uid_leases (uid, session_id, leased_at)
+       select c.uid, ?, now() from generate_series(0, ? - 1) n cross join lateral (select ?::int + ((?::int + n) % ?::int) as uid) c
+       where not exists (select 1 from sandbox_uid_leases l where l.uid = c.uid)
+       order by n limit 1
+       on conflict do nothing returning uid`,
+      [sessionId, leasable, range.uidBase, sessionId, leasable],
+    );
+    const [leased] = rows;
+    if (leased) return leased.uid;
+    // Nothing inserted: every uid is held, or another lease took the one found; look again.
+  }
+  return undefined;
+}
+
+/** The session's uid goes back to the range: its workspace is gone and nothing of it runs. */
+export async function releaseSandboxUid(em: EntityManager, sessionId: number): Promise<void> {
+  await run(em, `delete from sandbox_uid_leases where session_id = ?`, [sessionId]);
+}
+
+export interface TamperedSession {
+  session_id: number;
+  agent_id: number;
+  agent_name: string;
+  task_id: string;
+  ended_at: Date | string;
+  tampered: string;
+}
+
+/** Sessions whose run of the hidden tests was found tampered with, newest first (`since`: ended after it). */
+export function tamperedSessions(
+  em: EntityManager,
+  filter: { since?: Date; agentId?: number; limit: number },
+): Promise<TamperedSession[]> {
+  return run<TamperedSession>(
+    em,
+    `select c.session_id, s.agent_id, a.name as agent_name, c.task_id, c.ended_at, c.tampered
+     from coding_sessions c join sessions s on s.id = c.session_id join agents a on a.id = s.agent_id
+     where c.tampered is not null and (?::timestamptz is null or c.ended_at >= ?) and (?::int is null or s.agent_id = ?)
+     order by c.ended_at desc limit ?`,
+    [filter.since ?? null, filter.since ?? null, filter.agentId ?? null, filter.agentId ?? null, filter.limit],
+  );
 }

@@ -1,0 +1,40 @@
+/** `arena coding …`: operators review coding sessions, first of all the runs found tampered with. */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sessionPublicId } from '../domain/sessions';
+import { tamperedSessions } from '../infra/db/repositories/coding.repository';
+import { parseDuration } from '../services/delivery-search';
+import { CommandError, type Print } from './command';
+
+export interface TamperedOptions {
+  since?: string;
+  agent?: string;
+  limit?: string;
+}
+
+/** Lists the sessions scored 0 because their run was tampered with: who, which task, when, and why. */
+export async function listTampered(em: EntityManager, opts: TamperedOptions, print: Print): Promise<void> {
+  const sinceMs = opts.since === undefined ? undefined : parseDuration(opts.since);
+  if (sinceMs === null)
+    throw new CommandError(`--since must be a duration such as 90s, 15m, 1h or 7d, not ${opts.since}`);
+  const agentId = opts.agent === undefined ? undefined : Number(opts.agent);
+  if (agentId !== undefined && !(Number.isSafeInteger(agentId) && agentId > 0))
+    throw new CommandError(`--agent must be an agent id, not ${opts.agent}`);
+  const limit = opts.limit === undefined ? 50 : Number(opts.limit);
+  if (!(Number.isSafeInteger(limit) && limit > 0 && limit <= 10_000))
+    throw new CommandError(`--limit must be a whole number from 1 to 10000, not ${opts.limit}`);
+  const rows = await tamperedSessions(em, {
+    ...(sinceMs === undefined ? {} : { since: new Date(Date.now() - sinceMs) }),
+    ...(agentId === undefined ? {} : { agentId }),
+    limit,
+  });
+  print(['session', 'agent', 'task', 'ended', 'reason'].join('\t'));
+  for (const r of rows) {
+    const ended = new Date(r.ended_at).toISOString();
+    print(
+      [sessionPublicId('sandbox', r.session_id), `${r.agent_id} ${r.agent_name}`, r.task_id, ended, r.tampered].join(
+        '\t',
+      ),
+    );
+  }
+  print(`${rows.length} tampered session(s); each one's transcript is in its agent's feed`);
+}

@@ -1,0 +1,152 @@
+/**
+ * Scoring in a clean room: a fresh folder the agent never touched, holding the task's starting files,
+ * overlaid with the regular files the agent changed or added, and the hidden tests from the catalogue.
+ * The arena's harness runs them there, in a read-only sandbox. The workspace the agent worked in is
+ * read (never followed through a link) and never run again.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { scoreHarnessRun, type HarnessScore } from '../../domain/sandbox/harness-report';
+import type { SandboxLanguage } from '../../domain/sandbox/languages';
+import { harnessCommand, HARNESS_DIR, HARNESS_MOUNT } from './harness';
+import { interpretersInSandbox, runIsolated, type IsolatedRun } from './isolation';
+import { SANDBOX_WORKSPACE } from './sandbox-arguments';
+import type { DiskQuota, SandboxLimits } from './settings';
+import { HIDDEN_TESTS_DIR } from './task-catalogue';
+import type { Workspace, WorkspaceFile } from './workspaces';
+
+/** What scoring needs of a task: its files as stored, how many hidden tests it has, and their time limit. */
+export interface ScoredTask {
+  language: SandboxLanguage;
+  files: readonly WorkspaceFile[];
+  /** Paths under HIDDEN_TESTS_DIR. */
+  hiddenTests: readonly WorkspaceFile[];
+  testsTotal: number;
+  timeoutSeconds: number;
+}
+
+export interface CleanRoomScore extends HarnessScore {
+  /** Files of the agent's not carried over: past the size budget, or not regular files. */
+  leftOut: string[];
+}
+
+/** Folders whose files are never carried over: the tests' own, and bytecode caches (the source is what is scored). */
+const NOT_CARRIED = new Set([HIDDEN_TESTS_DIR, '__pycache__']);
+
+/** The clean room of a session's scoring, beside its workspace: `<ARENA_SANDBOX_DIR>/<session id>-score`. */
+export function cleanRoomDirOf(workspace: Pick<Workspace, 'dir'>): string {
+  return `${workspace.dir}-score`;
+}
+
+/**
+ * Scores the workspace: builds the clean room, runs the harness in it as the session's uid, and removes
+ * it. Nothing of the session may be running (the caller stopped it).
+ */
+export async function scoreInCleanRoom(
+  workspace: Workspace,
+  task: ScoredTask,
+  settings: { limits: SandboxLimits; quota: DiskQuota },
+  run: (run: IsolatedRun) => ReturnType<typeof runIsolated> = runIsolated,
+): Promise<CleanRoomScore> {
+  const room = cleanRoomDirOf(workspace);
+  const { carried, leftOut } = await changedFiles(workspace.dir, task.files, settings.quota);
+  await fs.rm(room, { recursive: true, force: true });
+  try {
+    await fs.mkdir(room, { mode: 0o755 });
+    await writeFiles(room, [...task.files, ...carried, ...task.hiddenTests]);
+    const interpreters = await interpretersInSandbox();
+    if (task.language === 'python' && !interpreters.python3) throw new Error('python3 is not installed on this worker');
+    const nonce = randomBytes(24).toString('hex');
+    const result = await run({
+      workspace: { dir: room, uid: workspace.uid },
+      command: harnessCommand(task.language, {
+        harnessDir: HARNESS_MOUNT,
+        codeDir: SANDBOX_WORKSPACE,
+        testsDir: path.posix.join(SANDBOX_WORKSPACE, HIDDEN_TESTS_DIR),
+        python: interpreters.python3 ?? 'python3',
+        node: interpreters.node,
+      }),
+      stdin: `${nonce}\n`,
+      timeoutSeconds: task.timeoutSeconds,
+      limits: settings.limits,
+      view: { workspaceReadOnly: true, home: '/tmp', readOnlyBinds: [[HARNESS_DIR, HARNESS_MOUNT]] },
+      report: true,
+    });
+    return { ...scoreHarnessRun(result.report ?? '', nonce, task.testsTotal), leftOut };
+  } finally {
+    await fs.rm(room, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The agent's regular files that differ from the starting files or are new, within the quota's budget
+ * (bytes and files, in name order). Links, devices and sockets are left out, never followed.
+ */
+export async function changedFiles(
+  dir: string,
+  starting: readonly WorkspaceFile[],
+  budget: DiskQuota,
+): Promise<{ carried: WorkspaceFile[]; leftOut: string[] }> {
+  const original = new Map(starting.map((file) => [file.path, Buffer.from(file.content)]));
+  const carried: WorkspaceFile[] = [];
+  const leftOut: string[] = [];
+  let bytes = 0;
+  let files = 0;
+  const walk = async (relative: string): Promise<void> => {
+    const entries = await fs.readdir(path.join(dir, relative), { withFileTypes: true });
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const name = relative ? `${relative}/${entry.name}` : entry.name;
+      if (NOT_CARRIED.has(name) || NOT_CARRIED.has(entry.name)) continue;
+      if (entry.isDirectory()) {
+        await walk(name);
+        continue;
+      }
+      if (!entry.isFile()) {
+        leftOut.push(`${name} (not a regular file)`);
+        continue;
+      }
+      if (entry.name.endsWith('.pyc')) continue;
+      const content = await readRegularFile(path.join(dir, name));
+      if (content === undefined) {
+        leftOut.push(`${name} (not a regular file)`);
+        continue;
+      }
+      if (original.get(name)?.equals(content)) continue;
+      if (bytes + content.length > budget.bytes || files + 1 > budget.files) {
+        leftOut.push(`${name} (past the size budget)`);
+        continue;
+      }
+      bytes += content.length;
+      files += 1;
+      carried.push({ path: name, content });
+    }
+  };
+  await walk('');
+  return { carried, leftOut };
+}
+
+/** A file's bytes, opened without following a link; undefined when it is not a regular file. */
+async function readRegularFile(file: string): Promise<Buffer | undefined> {
+  const handle = await fs
+    .open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY)
+    .catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    return (await handle.stat()).isFile() ? await handle.readFile() : undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes the files in order (a later one replaces an earlier one), folders 755 and files 644, owned by the worker. */
+async function writeFiles(room: string, files: readonly WorkspaceFile[]): Promise<void> {
+  for (const file of files) {
+    const target = path.join(room, file.path);
+    if (!target.startsWith(room + path.sep)) throw new Error(`${file.path} leads outside the clean room`);
+    await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o755 });
+    await fs.rm(target, { recursive: true, force: true });
+    await fs.writeFile(target, file.content, { mode: 0o644 });
+  }
+}
