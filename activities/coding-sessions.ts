@@ -4,16 +4,22 @@ import {
   codingSummaryOf,
   endCodingSession,
   findCodingSession,
+  finishBenchmarkRun,
   leaseSandboxUid,
+  openCodingSessionRows,
+  trimCodingSteps,
   markWorkspaceReady,
   recordCodingSummary,
 } from '../infra/db/repositories/coding.repository';
-import { findCodingTask } from '../infra/db/repositories/coding-task.repository';
+import { findCodingTask, isTaskActive } from '../infra/db/repositories/coding-task.repository';
 import { hashToken, sessionToken } from '../domain/credentials';
 import { codingTranscript } from '../domain/sandbox/transcript';
 import { codingSessionsTotal } from '../infra/metrics';
 import type { SessionStatus } from '../domain/sessions';
-import type { DeliveryOutcome } from '../workflows/contracts';
+import { isAgentActive } from '../domain/agent-state';
+import { CODING_CATEGORY } from '../domain/sessions';
+import { Agent } from '../infra/db/entities/agent.entity';
+import type { CodingSessionInput, DeliveryOutcome } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 
 /** Why a session could not start when every uid of the range is held by a live session. */
@@ -46,6 +52,63 @@ export function codingSessionActivities({ orm, sandbox, encryptionKey }: Activit
         tokenHash: hashToken(sessionToken(encryptionKey, sessionId, session.token_nonce)),
       });
       return { ok: true, taskQueue: sandbox.taskQueue };
+    },
+
+    /**
+     * Opens the next session of a benchmark run, if the account's cap of live sessions lets it:
+     * `full` when it does not, `skipped` for a task retired since the run began, `stopped` when the
+     * agent can take no session any more (deactivated, or its webhook failing).
+     */
+    async openBenchmarkSession(input: {
+      runId: number;
+      agentId: number;
+      taskId: string;
+      deadlineSeconds: number;
+      maxSteps: number;
+      sessionsPerAccount: number;
+    }): Promise<
+      | { kind: 'opened'; session: CodingSessionInput }
+      | { kind: 'full' }
+      | { kind: 'skipped' }
+      | { kind: 'stopped'; reason: string }
+    > {
+      const em = orm.em.fork();
+      const agent = await em.findOne(Agent, input.agentId);
+      if (!agent || agent.deactivated) return { kind: 'stopped', reason: 'the agent was deactivated' };
+      if (!isAgentActive(agent)) return { kind: 'stopped', reason: `the agent is not active (${agent.pingError})` };
+      const task = await findCodingTask(em, input.taskId);
+      if (!task || !(await isTaskActive(em, input.taskId))) return { kind: 'skipped' };
+      const sessionId = await openCodingSessionRows(em, {
+        agent: { id: agent.id, ownerId: agent.owner.id, mode: agent.mode },
+        task,
+        deadlineSeconds: input.deadlineSeconds,
+        maxSteps: input.maxSteps,
+        benchmarkRunId: input.runId,
+        sessionsPerAccount: input.sessionsPerAccount,
+      });
+      if (sessionId === undefined) return { kind: 'full' };
+      return {
+        kind: 'opened',
+        session: {
+          sessionId,
+          agentId: agent.id,
+          kind: 'sandbox',
+          mode: agent.mode,
+          category: CODING_CATEGORY,
+          deadlineSeconds: input.deadlineSeconds,
+          taskId: task.id,
+          maxSteps: input.maxSteps,
+        },
+      };
+    },
+
+    /** One batch of the coding steps' retention: how many rows it cut back (or removed). */
+    async trimCodingSteps({ days, batch }: { days: number; batch: number }): Promise<number> {
+      return trimCodingSteps(orm.em.fork(), days, batch);
+    },
+
+    async finishBenchmarkRun({ runId }: { runId: number }): Promise<void> {
+      await finishBenchmarkRun(orm.em, runId);
     },
 
     async recordCodingSummary({ sessionId, summary }: { sessionId: number; summary: string }): Promise<void> {

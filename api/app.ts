@@ -1,4 +1,5 @@
 /** Builds the Fastify app from its dependencies; never listens (the server and the tests do). */
+import { codingDepsOf } from '../services/coding-sessions';
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -125,7 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           res.setHeader('link', catalogLink);
         },
       });
-      await api.register(codingRoutes, { prefix: '/agents', workflows });
+      await api.register(codingRoutes, { prefix: '/agents', coding: codingDepsOf(workflows, config.sandbox) });
       await api.register(activityRoutes, { prefix: '/agents' });
       await api.register(judgeRoutes, {
         prefix: '/judge',

@@ -5,7 +5,7 @@ import { checkSandboxEnv, sandboxEnv, sandboxSettings, sandboxTasksDir } from '.
 import { trustProxy } from './trust-proxy';
 import type { Config, RuntimeConfig } from './config-types';
 
-export type { SandboxLimits, SandboxSettings } from './sandbox/settings';
+export type { CodingCapacity, SandboxLimits, SandboxSettings } from './sandbox/settings';
 export type { TrustProxy } from './trust-proxy';
 export type { AbuseLimits, ArenaSettings, Config, OidcSettings, RuntimeConfig } from './config-types';
 

@@ -6,30 +6,34 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { isAgentActive } from '../domain/agent-state';
-import { hashToken, looksLikeSessionToken, newSessionNonce } from '../domain/credentials';
+import { hashToken, looksLikeSessionToken } from '../domain/credentials';
 import { ArenaError, notFound } from '../domain/errors';
 import { CODING_CATEGORY, parseSessionPublicId } from '../domain/sessions';
 import type { Agent } from '../infra/db/entities/agent.entity';
-import { Prompt } from '../infra/db/entities/prompt.entity';
+import type { Prompt } from '../infra/db/entities/prompt.entity';
 import type { CodingStepKind } from '../infra/db/entities/coding-step.entity';
+import type { CodingCapacity, SandboxSettings } from '../infra/config';
 import {
-  addCodingSession,
+  admitCodingStep,
+  closeUnstartedCodingSession,
   latestBenchmarkRun,
-  addCodingStep,
   codingSessionByTokenHash,
   dropCodingStep,
   findCodingSession,
   findCodingStep,
+  finishBenchmarkRun,
+  openCodingSessionRows,
   startBenchmarkRun,
   type CodingSessionRow,
+  type CodingSessionToOpen,
   type CodingStepRow,
 } from '../infra/db/repositories/coding.repository';
 import { activeTasks, findCodingTask, pickActiveTask } from '../infra/db/repositories/coding-task.repository';
-import { addSession, closeUnstartedSessions } from '../infra/db/repositories/session.repository';
 import { findSession, type SessionRow } from '../infra/db/repositories/session-read.repository';
 import { codingRefusals, SANDBOX_BUSY, STEP_CAP_REACHED, type CodingScore } from '../workflows/contracts';
 import {
   runStepOfSession,
+  startBenchmarkWorkflow,
   startCodingSessionWorkflow,
   submitCodingSession,
   type WorkflowDeps,
@@ -37,28 +41,28 @@ import {
 
 export const CODING_DEADLINE = { default: 1_800, min: 60, max: 3_600 } as const;
 
+/** Attempts of each task a benchmark run makes: 1 to 5, 3 unless asked. */
+export const BENCHMARK_TRIALS = { default: 3, min: 1, max: 5 } as const;
+
 /** What a step refused for want of room on its worker tells the agent to wait (Retry-After). */
 const STEP_RETRY_AFTER_SECONDS = 5;
+/** What a start refused at the account's cap of live sessions tells the owner to wait. */
+const SESSION_RETRY_AFTER_SECONDS = 30;
 
 export interface CodingDeps {
   workflows: WorkflowDeps;
   /** Steps a new session may take (ARENA_CODING_MAX_STEPS). */
   maxSteps: number;
+  /** How much of the sandbox one account may hold at once, and how much a worker takes on. */
+  capacity: CodingCapacity;
 }
 
-/** What the agent is told besides the task's statement: how to work the session. */
-function codingPrompt(title: string, statement: string, maxSteps: number): string {
-  const text = statement.trim();
-  return [
-    ...(text.startsWith('#') ? [] : [`# ${title}`, '']),
-    text,
-    '',
-    '---',
-    'You work in a sandboxed copy of the repository through the session API in the `sandbox` object of this',
-    'prompt (with `Authorization: Bearer <token>`): `POST exec` runs a command in the workspace, `GET files?path=`',
-    'reads a file or lists a folder, `PUT files?path=` writes a file, and `POST submit` runs the hidden tests and',
-    `ends the session. You have at most ${maxSteps} steps and until the deadline.`,
-  ].join('\n');
+/** The coding use cases' dependencies, from the sandbox's settings. */
+export function codingDepsOf(
+  workflows: WorkflowDeps,
+  sandbox: Pick<SandboxSettings, 'maxSteps' | 'capacity'>,
+): CodingDeps {
+  return { workflows, maxSteps: sandbox.maxSteps, capacity: sandbox.capacity };
 }
 
 function assertCanStart(agent: Agent): void {
@@ -70,52 +74,26 @@ function assertCanStart(agent: Agent): void {
     );
 }
 
-interface OpenSession {
-  task: { id: string; title: string; statement: string };
-  deadlineSeconds: number;
-  maxSteps: number;
-  benchmarkRunId?: number;
-  /** An operator's redelivery: the same prompt again, linked to the original (its first). */
-  redelivery?: { prompt: Prompt; rootId: number; rootPublicId: string };
-}
+const sessionCapReached = (cap: number) =>
+  new ArenaError(
+    'rate_limited',
+    `this account already has ${cap} coding sessions running, the most it may have at once; one must end first`,
+    SESSION_RETRY_AFTER_SECONDS,
+  );
 
-/** Creates one coding session for a task and starts its workflow; the pending session's id comes back. */
-async function openCodingSession(
+/** The session's workflow, started; a start that fails closes the session (the arena's fault) and answers 503. */
+async function startOpenedSession(
   em: EntityManager,
   workflows: WorkflowDeps,
   agent: Agent,
-  open: OpenSession,
+  sessionId: number,
+  open: Pick<CodingSessionToOpen, 'task' | 'deadlineSeconds' | 'maxSteps'>,
+  redeliveryOf: string | undefined,
   log: Pick<FastifyBaseLogger, 'error'>,
-): Promise<number> {
-  const prompt =
-    open.redelivery?.prompt ??
-    em.create(Prompt, {
-      source: 'sandbox',
-      category: CODING_CATEGORY,
-      text: codingPrompt(open.task.title, open.task.statement, open.maxSteps),
-    });
-  const session = addSession(em, {
-    agent,
-    kind: 'sandbox',
-    prompt,
-    mode: agent.mode,
-    category: CODING_CATEGORY,
-    deadlineSeconds: open.deadlineSeconds,
-    ...(open.redelivery ? { redeliveryOf: open.redelivery.rootId } : {}),
-  });
-  await em.flush();
-  await addCodingSession(em, {
-    sessionId: session.id,
-    taskId: open.task.id,
-    // The token itself is made where the key is: the worker, once the workspace is ready.
-    tokenNonce: newSessionNonce(),
-    maxSteps: open.maxSteps,
-    expiresAt: new Date(session.createdAt.getTime() + open.deadlineSeconds * 1000),
-    benchmarkRunId: open.benchmarkRunId ?? null,
-  });
+): Promise<void> {
   try {
     await startCodingSessionWorkflow(workflows, {
-      sessionId: session.id,
+      sessionId,
       agentId: agent.id,
       kind: 'sandbox',
       mode: agent.mode,
@@ -123,19 +101,21 @@ async function openCodingSession(
       deadlineSeconds: open.deadlineSeconds,
       taskId: open.task.id,
       maxSteps: open.maxSteps,
-      ...(open.redelivery ? { redeliveryOf: open.redelivery.rootPublicId } : {}),
+      ...(redeliveryOf ? { redeliveryOf } : {}),
     });
   } catch (err) {
-    await closeUnstartedSessions(em, [session], 'the delivery could not be started');
-    log.error({ err, sessionId: session.id }, 'could not start a coding session');
+    await closeUnstartedCodingSession(em, sessionId, 'the delivery could not be started');
+    log.error({ err, sessionId }, 'could not start a coding session');
     throw new ArenaError('unavailable', 'the delivery service is unavailable; try again shortly', 5);
   }
-  return session.id;
 }
+
+const openedFor = (agent: Agent) => ({ id: agent.id, ownerId: agent.owner.id, mode: agent.mode });
 
 /**
  * An operator's redelivery of a coding session that ended: a new session on the same task, prompt,
- * deadline and step cap, with a workspace and token of its own, linked to the original.
+ * deadline and step cap, with a workspace and token of its own, linked to the original. Not held
+ * to the account's cap: the operator decided.
  */
 export async function redeliverCodingSession(
   em: EntityManager,
@@ -146,21 +126,17 @@ export async function redeliverCodingSession(
   const coding = await findCodingSession(em, original.id);
   const task = coding ? await findCodingTask(em, coding.task_id) : undefined;
   if (!coding || !task) throw notFound(`coding session sandbox-${original.id}`);
-  return openCodingSession(
-    em,
-    workflows,
-    original.agent,
-    {
-      task,
-      deadlineSeconds: original.deadlineSeconds,
-      maxSteps: coding.max_steps,
-      redelivery: { prompt: original.prompt, rootId: root.id, rootPublicId: root.publicId },
-    },
-    { error: () => undefined },
-  );
+  const open = { task, deadlineSeconds: original.deadlineSeconds, maxSteps: coding.max_steps };
+  const sessionId = await openCodingSessionRows(em, {
+    ...open,
+    agent: openedFor(original.agent),
+    redelivery: { promptId: original.prompt.id, rootId: root.id },
+  });
+  await startOpenedSession(em, workflows, original.agent, sessionId!, open, root.publicId, { error: () => undefined });
+  return sessionId!;
 }
 
-/** An owner's coding session on one task (`random`: any active one). */
+/** An owner's coding session on one task (`random`: any active one), within the account's cap of live sessions. */
 export async function startCodingTask(
   em: EntityManager,
   deps: CodingDeps,
@@ -174,46 +150,50 @@ export async function startCodingTask(
     if (request.task === 'random') throw new ArenaError('conflict', 'no coding task is active');
     throw notFound(`coding task ${request.task}`);
   }
-  const id = await openCodingSession(
-    em,
-    deps.workflows,
-    agent,
-    { task, deadlineSeconds: request.deadline_seconds ?? CODING_DEADLINE.default, maxSteps: deps.maxSteps },
-    log,
-  );
-  return (await findSession(em, agent.id, id))!;
+  const open = { task, deadlineSeconds: request.deadline_seconds ?? CODING_DEADLINE.default, maxSteps: deps.maxSteps };
+  const sessionId = await openCodingSessionRows(em, {
+    ...open,
+    agent: openedFor(agent),
+    sessionsPerAccount: deps.capacity.sessionsPerAccount,
+  });
+  if (sessionId === undefined) throw sessionCapReached(deps.capacity.sessionsPerAccount);
+  await startOpenedSession(em, deps.workflows, agent, sessionId, open, undefined, log);
+  return (await findSession(em, agent.id, sessionId))!;
 }
 
-/** A benchmark run: one session per active task; one run at a time per agent. */
+/**
+ * A benchmark run: every active task `trials` times, one run at a time per agent. Its workflow opens
+ * the sessions as the account's cap of live sessions lets it, all tasks once before any twice.
+ */
 export async function startBenchmark(
   em: EntityManager,
   deps: CodingDeps,
   agent: Agent,
-  request: { deadline_seconds?: number },
+  request: { deadline_seconds?: number; trials?: number },
   log: FastifyBaseLogger,
-): Promise<{ run_id: number; sessions: SessionRow[] }> {
+): Promise<{ run_id: number; tasks: number; trials: number; sessions: number }> {
   assertCanStart(agent);
   const tasks = await activeTasks(em);
   if (tasks.length === 0) throw new ArenaError('conflict', 'no coding task is active');
-  const runId = await startBenchmarkRun(em, agent.id, tasks.length);
+  const trials = request.trials ?? BENCHMARK_TRIALS.default;
+  const runId = await startBenchmarkRun(em, agent.id, tasks.length, trials);
   if (runId === undefined) throw new ArenaError('conflict', 'this agent already has a benchmark run in progress');
-  const sessions: SessionRow[] = [];
-  for (const task of tasks) {
-    const id = await openCodingSession(
-      em,
-      deps.workflows,
-      agent,
-      {
-        task,
-        deadlineSeconds: request.deadline_seconds ?? CODING_DEADLINE.default,
-        maxSteps: deps.maxSteps,
-        benchmarkRunId: runId,
-      },
-      log,
-    );
-    sessions.push((await findSession(em, agent.id, id))!);
+  try {
+    await startBenchmarkWorkflow(deps.workflows, {
+      runId,
+      agentId: agent.id,
+      taskIds: tasks.map((task) => task.id),
+      trials,
+      deadlineSeconds: request.deadline_seconds ?? CODING_DEADLINE.default,
+      maxSteps: deps.maxSteps,
+      sessionsPerAccount: deps.capacity.sessionsPerAccount,
+    });
+  } catch (err) {
+    await finishBenchmarkRun(em, runId);
+    log.error({ err, runId }, 'could not start a benchmark run');
+    throw new ArenaError('unavailable', 'the delivery service is unavailable; try again shortly', 5);
   }
-  return { run_id: runId, sessions };
+  return { run_id: runId, tasks: tasks.length, trials, sessions: tasks.length * trials };
 }
 
 /**
@@ -247,16 +227,35 @@ function assertOpen(row: CodingSessionRow): void {
   if (new Date(row.expires_at).getTime() <= Date.now()) throw new ArenaError('conflict', codingRefusals.deadline);
 }
 
-/** Runs one step through the session's workflow and answers its recorded result. */
+/**
+ * Runs one step through the session's workflow and answers its recorded result. Within the caps: an
+ * account's steps in flight (429) and what the session's worker has slots and queue for (503).
+ */
 export async function runCodingStep(
   em: EntityManager,
-  workflows: WorkflowDeps,
+  deps: Pick<CodingDeps, 'workflows' | 'capacity'>,
   row: CodingSessionRow,
   kind: Exclude<CodingStepKind, 'submit'>,
   request: Record<string, unknown>,
 ): Promise<CodingStepRow> {
   assertOpen(row);
-  const stepId = await addCodingStep(em, row.session_id, kind, request);
+  const { capacity, workflows } = deps;
+  const admitted = await admitCodingStep(
+    em,
+    { sessionId: row.session_id, ownerId: row.owner_id, workerQueue: row.worker_queue, kind, request },
+    { stepsPerAccount: capacity.stepsPerAccount, stepsPerWorker: capacity.stepSlots + capacity.stepQueue },
+  );
+  if ('full' in admitted) {
+    if (admitted.full === 'account') {
+      throw new ArenaError(
+        'rate_limited',
+        `this account already has ${capacity.stepsPerAccount} coding steps running, the most it may have at once`,
+        1,
+      );
+    }
+    throw new ArenaError('unavailable', codingRefusals.busy, STEP_RETRY_AFTER_SECONDS);
+  }
+  const { stepId } = admitted;
   const steered = await runStepOfSession(workflows, row.session_id, stepId);
   if (steered.kind !== 'done') {
     await dropCodingStep(em, stepId);

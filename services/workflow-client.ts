@@ -11,12 +11,15 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { Verdict } from '../domain/arena';
-import { codingSession, deliverPrompt, liveBattle, recordVote, runGym } from '../workflows';
+import { codingSession, deliverPrompt, liveBattle, recordVote, runBenchmark, runGym } from '../workflows';
 import {
+  benchmarkWorkflowId,
   cancelDelivery,
+  codingSessionStartOptions,
   deliveryStartOptions,
   runCodingStep,
   submitCoding,
+  type BenchmarkInput,
   type CodingScore,
   type CodingSessionInput,
   type CodingStepDone,
@@ -169,10 +172,21 @@ export async function startLiveBattle(deps: WorkflowDeps, input: LiveBattleInput
 export async function startCodingSessionWorkflow(deps: WorkflowDeps, input: CodingSessionInput): Promise<void> {
   await within(deps, deps.callTimeoutMs, () =>
     deps.client.workflow.start(codingSession, {
-      ...deliveryStartOptions(input),
-      staticSummary: `${deliveryStartOptions(input).staticSummary} · task ${input.taskId}`,
+      ...codingSessionStartOptions(input),
       taskQueue: deps.taskQueue,
       requestEagerStart: deps.eagerStart,
+      args: [input],
+    }),
+  );
+}
+
+/** A benchmark run's workflow, which opens its sessions as the account's cap allows. */
+export async function startBenchmarkWorkflow(deps: WorkflowDeps, input: BenchmarkInput): Promise<void> {
+  await within(deps, deps.callTimeoutMs, () =>
+    deps.client.workflow.start(runBenchmark, {
+      workflowId: benchmarkWorkflowId(input.runId),
+      taskQueue: deps.taskQueue,
+      staticSummary: `benchmark run ${input.runId} of agent ${input.agentId}: ${input.taskIds.length} tasks × ${input.trials}`,
       args: [input],
     }),
   );

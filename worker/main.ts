@@ -54,6 +54,8 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
       namespace: config.temporalNamespace,
       taskQueue: sandbox.taskQueue,
       activities: createWorkspaceActivities({ orm, sandbox }),
+      // The steps it runs at once; the API admits no more than these and ARENA_CODING_STEP_QUEUE waiting.
+      maxConcurrentActivityTaskExecutions: config.sandbox.capacity.stepSlots,
       shutdownGraceTime: SHUTDOWN_GRACE,
     });
     // Ending sessions (stop, score, remove) has slots of its own: it never waits behind agents' steps.

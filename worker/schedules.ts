@@ -1,15 +1,20 @@
 /**
- * The arena's Temporal Schedules: the dispatch step and the leaderboard refresh. Created when a
- * worker starts, and brought up to date (interval, task queue) if they already exist.
+ * The arena's Temporal Schedules: the dispatch step, the leaderboard refresh and the hourly
+ * retention. Created when a worker starts, and brought up to date (interval, task queue, arguments)
+ * if they already exist.
  */
 import { Client, ScheduleAlreadyRunning, type Connection, type ScheduleOptions } from '@temporalio/client';
 import type { RuntimeConfig } from '../infra/config';
-import { dispatchArena, refreshLeaderboard } from '../workflows';
+import { applyRetention, dispatchArena, refreshLeaderboard } from '../workflows';
 
 /** Schedule ids carry the task queue, so arenas sharing a namespace keep apart. */
-export function scheduleIds(taskQueue: string): { dispatch: string; leaderboard: string } {
+export function scheduleIds(taskQueue: string): { dispatch: string; leaderboard: string; retention: string } {
   const suffix = taskQueue === 'arena' ? '' : `-${taskQueue}`;
-  return { dispatch: `arena-dispatch${suffix}`, leaderboard: `arena-leaderboard${suffix}` };
+  return {
+    dispatch: `arena-dispatch${suffix}`,
+    leaderboard: `arena-leaderboard${suffix}`,
+    retention: `arena-retention${suffix}`,
+  };
 }
 
 export async function ensureSchedules(connection: Connection, config: RuntimeConfig): Promise<void> {
@@ -42,6 +47,19 @@ export async function ensureSchedules(connection: Connection, config: RuntimeCon
       },
       policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
       memo: { about: 'Refits Bradley-Terry ratings and intervals, flags outlier judges' },
+    },
+    {
+      scheduleId: ids.retention,
+      spec: { intervals: [{ every: '1h' }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: applyRetention,
+        workflowId: `retention${ids.retention.slice('arena-retention'.length)}`,
+        taskQueue: config.taskQueue,
+        args: [{ codingStepDays: config.sandbox.stepRetentionDays }],
+      },
+      policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
+      memo: { about: 'Cuts the steps of coding sessions past their retention down to their transcript' },
     },
   ];
   for (const options of schedules) {

@@ -186,6 +186,41 @@ export interface CodingSessionInput extends DeliveryInput {
   maxSteps: number;
 }
 
+/** How a coding session's workflow starts, from the API or from a benchmark run: the delivery's options, and its task in the summary. */
+export function codingSessionStartOptions(input: CodingSessionInput): ReturnType<typeof deliveryStartOptions> {
+  const options = deliveryStartOptions(input);
+  return { ...options, staticSummary: `${options.staticSummary} · task ${input.taskId}` };
+}
+
+/** A benchmark run: every task of `taskIds`, `trials` times, as the account's cap of live sessions allows. */
+export interface BenchmarkInput {
+  runId: number;
+  agentId: number;
+  taskIds: string[];
+  trials: number;
+  deadlineSeconds: number;
+  maxSteps: number;
+  /** The account's cap of live coding sessions, when the run started. */
+  sessionsPerAccount: number;
+}
+
+/** A benchmark run's end: sessions it opened, tasks it skipped (retired meanwhile), and why it stopped short, if it did. */
+export interface BenchmarkOutcome {
+  opened: number;
+  skipped: number;
+  stopped?: string;
+}
+
+/** What the retention schedule keeps, and for how long. */
+export interface RetentionSettings {
+  /** Days a coding session's steps keep their full request and output after it ended (ARENA_CODING_STEP_RETENTION_DAYS). */
+  codingStepDays: number;
+}
+
+export function benchmarkWorkflowId(runId: number): string {
+  return `benchmark-${runId}`;
+}
+
 /** A coding step as the API hands it over: the step's row holds the request (and gets the result), so no file or output passes through the history. */
 export interface CodingStepRef {
   stepId: number;

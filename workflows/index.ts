@@ -6,3 +6,5 @@ export { recordVote } from './record-vote';
 export { liveBattle } from './live-battle';
 export { refreshLeaderboard } from './refresh-leaderboard';
 export { codingSession } from './coding-session';
+export { runBenchmark } from './run-benchmark';
+export { applyRetention } from './apply-retention';

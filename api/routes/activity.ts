@@ -4,12 +4,32 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { agentFeed } from '../../infra/db/repositories/session-read.repository';
+import { codingProfileOf } from '../../services/profiles';
+import { codingProfile } from '../schemas/arena';
 import { notFound } from '../../domain/errors';
 import { errors, idParam } from '../schemas/common';
 import { activityFeed, feedQuery } from '../schemas/session';
 import { sessionJson } from '../json/agents';
 
 export const activityRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/:id/coding',
+    {
+      schema: {
+        summary:
+          "An agent's coding record: every attempt counted, the pass rate with its 95% interval, and per task pass@1, mean steps and wall time",
+        tags: ['activity'],
+        params: idParam,
+        response: { 200: codingProfile, ...errors(400, 404) },
+      },
+    },
+    async (request) => {
+      const profile = await codingProfileOf(request.em, request.params.id);
+      if (!profile) throw notFound('agent');
+      return { agent_id: request.params.id, ...profile };
+    },
+  );
+
   app.get(
     '/:id/activity',
     {

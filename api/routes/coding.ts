@@ -9,8 +9,12 @@ import { tokenMatchesHash } from '../../domain/credentials';
 import { ArenaError } from '../../domain/errors';
 import { workspacePath } from '../../domain/sandbox/paths';
 import { findPullAgent } from '../../infra/db/repositories/agent.repository';
-import { authorizedCodingSession, runCodingStep, scoreCodingSession } from '../../services/coding-sessions';
-import type { WorkflowDeps } from '../../services/workflow-client';
+import {
+  authorizedCodingSession,
+  runCodingStep,
+  scoreCodingSession,
+  type CodingDeps,
+} from '../../services/coding-sessions';
 import type { FastifyRequest } from 'fastify';
 import { codingParams, directoryListing, execBody, execResult, filesQuery, submitResult } from '../schemas/coding';
 import { errors } from '../schemas/common';
@@ -27,7 +31,7 @@ function refusalOf(result: Record<string, unknown> | null): StepRefusal['refused
   return (result as Partial<StepRefusal> | null)?.refused;
 }
 
-export const codingRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps }> = async (app, { workflows }) => {
+export const codingRoutes: FastifyPluginAsyncZod<{ coding: CodingDeps }> = async (app, { coding }) => {
   const security: Array<Record<string, string[]>> = [{ sessionToken: [] }, { agentSecret: [] }];
   const db = app.orm.em;
 
@@ -68,7 +72,7 @@ export const codingRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps }> = 
     },
     async (request) => {
       const row = await sessionOf(request.params, request.headers);
-      const step = await runCodingStep(db, workflows, row, 'exec', request.body);
+      const step = await runCodingStep(db, coding, row, 'exec', request.body);
       const refused = refusalOf(step.result);
       if (refused) throw new ArenaError(refused.kind, refused.detail);
       return step.result as z.infer<typeof execResult>;
@@ -94,7 +98,7 @@ export const codingRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps }> = 
       // Who asks first: a stranger learns nothing about the path rules of a session.
       const row = await sessionOf(request.params, request.headers);
       const path = workspacePath(request.query.path);
-      const step = await runCodingStep(db, workflows, row, 'read', { path });
+      const step = await runCodingStep(db, coding, row, 'read', { path });
       const result = step.result as { type?: 'file' | 'dir'; content?: string; entries?: unknown[] } | null;
       const refused = refusalOf(step.result);
       if (refused) throw new ArenaError(refused.kind, refused.detail);
@@ -129,7 +133,7 @@ export const codingRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps }> = 
       const content = typeof request.body === 'string' ? request.body : request.body.content;
       if (Buffer.byteLength(content, 'utf8') > MAX_WRITE_BYTES)
         throw new ArenaError('invalid', `the file must be at most ${MAX_WRITE_BYTES} bytes`);
-      const step = await runCodingStep(db, workflows, row, 'write', { path, content });
+      const step = await runCodingStep(db, coding, row, 'write', { path, content });
       const refused = refusalOf(step.result);
       if (refused) throw new ArenaError(refused.kind, refused.detail);
       return reply.code(204).send(null);
@@ -149,7 +153,7 @@ export const codingRoutes: FastifyPluginAsyncZod<{ workflows: WorkflowDeps }> = 
     },
     async (request) => {
       const row = await sessionOf(request.params, request.headers);
-      const score = await scoreCodingSession(db, workflows, row);
+      const score = await scoreCodingSession(db, coding.workflows, row);
       return { status: score.status, tests_passed: score.testsPassed, tests_total: score.testsTotal };
     },
   );

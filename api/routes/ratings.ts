@@ -41,11 +41,11 @@ export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const rows = await leaderboard(request.em);
-      return rows.map(({ computed_ms: _computed, coding_attempted, coding_passed, ...row }) => ({
+      return rows.map(({ computed_ms: _computed, coding, ...row }) => ({
         ...row,
         provisional: row.rank === null,
         tier: tierFor(row.elo),
-        coding: codingRecord(coding_passed, coding_attempted),
+        coding: codingRecord(coding),
       }));
     },
   );

@@ -72,15 +72,39 @@ export const ratingHistory = z.object({
   ),
 });
 
-/** Tasks passed of those attempted in coding sandbox sessions, with a 95% interval on the pass rate. */
+/** Coding sessions passed of those attempted, with a 95% interval on the pass rate. */
 export const codingRecordSchema = z
   .object({
     passed: z.number().int(),
-    attempted: z.number().int().describe('coding sessions scored: passed, failed or timed out'),
+    attempted: z
+      .number()
+      .int()
+      .describe(
+        "coding sessions that reached the agent and ended, whatever their end (cancelled, timed out and tampered included), except errors that were the arena's own failure",
+      ),
     ci_low: z.number().nullable().describe('95% Wilson interval of the pass rate, 0..1; null with no attempt'),
     ci_high: z.number().nullable(),
+    arena_errors: z.number().int().describe("sessions ended by the arena's own failure (a lost worker): not attempts"),
+    tampered: z.number().int().describe('attempts scored 0 because their run of the hidden tests was tampered with'),
+    mean_steps: z.number().nullable().describe('steps per attempt, on average; null with no attempt'),
+    mean_seconds: z
+      .number()
+      .nullable()
+      .describe('wall time per attempt, start to end, on average; null with no attempt'),
   })
   .describe("the agent's coding sandbox record");
+
+/** An agent's coding record, whole and per task. */
+export const codingProfile = z.object({
+  agent_id: z.number().int(),
+  record: codingRecordSchema,
+  tasks: z.array(
+    codingRecordSchema.extend({
+      task: z.string(),
+      pass_at_1: z.number().nullable().describe('passed / attempted for this task: the estimate of pass@1'),
+    }),
+  ),
+});
 
 export const leaderboardEntry = z.object({
   rank: z

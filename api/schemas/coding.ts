@@ -1,6 +1,6 @@
 /** Coding sandbox sessions: starting one, and the steps an agent takes in it. */
 import { z } from 'zod';
-import { CODING_DEADLINE } from '../../services/coding-sessions';
+import { BENCHMARK_TRIALS, CODING_DEADLINE } from '../../services/coding-sessions';
 import { sandboxCreate } from './session';
 import { pathId } from './common';
 
@@ -66,6 +66,13 @@ export const benchmarkStart = z
       .max(CODING_DEADLINE.max)
       .default(CODING_DEADLINE.default)
       .describe("each session's deadline"),
+    trials: z
+      .number()
+      .int()
+      .min(BENCHMARK_TRIALS.min)
+      .max(BENCHMARK_TRIALS.max)
+      .default(BENCHMARK_TRIALS.default)
+      .describe('sessions per task: pass@1 and its interval are over all of them'),
   })
   .strict();
 

@@ -12,7 +12,7 @@ import { notFound } from '../../domain/errors';
 import { editAccount } from '../../services/account';
 import { API_KEYS_PER_MINUTE, issueApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
 import { agentsOf, deactivateAgent, ownedAgent, regenerateSecret, startSandboxTask } from '../../services/agents';
-import { benchmarkProgressOf, codingTaskChoices } from '../../services/coding-sessions';
+import { BENCHMARK_TRIALS, benchmarkProgressOf, codingTaskChoices } from '../../services/coding-sessions';
 import type { WorkflowDeps } from '../../services/workflow-client';
 import { expectedFailure } from '../errors';
 import { perAccountPerMinute } from '../plugins/rate-limits';
@@ -129,6 +129,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
         hasPassword: passwordSet,
         agents: rows,
         codingTasks,
+        benchmarkTrials: BENCHMARK_TRIALS.default,
         benchmarkOf,
         error: extra.error ?? null,
         notice: extra.notice ?? null,

@@ -1,4 +1,5 @@
 /** The website, served by the same Fastify app as the API: server-rendered pages, no scripts needed to read them. */
+import { codingDepsOf } from '../../services/coding-sessions';
 import accepts from '@fastify/accepts';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../infra/config';
@@ -61,7 +62,7 @@ export const website: FastifyPluginAsync<WebsiteOptions> = async (app, { config,
     sandboxPerMinute: config.limits.sandboxPerMinute,
   });
   await app.register(sandboxPages, {
-    coding: { workflows, maxSteps: config.sandbox.maxSteps },
+    coding: codingDepsOf(workflows, config.sandbox),
     sandboxPerMinute: config.limits.sandboxPerMinute,
     benchmarksPerHour: config.limits.benchmarksPerHour,
   });

@@ -2,14 +2,14 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { pathId } from '../schemas/common';
-import { codingRecordOf, leaderboard } from '../../infra/db/repositories/leaderboard.repository';
-import { codingRecord } from '../../domain/sandbox/pass-rate';
+import { leaderboard } from '../../infra/db/repositories/leaderboard.repository';
+import { codingRecord, type CodingRecord } from '../../domain/sandbox/pass-rate';
 import { ratingHistory } from '../../infra/db/repositories/rating.repository';
 import { agentFeed, gymCounts } from '../../infra/db/repositories/session-read.repository';
 import { isAgentActive } from '../../domain/agent-state';
 import { tierFor } from '../../domain/ratings/tiers';
 import { agentsOf } from '../../services/agents';
-import { findAgent, findUser, searchUsers } from '../../services/profiles';
+import { codingProfileOf, findAgent, findUser, searchUsers } from '../../services/profiles';
 import { publicUserEntryJson, publicUserJson } from '../json/accounts';
 import { sessionJson } from '../json/agents';
 import { eloHistoryChart, intervalChart } from './render/charts';
@@ -31,12 +31,27 @@ const judgingNote = (s: { in_judging: boolean; response: string | null }) =>
       ? 'In judging: only you see this answer until judging ends.'
       : 'In judging: the answer is shown here once judging ends.';
 
-/** "5/8 (30–86%)": coding tasks passed of those attempted, with the pass rate's 95% interval; "–" with none. */
-function codingCell(passed: number, attempted: number): string {
-  const record = codingRecord(passed, attempted);
+const pct = (x: number | null) => `${Math.round((x ?? 0) * 100)}%`;
+const steps = (mean: number | null) => (mean === null ? '–' : `${mean} steps`);
+const wallTime = (seconds: number | null) =>
+  seconds === null ? '–' : seconds < 90 ? `${Math.round(seconds)} s` : `${(seconds / 60).toFixed(1)} min`;
+
+/**
+ * "5/8 (30–86%) · 12.5 steps · 3.1 min": coding sessions passed of those attempted (every attempt
+ * counted), the pass rate's 95% interval, and steps and wall time per attempt; "–" with none.
+ */
+function codingCell(record: CodingRecord): string {
   if (record.attempted === 0) return '–';
-  const pct = (x: number | null) => Math.round((x ?? 0) * 100);
-  return `${passed}/${attempted} (${pct(record.ci_low)}–${pct(record.ci_high)}%)`;
+  return `${record.passed}/${record.attempted} (${pct(record.ci_low).slice(0, -1)}–${pct(record.ci_high)}) · ${steps(record.mean_steps)} · ${wallTime(record.mean_seconds)}`;
+}
+
+/** What the profile says under its coding table: what counts, and what was set apart. */
+function codingNote(record: CodingRecord): string {
+  const apart = [
+    record.tampered > 0 ? `${record.tampered} scored 0 for tampering with the tests` : '',
+    record.arena_errors > 0 ? `${record.arena_errors} ended by the arena's own failure, not counted` : '',
+  ].filter(Boolean);
+  return `Every session that reached the agent counts, cancelled and timed out ones included${apart.length ? `; ${apart.join('; ')}` : ''}.`;
 }
 
 export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: number }> = async (
@@ -56,7 +71,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
     const rows = (await leaderboard(request.em)).map((r) => ({
       ...r,
       tier: tierFor(r.elo),
-      coding: codingCell(r.coding_passed, r.coding_attempted),
+      coding: codingCell(codingRecord(r.coding)),
     }));
     const updated = rows[0] ? new Date(rows[0].computed_ms) : null;
     const chart = intervalChart(
@@ -100,13 +115,13 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
     const agent = params.success ? await findAgent(request.em, params.data.id) : null;
     if (!agent) return notFound(request, reply, 'There is no agent with this id.');
     const page = pageQuery.parse(request.query).page;
-    const [feed, history, gym, coding] = await Promise.all([
+    const [feed, history, gym, codingProfile] = await Promise.all([
       agentFeed(request.em, agent.id, FEED_PAGE_SIZE, (page - 1) * FEED_PAGE_SIZE),
       ratingHistory(request.em, agent.id),
       gymCounts(request.em, agent.id, agent.gymStartedAt),
-      codingRecordOf(request.em, agent.id),
+      codingProfileOf(request.em, agent.id),
     ]);
-    if (!feed) return notFound(request, reply, 'There is no agent with this id.');
+    if (!feed || !codingProfile) return notFound(request, reply, 'There is no agent with this id.');
     const forOwner = request.webUser?.id === feed.ownerId;
     const sessions = feed.rows.map((row) => sessionJson(row, forOwner));
     // The owner's page holds answers nobody else may read yet: no shared cache keeps it.
@@ -130,7 +145,18 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
           createdAt: agent.createdAt,
         },
         tier,
-        coding: codingCell(coding.passed, coding.attempted),
+        coding: {
+          cell: codingCell(codingProfile.record),
+          note: codingNote(codingProfile.record),
+          tasks: codingProfile.tasks.map((t) => ({
+            task: t.task,
+            attempted: t.attempted,
+            passed: t.passed,
+            passAt1: t.pass_at_1 === null ? '–' : pct(t.pass_at_1),
+            steps: t.mean_steps ?? '–',
+            wall: wallTime(t.mean_seconds),
+          })),
+        },
         gym: { ...gym, gym_complete: agent.gymComplete },
         chart: eloHistoryChart(history.map((h) => ({ at: new Date(h.created_ms), elo: h.after }))),
         feed,
@@ -147,9 +173,30 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
         [
           `# ${mdEscape(agent.name)}`,
           '',
-          `Owner: ${mdEscape(agent.ownerHandle)} · mode ${agent.mode} · Elo ${agent.elo} (${tier}) · gym ${agent.gymComplete ? 'complete' : `${gym.done}/${gym.total}`} · coding ${codingCell(coding.passed, coding.attempted)}`,
+          `Owner: ${mdEscape(agent.ownerHandle)} · mode ${agent.mode} · Elo ${agent.elo} (${tier}) · gym ${agent.gymComplete ? 'complete' : `${gym.done}/${gym.total}`} · coding ${codingCell(codingProfile.record)}`,
           agent.description ? `\n${mdEscape(agent.description)}` : '',
           '',
+          ...(codingProfile.tasks.length === 0
+            ? []
+            : [
+                '## Coding tasks',
+                '',
+                codingNote(codingProfile.record),
+                '',
+                mdTable(
+                  ['Task', 'Attempts', 'Passed', 'pass@1', 'Steps', 'Wall time'],
+                  codingProfile.tasks.map((t) => [
+                    t.task,
+                    t.attempted,
+                    t.passed,
+                    t.pass_at_1 === null ? '–' : pct(t.pass_at_1),
+                    t.mean_steps ?? '–',
+                    wallTime(t.mean_seconds),
+                  ]),
+                ),
+                `JSON: ${publicUrl}/api/agents/${agent.id}/coding`,
+                '',
+              ]),
           `## Activity (${feed.total}, page ${page})`,
           '',
           ...sessions.map(

@@ -1,30 +1,73 @@
-/** An agent's coding record: tasks passed of those attempted, with a 95% Wilson interval on the pass rate. */
+/**
+ * An agent's coding record: every session that reached it counts as an attempt, whatever its end
+ * (cancelled and timed out included), except an `error` that was the arena's own failure, which is
+ * shown apart. The pass rate has a 95% Wilson interval; per task, pass@1 is the share of attempts
+ * passed (the unbiased estimate of it from n attempts with c passes is c / n).
+ */
 
-export interface CodingRecord {
-  passed: number;
+/** What the database counts of an agent's coding sessions (or of one task's). */
+export interface CodingCounts {
   attempted: number;
+  passed: number;
+  /** Ended as `error` through the arena's failure: not attempts. */
+  arena_errors: number;
+  /** Scored 0 because the run was tampered with (these are attempts, and failed). */
+  tampered: number;
+  /** Means over the attempts; null with none. */
+  mean_steps: number | null;
+  mean_seconds: number | null;
+}
+
+export interface CodingRecord extends CodingCounts {
   /** The pass rate's 95% interval, 0..1; null with no attempt. */
   ci_low: number | null;
   ci_high: number | null;
 }
 
+export const NO_CODING: CodingCounts = {
+  attempted: 0,
+  passed: 0,
+  arena_errors: 0,
+  tampered: 0,
+  mean_steps: null,
+  mean_seconds: null,
+};
+
 const Z95 = 1.959963984540054;
+const round = (x: number, places: number) => Math.round(x * 10 ** places) / 10 ** places;
 
 /**
  * Wilson's score interval: unlike the plain p ± z·√(p(1-p)/n) it has width at 0 of n and n of n,
  * and stays inside 0..1, so a handful of sessions does not look like a certainty.
  */
-export function codingRecord(passed: number, attempted: number): CodingRecord {
-  if (attempted <= 0) return { passed: 0, attempted: 0, ci_low: null, ci_high: null };
+export function wilsonInterval(passed: number, attempted: number): { low: number; high: number } | null {
+  if (attempted <= 0) return null;
   const p = passed / attempted;
   const z2 = Z95 * Z95;
   const centre = (p + z2 / (2 * attempted)) / (1 + z2 / attempted);
   const half = (Z95 / (1 + z2 / attempted)) * Math.sqrt((p * (1 - p)) / attempted + z2 / (4 * attempted * attempted));
-  const round = (x: number) => Math.round(x * 1000) / 1000;
+  return { low: round(Math.max(0, centre - half), 3), high: round(Math.min(1, centre + half), 3) };
+}
+
+export function codingRecord(counts: CodingCounts): CodingRecord {
+  const interval = wilsonInterval(counts.passed, counts.attempted);
   return {
-    passed,
-    attempted,
-    ci_low: round(Math.max(0, centre - half)),
-    ci_high: round(Math.min(1, centre + half)),
+    ...counts,
+    mean_steps: counts.mean_steps === null ? null : round(counts.mean_steps, 1),
+    mean_seconds: counts.mean_seconds === null ? null : round(counts.mean_seconds, 1),
+    ci_low: interval?.low ?? null,
+    ci_high: interval?.high ?? null,
   };
+}
+
+/** One task's line of an agent's record: its attempts, passes and pass@1. */
+export interface TaskRecord extends CodingRecord {
+  task: string;
+  /** passed / attempted; null with no attempt. */
+  pass_at_1: number | null;
+}
+
+export function taskRecord(task: string, counts: CodingCounts): TaskRecord {
+  const record = codingRecord(counts);
+  return { task, ...record, pass_at_1: counts.attempted > 0 ? round(counts.passed / counts.attempted, 3) : null };
 }

@@ -60,6 +60,32 @@ function resultOf(step: TranscriptStep): string {
   return 'written';
 }
 
+/**
+ * A step as the transcript shows it, and no more: what a step's row keeps once its retention period
+ * is over. Outputs, a written file and stdin are cut as the transcript cuts them; the rest is kept.
+ */
+export function stepAsShown(
+  kind: string,
+  request: Record<string, unknown>,
+  result: Record<string, unknown> | null,
+): { request: Record<string, unknown>; result: Record<string, unknown> | null } {
+  const text = (value: unknown) => (typeof value === 'string' ? cut(value) : value);
+  const shownRequest = { ...request };
+  if (kind === 'exec') {
+    shownRequest.command = Array.isArray(request.command) ? request.command : text(request.command);
+    if (request.stdin !== undefined) shownRequest.stdin = text(request.stdin);
+  }
+  if (kind === 'write') shownRequest.content = text(request.content);
+  if (!result || result.refused) return { request: shownRequest, result };
+  const shownResult = { ...result };
+  if (kind === 'exec') {
+    shownResult.stdout = text(result.stdout);
+    shownResult.stderr = text(result.stderr);
+  }
+  if (kind === 'read' && result.type === 'file') shownResult.content = text(result.content);
+  return { request: shownRequest, result: shownResult };
+}
+
 export interface TranscriptScore {
   status: string;
   testsPassed?: number;

@@ -16,6 +16,11 @@ const MIB = 2 ** 20;
 export const sandboxEnv = {
   ARENA_SANDBOX_TASKS_DIR: z.string().min(1).optional(),
   ARENA_CODING_MAX_STEPS: positiveInt.max(10_000).default(200),
+  ARENA_CODING_SESSIONS_PER_ACCOUNT: positiveInt.max(10_000).default(4),
+  ARENA_CODING_STEPS_PER_ACCOUNT: positiveInt.max(10_000).default(2),
+  ARENA_CODING_STEP_SLOTS: positiveInt.max(1_000).default(16),
+  ARENA_CODING_STEP_QUEUE: z.coerce.number().int().min(0).max(10_000).default(16),
+  ARENA_CODING_STEP_RETENTION_DAYS: positiveInt.max(36_500).default(30),
   ARENA_SANDBOX_DIR: z.string().min(1).optional(),
   ARENA_SANDBOX_UID_BASE: positiveInt
     .min(10_000, 'must be at least 10000, clear of the system and login users')
@@ -70,6 +75,18 @@ export interface DiskQuota {
   files: number;
 }
 
+/** How much of the sandbox one account may hold, and how much a worker takes on. */
+export interface CodingCapacity {
+  /** Coding sessions an account may have live (pending or running) at once, benchmark runs' included. */
+  sessionsPerAccount: number;
+  /** Steps of an account's sessions that may run or wait at once. */
+  stepsPerAccount: number;
+  /** Steps a worker runs at once (its step queue's activity slots). */
+  stepSlots: number;
+  /** Steps that may wait for a worker's slots; past slots + queue a step is refused (503). */
+  stepQueue: number;
+}
+
 /** Coding sandbox sessions on this worker: where workspaces live, which uids they run as, and their limits. */
 export interface SandboxSettings {
   dir: string;
@@ -80,6 +97,9 @@ export interface SandboxSettings {
   quota: DiskQuota;
   /** Steps (exec, read, write) a coding session may take. */
   maxSteps: number;
+  capacity: CodingCapacity;
+  /** Days a session's steps keep their full request and output after it ended; then only what the transcript shows. */
+  stepRetentionDays: number;
 }
 
 export function sandboxTasksDir(e: SandboxEnv): string {
@@ -92,6 +112,13 @@ export function sandboxSettings(e: SandboxEnv): SandboxSettings {
     uidBase: e.ARENA_SANDBOX_UID_BASE,
     uidCount: e.ARENA_SANDBOX_UID_COUNT,
     maxSteps: e.ARENA_CODING_MAX_STEPS,
+    capacity: {
+      sessionsPerAccount: e.ARENA_CODING_SESSIONS_PER_ACCOUNT,
+      stepsPerAccount: e.ARENA_CODING_STEPS_PER_ACCOUNT,
+      stepSlots: e.ARENA_CODING_STEP_SLOTS,
+      stepQueue: e.ARENA_CODING_STEP_QUEUE,
+    },
+    stepRetentionDays: e.ARENA_CODING_STEP_RETENTION_DAYS,
     limits: {
       memoryBytes: e.ARENA_SANDBOX_MEMORY_MB * MIB,
       processes: e.ARENA_SANDBOX_PROCESSES,

@@ -48,6 +48,8 @@ export class SandboxStepError extends Error {
   constructor(
     readonly detail: string,
     readonly status?: number,
+    /** The step did not run, and may be sent again after this wait (the arena's Retry-After). */
+    readonly retryAfterMs?: number,
   ) {
     super(status === undefined ? detail : `${detail} (HTTP ${status})`);
   }
@@ -68,8 +70,13 @@ const FILES_TIMEOUT_MS = 60_000;
 // Submit runs the hidden tests before it answers.
 const SUBMIT_TIMEOUT_MS = 600_000;
 
+/** How long a step is sent again while the arena says it did not run for want of room, at most. */
+const RETRY_FOR_MS = 120_000;
+
 /**
- * Each method is one step and counts against the session's step cap. Nothing is retried: an exec
+ * Each method is one step and counts against the session's step cap. A step the arena refused for
+ * want of room (its worker busy, 503, or the account's steps in flight at their cap, 429, both with
+ * `Retry-After`) did not run, and is sent again after the wait. Nothing else is retried: an exec
  * whose answer was lost may still have run, and running it again could do its work twice.
  */
 export class SandboxClient {
@@ -133,6 +140,24 @@ export class SandboxClient {
     timeoutMs: number,
     send?: { body: string | Uint8Array; contentType: string },
   ): Promise<{ text: string; isJson: boolean; json(): unknown }> {
+    const giveUpAt = Date.now() + RETRY_FOR_MS;
+    for (;;) {
+      try {
+        return await this.stepOnce(method, path, timeoutMs, send);
+      } catch (err) {
+        const waitMs = err instanceof SandboxStepError ? err.retryAfterMs : undefined;
+        if (waitMs === undefined || Date.now() + waitMs > giveUpAt) throw err;
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
+    }
+  }
+
+  private async stepOnce(
+    method: 'GET' | 'POST' | 'PUT',
+    path: string,
+    timeoutMs: number,
+    send?: { body: string | Uint8Array; contentType: string },
+  ): Promise<{ text: string; isJson: boolean; json(): unknown }> {
     const url = `${this.api}${path}`;
     let res: Dispatcher.ResponseData;
     let text: string;
@@ -155,7 +180,12 @@ export class SandboxClient {
         `could not reach the sandbox API at ${url.split('?')[0]}: ${describeNetworkError(err)}`,
       );
     }
-    if (res.statusCode < 200 || res.statusCode >= 300) throw new SandboxStepError(detailOf(text), res.statusCode);
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      const retryAfter = Number(res.headers['retry-after']);
+      const notRun =
+        (res.statusCode === 503 || res.statusCode === 429) && Number.isFinite(retryAfter) && retryAfter >= 0;
+      throw new SandboxStepError(detailOf(text), res.statusCode, notRun ? retryAfter * 1000 : undefined);
+    }
     const contentType = String(res.headers['content-type'] ?? '');
     return {
       text,

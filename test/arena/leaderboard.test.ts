@@ -68,7 +68,16 @@ it('is empty before any vote, then lists voted agents with BT ratings, intervals
     expect(row.ci_high).toBeGreaterThan(row.bt_rating);
     expect(row.provisional).toBe(false);
     // No coding session yet: nothing attempted, no interval.
-    expect(row.coding).toEqual({ passed: 0, attempted: 0, ci_low: null, ci_high: null });
+    expect(row.coding).toEqual({
+      passed: 0,
+      attempted: 0,
+      ci_low: null,
+      ci_high: null,
+      arena_errors: 0,
+      tampered: 0,
+      mean_steps: null,
+      mean_seconds: null,
+    });
     expect(row.votes).toBe(row.wins + row.losses + row.ties);
     // rank = 1 + agents whose interval lies wholly above this one's
     expect(row.rank).toBe(1 + board.filter((o: { ci_low: number }) => o.ci_low > row.ci_high).length);

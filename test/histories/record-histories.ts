@@ -17,8 +17,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
-import { deliveryWorkflowId, gymWorkflowId, voteWorkflowId } from '../../workflows/contracts';
-import { dispatchArena } from '../../workflows';
+import { benchmarkWorkflowId, deliveryWorkflowId, gymWorkflowId, voteWorkflowId } from '../../workflows/contracts';
+import { applyRetention, dispatchArena } from '../../workflows';
 import { answer, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { historyToJson } from '../../infra/temporal/history-json';
 import { codingWork, stepOf } from '../sandbox/coding-support';
@@ -214,6 +214,44 @@ recording('recording workflow histories', () => {
     await step('POST', 'exec', { command: ['python3', '-c', 'from calendar_utils import is_leap; print(is_leap(1900))'] });
     expect((await step('POST', 'submit')).json().status).toBe('passed');
     await save('coding-session-pull', deliveryWorkflowId(Number(work.work_id.split('-')[1])), { status: 'passed' });
+  }, 120_000);
+
+  it('a benchmark run of one task, twice, and the hourly retention', async () => {
+    const runner = await createAgent({ name: 'recorded-benchmark', mode: 'pull' });
+    await t.orm.em.getConnection().execute(`update coding_tasks set active = id = 'python/leap-year'`);
+    const started = await t.app.inject({
+      method: 'POST',
+      url: `/api/agents/${runner.id}/benchmark`,
+      headers: owner.auth,
+      payload: { trials: 2 },
+    });
+    const runId = started.json().run_id as number;
+    for (let i = 0; i < 2; i++) {
+      let pending: number | undefined;
+      await waitFor(async () => {
+        const [row] = await t.orm.em
+          .fork()
+          .getConnection()
+          .execute(
+            `select s.id from coding_sessions c join sessions s on s.id = c.session_id
+             where c.benchmark_run_id = ? and s.status = 'pending' order by s.id`,
+            [runId],
+          );
+        pending = row?.id;
+        return pending !== undefined;
+      });
+      const work = await codingWork(t, runner, `sandbox-${pending}`);
+      expect((await stepOf(t, work.sandbox)('POST', 'submit')).json().status).toBe('failed');
+    }
+    await save('run-benchmark', benchmarkWorkflowId(runId), { opened: 2, skipped: 0 });
+    await t.orm.em.getConnection().execute(`update coding_tasks set active = true`);
+
+    await client.workflow.start(applyRetention, {
+      taskQueue: t.config.taskQueue,
+      workflowId: 'recorded-retention',
+      args: [{ codingStepDays: 30 }],
+    });
+    await save('apply-retention', 'recorded-retention', '0 coding steps cut to their transcript');
   }, 120_000);
 });
 

@@ -48,7 +48,20 @@ const SCENARIOS = [
   // patch), and one scored in its workspace, from before.
   'coding-session-pull',
   'coding-session-pull.v1',
+  // A benchmark run of one task, twice (its sessions children of it), and a run of the hourly retention.
+  'run-benchmark',
+  'apply-retention',
 ];
+
+/** The workflow a saved history must be of, by its name's prefix; the rest are deliveries. */
+const WORKFLOW_OF_PREFIX: Record<string, string> = {
+  'gym-': 'runGym',
+  'dispatch-': 'dispatchArena',
+  'record-vote': 'recordVote',
+  'coding-session': 'codingSession',
+  'run-benchmark': 'runBenchmark',
+  'apply-retention': 'applyRetention',
+};
 
 interface Saved {
   name: string;
@@ -84,15 +97,7 @@ describe('saved workflow histories', () => {
     for (const s of saved) {
       expect({ name: s.name, type: workflowType(s) }).toEqual({
         name: s.name,
-        type: s.name.startsWith('gym-')
-          ? 'runGym'
-          : s.name.startsWith('dispatch-')
-            ? 'dispatchArena'
-            : s.name.startsWith('record-vote')
-              ? 'recordVote'
-              : s.name.startsWith('coding-session')
-                ? 'codingSession'
-                : 'deliverPrompt',
+        type: Object.entries(WORKFLOW_OF_PREFIX).find(([prefix]) => s.name.startsWith(prefix))?.[1] ?? 'deliverPrompt',
       });
       expect({ name: s.name, last: s.json.events.at(-1)!.eventType }).toEqual({
         name: s.name,

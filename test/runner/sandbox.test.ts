@@ -300,6 +300,25 @@ describe('arena-runner sandbox', () => {
     expect(badFlag.stderr).toContain("option '--api <url>' argument 'ftp://x' is invalid");
   }, 30_000);
 
+  it('sends a step again that the arena refused for want of room (503 or 429 with Retry-After), once it may', async () => {
+    const busy = await fakeSandbox({
+      files: { 'a.py': 'print(1)\n' },
+      refuseFirst: [
+        { status: 503, retryAfter: '0' },
+        { status: 429, retryAfter: '1' },
+      ],
+    });
+    const started = Date.now();
+    const read = await helper(busy, ['read', 'a.py']);
+    expect(read).toMatchObject({ code: 0, stdout: 'print(1)\n' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(steps(busy)).toEqual(['GET files a.py', 'GET files a.py', 'GET files a.py']);
+    // Without Retry-After (the step cap), or any other refusal, it is not sent again.
+    const capped = await fakeSandbox({ refuseFirst: [{ status: 429 }] });
+    expect((await helper(capped, ['ls'])).code).toBe(69);
+    expect(steps(capped)).toEqual(['GET files .']);
+  }, 30_000);
+
   it('--api and --token override the environment, and the token is never printed', async () => {
     const sandbox = await fakeSandbox({ files: { 'a.py': 'print(1)\n' } });
     const run = await runToEnd(['sandbox', 'read', 'a.py', '--api', sandbox.api, '--token', sandbox.token], {

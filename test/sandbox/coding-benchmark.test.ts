@@ -1,6 +1,10 @@
+/**
+ * Benchmark runs: every active task `trials` times, the sessions opened as the account's cap of live
+ * coding sessions lets them (every task once before any twice), one run at a time per agent.
+ */
 import { benchmarkProgressOf } from '../../services/coding-sessions';
 import { register, type Registered, type TestApp } from '../support/test-app';
-import { codingWork, startCodingArena, stepOf, type CodingArena } from './coding-support';
+import { codingWork, eventually, feedEntryOf, startCodingArena, stepOf, type CodingArena } from './coding-support';
 
 let arena: CodingArena;
 let t: TestApp;
@@ -8,7 +12,7 @@ let owner: Registered;
 let agent: { id: number; webhook_secret: string };
 
 beforeAll(async () => {
-  arena = await startCodingArena({ ARENA_GYM_RETRY_SECONDS: '3600' }, 'bench');
+  arena = await startCodingArena({ ARENA_GYM_RETRY_SECONDS: '3600', ARENA_CODING_SESSIONS_PER_ACCOUNT: '2' }, 'bench');
   ({ t, owner, agent } = arena);
   // Two active tasks keep the run short.
   await t.orm.em
@@ -17,21 +21,35 @@ beforeAll(async () => {
 });
 afterAll(() => arena.close());
 
-const benchmark = () =>
-  t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/benchmark`, headers: owner.auth, payload: {} });
+const benchmark = (payload: object = {}) =>
+  t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/benchmark`, headers: owner.auth, payload });
 
-it('starts one session per active task, one run at a time, and shows its progress to the owner', async () => {
-  const started = await benchmark();
+/** The run's sessions, oldest first, with their task. */
+const sessionsOfRun = async (runId: number) =>
+  (await t.orm.em
+    .fork()
+    .getConnection()
+    .execute(
+      `select s.id, s.status, c.task_id from coding_sessions c join sessions s on s.id = c.session_id
+       where c.benchmark_run_id = ? order by s.id`,
+      [runId],
+    )) as Array<{ id: number; status: string; task_id: string }>;
+
+it('refuses a number of trials outside 1 to 5', async () => {
+  for (const trials of [0, 6, 2.5]) {
+    const res = await benchmark({ trials });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().detail).toMatch(/^trials must be /);
+  }
+});
+
+it('attempts every task `trials` times, as many at once as the account may hold, all once before any twice', async () => {
+  const started = await benchmark({ trials: 2 });
   expect(started.statusCode).toBe(202);
-  const { run_id: runId, sessions } = started.json();
-  expect(runId).toEqual(expect.any(Number));
-  expect(sessions).toHaveLength(2);
-  expect(
-    sessions.every((s: { category: string; status: string }) => s.category === 'swe' && s.status === 'pending'),
-  ).toBe(true);
-
+  const { run_id: runId, ...plan } = started.json();
+  expect(plan).toEqual({ tasks: 2, trials: 2, sessions: 4 });
   expect(await benchmarkProgressOf(t.orm.em.fork(), agent.id)).toEqual({
-    tasks: 2,
+    tasks: 4,
     ended: 0,
     passed: 0,
     running: true,
@@ -42,28 +60,56 @@ it('starts one session per active task, one run at a time, and shows its progres
     'this agent already has a benchmark run in progress',
   ]);
 
-  // One session is worked and submitted (whichever the runner gets first), the other cancelled by
-  // the owner: the run is over.
-  const ids = sessions.map((s: { id: string }) => s.id);
-  const first = await codingWork(t, agent, ids);
-  expect((await stepOf(t, first.sandbox)('POST', 'submit')).json().status).toBe('failed');
-  const cancelled = await t.app.inject({
+  // The account's cap (2) is full with the run's first two sessions: a session of the owner's own waits its turn.
+  await eventually(async () => (await sessionsOfRun(runId)).length === 2, 'the first two sessions');
+  const single = await t.app.inject({
     method: 'POST',
-    url: `/api/agents/${agent.id}/sandbox/${ids.find((id: string) => id !== first.work_id)}/cancel`,
+    url: `/api/agents/${agent.id}/sandbox`,
     headers: owner.auth,
+    payload: { task: 'python/leap-year' },
   });
-  expect(cancelled.json().status).toBe('cancelled');
-  const [run] = await t.orm.em.getConnection().execute('select finished_at from benchmark_runs where id = ?', [runId]);
-  expect(run?.finished_at).not.toBeNull();
+  expect(single.statusCode).toBe(429);
+  expect(single.json().detail).toBe(
+    'this account already has 2 coding sessions running, the most it may have at once; one must end first',
+  );
+  expect(single.headers['retry-after']).toBe('30');
+
+  // The agent submits each session as it comes: the run opens the next as one ends.
+  for (let ended = 0; ended < 4; ended++) {
+    const open = (await sessionsOfRun(runId)).filter((s) => s.status === 'pending' || s.status === 'running');
+    expect(open.length).toBeGreaterThan(0);
+    expect(open.length).toBeLessThanOrEqual(2);
+    const work = await codingWork(
+      t,
+      agent,
+      open.map((s) => `sandbox-${s.id}`),
+    );
+    expect((await stepOf(t, work.sandbox)('POST', 'submit')).json().status).toBe('failed');
+    await eventually(
+      async () => (await sessionsOfRun(runId)).filter((s) => s.status === 'failed').length === ended + 1,
+      'the session to end',
+    );
+  }
+  const sessions = await sessionsOfRun(runId);
+  expect(sessions.map((s) => s.task_id)).toEqual([
+    'javascript/lru-cache',
+    'python/leap-year',
+    'javascript/lru-cache',
+    'python/leap-year',
+  ]);
+  await eventually(
+    async () => (await benchmarkProgressOf(t.orm.em.fork(), agent.id))?.running === false,
+    'the run to end',
+  );
   expect(await benchmarkProgressOf(t.orm.em.fork(), agent.id)).toEqual({
-    tasks: 2,
-    ended: 2,
+    tasks: 4,
+    ended: 4,
     passed: 0,
     running: false,
   });
-
-  expect((await benchmark()).statusCode).toBe(202);
-});
+  expect((await feedEntryOf(t, agent.id, `sandbox-${sessions[0]!.id}`)).status).toBe('failed');
+  expect((await benchmark({ trials: 1 })).statusCode).toBe(202);
+}, 120_000);
 
 it('is for the owner only', async () => {
   const stranger = await register(t.app);

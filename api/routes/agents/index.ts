@@ -1,4 +1,5 @@
 /** /api/agents: create, list, read and edit the caller's own agents. */
+import { codingDepsOf } from '../../../services/coding-sessions';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { gymCounts } from '../../../infra/db/repositories/session-read.repository';
@@ -130,7 +131,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
   await app.register(lifecycleRoutes, { lifecycle, spendPing, gymRestartsPerHour: config.limits.gymRestartsPerHour });
   await app.register(sandboxRoutes, {
     workflows,
-    coding: { workflows, maxSteps: config.sandbox.maxSteps },
+    coding: codingDepsOf(workflows, config.sandbox),
     sandboxPerMinute: config.limits.sandboxPerMinute,
     benchmarksPerHour: config.limits.benchmarksPerHour,
   });

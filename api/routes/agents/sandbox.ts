@@ -54,13 +54,22 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{
     {
       config: perAccount('benchmark', benchmarksPerHour, '1 hour'),
       schema: {
-        summary: 'Start a benchmark run: one coding session per active task, one run at a time per agent',
+        summary:
+          'Start a benchmark run: every active task `trials` times, its sessions opened as the account may hold them; one run at a time per agent',
         tags: ['sandbox'],
         security,
         params: idParam,
         body: benchmarkStart.optional(),
         response: {
-          202: z.object({ run_id: z.number().int(), sessions: z.array(activitySession) }),
+          202: z.object({
+            run_id: z.number().int(),
+            tasks: z.number().int().describe('active tasks when the run started'),
+            trials: z.number().int().describe('sessions per task'),
+            sessions: z
+              .number()
+              .int()
+              .describe("sessions the run will open (tasks × trials), as the account's cap of live sessions lets it"),
+          }),
           ...errors(400, 401, 404, 409, 429, 503),
         },
       },
@@ -68,7 +77,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{
     async (request, reply) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
       const run = await startBenchmark(request.em, coding, agent, request.body ?? {}, request.log);
-      return reply.code(202).send({ run_id: run.run_id, sessions: run.sessions.map((s) => sessionJson(s, true)) });
+      return reply.code(202).send(run);
     },
   );
 

@@ -1,12 +1,15 @@
-/** A benchmark run: one coding session per active task for one agent, at most one run at a time per agent. */
+/** A benchmark run: `trials` coding sessions per active task for one agent, at most one run at a time per agent. */
 import { EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
 import { Agent } from './agent.entity';
 
 export class BenchmarkRun {
-  [OptionalProps]?: 'createdAt' | 'finishedAt';
+  [OptionalProps]?: 'createdAt' | 'finishedAt' | 'trials';
   id!: number;
   agent!: Ref<Agent>;
+  /** Active tasks when it started. */
   tasks!: number;
+  /** Sessions per task: the run has `tasks × trials`. */
+  trials = 1;
   createdAt: Date = new Date();
   /** Set when its last session ended. */
   finishedAt: Date | null = null;
@@ -25,6 +28,7 @@ export const BenchmarkRunSchema = new EntitySchema<BenchmarkRun>({
     id: { type: 'integer', primary: true, autoincrement: true },
     agent: { kind: 'm:1', entity: () => Agent, ref: true, deleteRule: 'cascade', index: true },
     tasks: { type: 'integer' },
+    trials: { type: 'integer', default: 1 },
     createdAt: { type: 'datetime', length: 6 },
     finishedAt: { type: 'datetime', length: 6, nullable: true },
   },

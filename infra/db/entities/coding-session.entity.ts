@@ -42,6 +42,12 @@ export class CodingSession {
 export const CodingSessionSchema = new EntitySchema<CodingSession>({
   class: CodingSession,
   tableName: 'coding_sessions',
+  indexes: [
+    {
+      name: 'coding_sessions_ended_at_index',
+      expression: `create index "coding_sessions_ended_at_index" on "coding_sessions" ("ended_at") where "ended_at" is not null`,
+    },
+  ],
   properties: {
     session: { kind: '1:1', entity: () => Session, ref: true, primary: true, owner: true, deleteRule: 'cascade' },
     task: { kind: 'm:1', entity: () => CodingTask, ref: true, index: true },

@@ -5,7 +5,7 @@ import { Session } from './session.entity';
 export type CodingStepKind = 'exec' | 'read' | 'write' | 'submit';
 
 export class CodingStep {
-  [OptionalProps]?: 'createdAt' | 'n';
+  [OptionalProps]?: 'createdAt' | 'n' | 'trimmedAt';
   id!: number;
   session!: Ref<Session>;
   /** 1, 2, … within the session, given when the step runs; null while it waits. */
@@ -16,12 +16,20 @@ export class CodingStep {
   result!: Record<string, unknown> | null;
   durationMs!: number;
   createdAt: Date = new Date();
+  /** Set when the retention period cut the request and result down to what the transcript shows. */
+  trimmedAt: Date | null = null;
 }
 
 export const CodingStepSchema = new EntitySchema<CodingStep>({
   class: CodingStep,
   tableName: 'coding_steps',
   uniques: [{ name: 'coding_steps_session_n_unique', properties: ['session', 'n'] }],
+  indexes: [
+    {
+      name: 'coding_steps_in_flight_index',
+      expression: `create index "coding_steps_in_flight_index" on "coding_steps" ("created_at") where "n" is null`,
+    },
+  ],
   properties: {
     id: { type: 'integer', primary: true, autoincrement: true },
     session: { kind: 'm:1', entity: () => Session, ref: true, deleteRule: 'cascade' },
@@ -31,5 +39,6 @@ export const CodingStepSchema = new EntitySchema<CodingStep>({
     result: { type: 'json' },
     durationMs: { type: 'integer' },
     createdAt: { type: 'datetime', length: 6 },
+    trimmedAt: { type: 'datetime', length: 6, nullable: true },
   },
 });

@@ -14,6 +14,7 @@ import { Migration20261123145500 } from './Migration20261123145500';
 import { Migration20261123190000 } from './Migration20261123190000';
 import { Migration20261123200000 } from './Migration20261123200000';
 import { Migration20261125130444 } from './Migration20261125130444';
+import { Migration20261125134733 } from './Migration20261125134733';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122050346', class: Migration20261122050346 },
@@ -30,4 +31,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261123190000', class: Migration20261123190000 },
   { name: 'Migration20261123200000', class: Migration20261123200000 },
   { name: 'Migration20261125130444', class: Migration20261125130444 },
+  { name: 'Migration20261125134733', class: Migration20261125134733 },
 ];

@@ -87,6 +87,11 @@ export async function findCodingTask(em: EntityManager, id: string): Promise<Cod
   return row;
 }
 
+export async function isTaskActive(em: EntityManager, id: string): Promise<boolean> {
+  const [row] = await run<{ active: boolean }>(em, `select active from coding_tasks where id = ?`, [id]);
+  return row?.active ?? false;
+}
+
 /** An active task by id, or a random active one for `random`; undefined when there is none. */
 export async function pickActiveTask(
   em: EntityManager,

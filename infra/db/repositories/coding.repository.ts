@@ -4,8 +4,15 @@
  * session's row in `sessions`. The task catalogue is coding-task.repository.ts.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { SessionStatus } from '../../../domain/sessions';
+import type { AgentMode } from '../../../domain/agent-state';
+import { codingPrompt } from '../../../domain/sandbox/prompt';
+import { stepAsShown } from '../../../domain/sandbox/transcript';
+import { CODING_CATEGORY, type SessionStatus } from '../../../domain/sessions';
+import { Agent } from '../entities/agent.entity';
 import type { CodingStepKind } from '../entities/coding-step.entity';
+import { Prompt } from '../entities/prompt.entity';
+import { newSessionNonce } from '../../../domain/credentials';
+import { addSession } from './session.repository';
 import { onlyRow, run } from './sql';
 
 export interface NewCodingSession {
@@ -15,6 +22,81 @@ export interface NewCodingSession {
   maxSteps: number;
   expiresAt: Date;
   benchmarkRunId: number | null;
+}
+
+/** Advisory-lock keys: one account's coding admissions, and its steps with its workers', are decided one at a time. */
+const ADMISSION_LOCK = 26_001;
+const STEP_LOCK = 26_002;
+
+/** A coding session to open for an agent: its task, deadline and step cap, and where it comes from. */
+export interface CodingSessionToOpen {
+  agent: { id: number; ownerId: number; mode: AgentMode };
+  task: { id: string; title: string; statement: string };
+  deadlineSeconds: number;
+  maxSteps: number;
+  benchmarkRunId?: number;
+  /** An operator's redelivery: the same prompt again, linked to the original. */
+  redelivery?: { promptId: number; rootId: number };
+  /** Coding sessions the agent's account may have live at once; past it none is opened. Unset: no cap (an operator's redelivery). */
+  sessionsPerAccount?: number;
+}
+
+/**
+ * Writes a new coding session (its prompt, its delivery and its coding side), pending, in one
+ * transaction; undefined, having written nothing, when the account already has as many live coding
+ * sessions as it may (decided under a lock per account, so two starts at once cannot both pass).
+ */
+export async function openCodingSessionRows(em: EntityManager, open: CodingSessionToOpen): Promise<number | undefined> {
+  return em.transactional(async (tx) => {
+    if (open.sessionsPerAccount !== undefined) {
+      await run(tx, `select pg_advisory_xact_lock(?, ?)`, [ADMISSION_LOCK, open.agent.ownerId]);
+      const [live] = await run<{ n: number }>(
+        tx,
+        `select count(*)::int as n from sessions s join agents a on a.id = s.agent_id
+         where a.owner_id = ? and s.kind = 'sandbox' and s.category = ? and s.status in ('pending', 'running')`,
+        [open.agent.ownerId, CODING_CATEGORY],
+      );
+      if ((live?.n ?? 0) >= open.sessionsPerAccount) return undefined;
+    }
+    const prompt = open.redelivery
+      ? tx.getReference(Prompt, open.redelivery.promptId)
+      : tx.create(Prompt, {
+          source: 'sandbox',
+          category: CODING_CATEGORY,
+          text: codingPrompt(open.task.title, open.task.statement, open.maxSteps),
+        });
+    const session = addSession(tx, {
+      agent: tx.getReference(Agent, open.agent.id),
+      kind: 'sandbox',
+      prompt,
+      mode: open.agent.mode,
+      category: CODING_CATEGORY,
+      deadlineSeconds: open.deadlineSeconds,
+      ...(open.redelivery ? { redeliveryOf: open.redelivery.rootId } : {}),
+    });
+    await tx.flush();
+    await addCodingSession(tx, {
+      sessionId: session.id,
+      taskId: open.task.id,
+      // The token itself is made where the key is: the worker, once the workspace is ready.
+      tokenNonce: newSessionNonce(),
+      maxSteps: open.maxSteps,
+      expiresAt: new Date(session.createdAt.getTime() + open.deadlineSeconds * 1000),
+      benchmarkRunId: open.benchmarkRunId ?? null,
+    });
+    return session.id;
+  });
+}
+
+/** A coding session whose workflow could not be started: closed as the arena's own failure, so it never counts against the agent. */
+export async function closeUnstartedCodingSession(em: EntityManager, sessionId: number, error: string): Promise<void> {
+  await run(
+    em,
+    `with s as (update sessions set status = 'error', error = ?, latency_ms = 0, completed_at = now()
+                where id = ? and status = 'pending' returning id)
+     update coding_sessions c set arena_fault = true, ended_at = now() from s where c.session_id = s.id`,
+    [error, sessionId],
+  );
 }
 
 export async function addCodingSession(em: EntityManager, s: NewCodingSession): Promise<void> {
@@ -88,6 +170,45 @@ export async function addCodingStep(
     [sessionId, kind, JSON.stringify(request)],
   );
   return onlyRow(rows, 'new coding step').id;
+}
+
+/** A step in flight longer than this is left over (its API process died before asking the workflow): no cap counts it. */
+const STEP_IN_FLIGHT_AT_MOST = '3 minutes';
+
+export type StepAdmission = { stepId: number } | { full: 'account' | 'worker' };
+
+/**
+ * Writes a step waiting to run, like `addCodingStep`, unless the account already has
+ * `stepsPerAccount` steps in flight (written, not yet run), or the session's worker `stepsPerWorker`.
+ * Decided under a lock per account, then per worker, so steps arriving at once cannot all pass.
+ */
+export async function admitCodingStep(
+  em: EntityManager,
+  step: {
+    sessionId: number;
+    ownerId: number;
+    workerQueue: string | null;
+    kind: CodingStepKind;
+    request: Record<string, unknown>;
+  },
+  caps: { stepsPerAccount: number; stepsPerWorker: number },
+): Promise<StepAdmission> {
+  return em.transactional(async (tx) => {
+    await run(tx, `select pg_advisory_xact_lock(?, ?)`, [STEP_LOCK, step.ownerId]);
+    if (step.workerQueue !== null)
+      await run(tx, `select pg_advisory_xact_lock(?, hashtext(?))`, [STEP_LOCK + 1, step.workerQueue]);
+    const [inFlight] = await run<{ account: number; worker: number }>(
+      tx,
+      `select count(*) filter (where a.owner_id = ?)::int as account, count(*) filter (where c.worker_queue = ?)::int as worker
+       from coding_steps st join coding_sessions c on c.session_id = st.session_id
+         join sessions s on s.id = st.session_id join agents a on a.id = s.agent_id
+       where st.n is null and st.created_at > now() - interval '${STEP_IN_FLIGHT_AT_MOST}'`,
+      [step.ownerId, step.workerQueue],
+    );
+    if ((inFlight?.account ?? 0) >= caps.stepsPerAccount) return { full: 'account' as const };
+    if ((inFlight?.worker ?? 0) >= caps.stepsPerWorker) return { full: 'worker' as const };
+    return { stepId: await addCodingStep(tx, step.sessionId, step.kind, step.request) };
+  });
 }
 
 /** A step the workflow refused never ran: it leaves no trace in the transcript. */
@@ -218,11 +339,13 @@ export async function endCodingSession(em: EntityManager, sessionId: number, o: 
       [sessionId],
     );
     if (row.benchmark_run_id !== null) {
+      // The run ends with its last session: as many ended as it plans (its workflow closes it too,
+      // should it stop short of that).
       await run(
         tx,
         `update benchmark_runs b set finished_at = now() where b.id = ? and b.finished_at is null
-           and not exists (select 1 from coding_sessions c join sessions s on s.id = c.session_id
-                           where c.benchmark_run_id = b.id and s.status in ('pending', 'running'))`,
+           and (select count(*) from coding_sessions c join sessions s on s.id = c.session_id
+                where c.benchmark_run_id = b.id and s.status not in ('pending', 'running')) >= b.tasks * b.trials`,
         [row.benchmark_run_id],
       );
     }
@@ -230,23 +353,30 @@ export async function endCodingSession(em: EntityManager, sessionId: number, o: 
   });
 }
 
-/** Starts a benchmark run; undefined when the agent already has one running. */
+/** Starts a benchmark run of `tasks` tasks, `trials` times each; undefined when the agent already has one running. */
 export async function startBenchmarkRun(
   em: EntityManager,
   agentId: number,
   tasks: number,
+  trials: number,
 ): Promise<number | undefined> {
   const rows = await run<{ id: number }>(
     em,
-    `insert into benchmark_runs (agent_id, tasks, created_at) values (?, ?, now())
+    `insert into benchmark_runs (agent_id, tasks, trials, created_at) values (?, ?, ?, now())
      on conflict do nothing returning id`,
-    [agentId, tasks],
+    [agentId, tasks, trials],
   );
   return rows[0]?.id;
 }
 
+/** Closes a benchmark run, whatever it has left: its workflow has ended, or could not start. */
+export async function finishBenchmarkRun(em: EntityManager, runId: number): Promise<void> {
+  await run(em, `update benchmark_runs set finished_at = now() where id = ? and finished_at is null`, [runId]);
+}
+
 export interface BenchmarkProgress {
   id: number;
+  /** Sessions the run plans: its tasks times its trials. */
   tasks: number;
   ended: number;
   passed: number;
@@ -258,7 +388,7 @@ export interface BenchmarkProgress {
 export async function latestBenchmarkRun(em: EntityManager, agentId: number): Promise<BenchmarkProgress | undefined> {
   const [row] = await run<BenchmarkProgress>(
     em,
-    `select b.id, b.tasks, b.created_at, b.finished_at,
+    `select b.id, b.tasks * b.trials as tasks, b.created_at, b.finished_at,
        count(*) filter (where s.status not in ('pending', 'running'))::int as ended,
        count(*) filter (where s.status = 'passed')::int as passed
      from benchmark_runs b left join coding_sessions c on c.benchmark_run_id = b.id left join sessions s on s.id = c.session_id
@@ -350,4 +480,46 @@ export function tamperedSessions(
      order by c.ended_at desc limit ?`,
     [filter.since ?? null, filter.since ?? null, filter.agentId ?? null, filter.agentId ?? null, filter.limit],
   );
+}
+
+/**
+ * The retention of coding steps: the steps of sessions that ended more than `days` ago keep only what
+ * the transcript shows (each row once, `batch` at a time); a step that never ran (its API process died
+ * before asking the workflow) goes. Answers how many rows it changed; fewer than `batch` means done.
+ */
+export async function trimCodingSteps(em: EntityManager, days: number, batch: number): Promise<number> {
+  return em.transactional(async (tx) => {
+    const rows = await run<{
+      id: number;
+      n: number | null;
+      kind: string;
+      request: Record<string, unknown>;
+      result: Record<string, unknown> | null;
+    }>(
+      tx,
+      `select st.id, st.n, st.kind, st.request, st.result from coding_steps st join coding_sessions c on c.session_id = st.session_id
+       where c.ended_at < now() - make_interval(days => ?) and st.trimmed_at is null
+       order by st.id limit ? for update of st skip locked`,
+      [days, batch],
+    );
+    const neverRan = rows.filter((row) => row.n === null).map((row) => row.id);
+    if (neverRan.length > 0) {
+      // The ids as one JSON array: a list binding would be spread into separate placeholders.
+      await run(tx, `delete from coding_steps where id in (select jsonb_array_elements_text(?::jsonb)::int)`, [
+        JSON.stringify(neverRan),
+      ]);
+    }
+    const shown = rows
+      .filter((row) => row.n !== null)
+      .map((row) => ({ id: row.id, ...stepAsShown(row.kind, row.request, row.result) }));
+    if (shown.length > 0) {
+      await run(
+        tx,
+        `update coding_steps st set request = x.request, result = x.result, trimmed_at = now()
+         from jsonb_to_recordset(?::jsonb) as x(id int, request jsonb, result jsonb) where st.id = x.id`,
+        [JSON.stringify(shown)],
+      );
+    }
+    return rows.length;
+  });
 }

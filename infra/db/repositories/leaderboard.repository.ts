@@ -1,5 +1,6 @@
 /** The owner of `leaderboard_entries` and `judge_flags`: the cache each refresh rewrites, and what the pages and the CLI read of it. */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { NO_CODING, type CodingCounts } from '../../../domain/sandbox/pass-rate';
 import { run } from './sql';
 
 export interface LeaderboardRow {
@@ -17,34 +18,59 @@ export interface LeaderboardRow {
   losses: number;
   ties: number;
   computed_ms: number;
-  /** Coding sessions scored (passed, failed or timed out) and passed. */
-  coding_attempted: number;
-  coding_passed: number;
+  /** The agent's coding record (`domain/sandbox/pass-rate.ts`). */
+  coding: CodingCounts;
 }
 
-/** An agent's scored coding sessions and those passed (`a` is the agent), through the coding sessions' partial index. */
-export const CODING_RECORD = `select count(*) filter (where s.status in ('passed', 'failed', 'timeout'))::int as attempted,
-    count(*) filter (where s.status = 'passed')::int as passed
-  from sessions s where s.agent_id = a.id and s.kind = 'sandbox' and s.category = 'swe'`;
+/**
+ * What counts of a coding session (`s` the session, `c` its coding side): every one that reached the
+ * agent and ended, whatever its end, except an `error` that was the arena's own failure.
+ */
+const ATTEMPTED = `s.status not in ('pending', 'running') and not c.arena_fault`;
+
+/** The counts of a set of coding sessions, as `domain/sandbox/pass-rate.ts` reads them. */
+const CODING_COUNTS = `count(*) filter (where ${ATTEMPTED})::int as attempted,
+    count(*) filter (where s.status = 'passed')::int as passed,
+    count(*) filter (where c.arena_fault)::int as arena_errors,
+    count(*) filter (where c.tampered is not null)::int as tampered,
+    (avg(c.steps) filter (where ${ATTEMPTED}))::float8 as mean_steps,
+    (avg(extract(epoch from c.ended_at - s.created_at)) filter (where ${ATTEMPTED}))::float8 as mean_seconds`;
+
+/** An agent's coding counts (`a` is the agent), through the coding sessions' partial index. */
+export const CODING_RECORD = `select ${CODING_COUNTS}
+  from sessions s join coding_sessions c on c.session_id = s.id
+  where s.agent_id = a.id and s.kind = 'sandbox' and s.category = 'swe'`;
 
 /** One agent's coding record, for its page. */
-export async function codingRecordOf(
-  em: EntityManager,
-  agentId: number,
-): Promise<{ attempted: number; passed: number }> {
-  const [row] = await run<{ attempted: number; passed: number }>(
+export async function codingRecordOf(em: EntityManager, agentId: number): Promise<CodingCounts> {
+  const [row] = await run<CodingCounts>(
     em,
-    `select c.attempted, c.passed from agents a cross join lateral (${CODING_RECORD}) c where a.id = ?`,
+    `select c.* from agents a cross join lateral (${CODING_RECORD}) c where a.id = ?`,
     [agentId],
   );
-  return row ?? { attempted: 0, passed: 0 };
+  return row ?? NO_CODING;
+}
+
+/** One agent's coding counts per task, by task id: pass@1 and the means per task on its page. */
+export function codingRecordByTask(
+  em: EntityManager,
+  agentId: number,
+): Promise<Array<CodingCounts & { task: string }>> {
+  return run<CodingCounts & { task: string }>(
+    em,
+    `select c.task_id as task, ${CODING_COUNTS}
+     from sessions s join coding_sessions c on c.session_id = s.id
+     where s.agent_id = ? and s.kind = 'sandbox' and s.category = 'swe'
+     group by c.task_id order by c.task_id`,
+    [agentId],
+  );
 }
 
 export function leaderboard(em: EntityManager): Promise<LeaderboardRow[]> {
   return run<LeaderboardRow>(
     em,
     `select l.rank, l.agent_id, a.name, a.owner_handle, a.elo, l.bt_rating, l.ci_low, l.ci_high, l.votes, l.wins, l.losses, l.ties,
-       (extract(epoch from l.computed_at) * 1000)::float8 as computed_ms, c.attempted as coding_attempted, c.passed as coding_passed
+       (extract(epoch from l.computed_at) * 1000)::float8 as computed_ms, to_jsonb(c) as coding
      from leaderboard_entries l join agents a on a.id = l.agent_id
      cross join lateral (${CODING_RECORD}) c
      order by l.rank nulls last, l.bt_rating desc, a.id`,

@@ -31,6 +31,8 @@ export interface FakeSandboxOptions {
   grade?: (workspace: string) => SubmitAnswer;
   /** The step cap: the step after it is answered 429. */
   maxSteps?: number;
+  /** Answers for the first requests, before any runs: refusals of a busy arena (503) or a full account (429). */
+  refuseFirst?: Array<{ status: number; retryAfter?: string }>;
 }
 
 export interface FakeSandbox {
@@ -89,6 +91,11 @@ export async function startFakeSandbox(opts: FakeSandboxOptions = {}): Promise<F
         body,
       });
       if (authorization !== `Bearer ${token}`) return send(res, 401, { detail: 'missing or invalid session token' });
+      const refusal = opts.refuseFirst?.shift();
+      if (refusal) {
+        if (refusal.retryAfter !== undefined) res.setHeader('retry-after', refusal.retryAfter);
+        return send(res, refusal.status, { detail: `refused with ${refusal.status}: the step did not run` });
+      }
       if (endedAs !== undefined) return send(res, 409, { detail: `the session has ended (${endedAs})` });
       steps += 1;
       if (opts.maxSteps !== undefined && steps > opts.maxSteps) {

@@ -1,0 +1,120 @@
+/**
+ * The public coding record counts every attempt: an owner cannot hide the sessions that go badly by
+ * cancelling them, a run found tampered with counts as a failure, and only the arena's own failures
+ * are set apart. The profile (page, Markdown and JSON) shows the pass rate with its interval and, per
+ * task, pass@1, mean steps and wall time.
+ */
+import { loadTaskCatalogue } from '../../infra/sandbox/task-catalogue';
+import type { Registered, TestApp } from '../support/test-app';
+import {
+  codingWork,
+  eventually,
+  feedEntryOf,
+  startCodingArena,
+  stepOf,
+  type CodingArena,
+  type CodingWork,
+} from './coding-support';
+
+let arena: CodingArena;
+let t: TestApp;
+let owner: Registered;
+let agent: { id: number; webhook_secret: string };
+
+beforeAll(async () => {
+  // Two uids for sessions: a third live session finds none and ends as the arena's own error.
+  arena = await startCodingArena(
+    { ARENA_GYM_RETRY_SECONDS: '3600', ARENA_SANDBOX_UID_COUNT: '3', ARENA_SANDBOX_RATE_LIMIT: '1000' },
+    'counted',
+  );
+  ({ t, owner, agent } = arena);
+}, 120_000);
+afterAll(() => arena?.close());
+
+const startSession = async (): Promise<string> => {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/agents/${agent.id}/sandbox`,
+    headers: owner.auth,
+    payload: { task: 'python/leap-year' },
+  });
+  expect(res.statusCode).toBe(202);
+  return res.json().id;
+};
+const work = async (): Promise<CodingWork> => codingWork(t, agent, await startSession());
+const submit = async (w: CodingWork) => (await stepOf(t, w.sandbox)('POST', 'submit')).json();
+const cancel = async (w: CodingWork) =>
+  (
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/agents/${agent.id}/sandbox/${w.work_id}/cancel`,
+      headers: owner.auth,
+    })
+  ).json();
+
+it('counts every attempt: cancelled and tampered ones too, not the arena’s own failures', async () => {
+  const solution = (
+    await loadTaskCatalogue()
+      .find((task) => task.id === 'python/leap-year')!
+      .readSolution()
+  )[0]!;
+  // Two passes.
+  for (let i = 0; i < 2; i++) {
+    const w = await work();
+    await stepOf(t, w.sandbox)('PUT', `files?path=${solution.path}`, { content: solution.content.toString('utf8') });
+    expect((await submit(w)).status).toBe('passed');
+  }
+  // Two that went badly, cancelled by the owner before they could fail.
+  for (let i = 0; i < 2; i++) expect((await cancel(await work())).status).toBe('cancelled');
+  // One that patched the test framework.
+  const tamperer = await work();
+  const step = stepOf(t, tamperer.sandbox);
+  const source = (await step('GET', 'files?path=calendar_utils.py')).body;
+  await step('PUT', 'files?path=calendar_utils.py', {
+    content: `import unittest\nunittest.TestCase.assertFalse = lambda *a, **k: None\n${source}`,
+  });
+  expect(await submit(tamperer)).toMatchObject({ status: 'failed', tests_passed: 0 });
+  // Two live sessions hold both uids; a third ends at once, the arena's fault. Then the two fail.
+  const [first, second] = [await work(), await work()];
+  const third = await startSession();
+  await eventually(async () => (await feedEntryOf(t, agent.id, third)).status === 'error', 'the third to end');
+  for (const w of [first, second]) expect((await submit(w)).status).toBe('failed');
+
+  const coding = (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/coding` })).json();
+  expect(coding.record).toMatchObject({
+    attempted: 7,
+    passed: 2,
+    arena_errors: 1,
+    tampered: 1,
+    // Steps: one write each for the passes, a read and a write for the tamperer, none for the rest.
+    mean_steps: 0.6,
+  });
+  expect(coding.record.ci_low).toBeGreaterThan(0);
+  expect(coding.record.ci_high).toBeLessThan(1);
+  expect(coding.record.mean_seconds).toBeGreaterThan(0);
+  expect(coding.tasks).toEqual([
+    expect.objectContaining({ task: 'python/leap-year', attempted: 7, passed: 2, pass_at_1: 0.286, tampered: 1 }),
+  ]);
+
+  const page = await t.app.inject({ method: 'GET', url: `/agents/${agent.id}` });
+  expect(page.body).toContain(
+    `2/7 (${Math.round(coding.record.ci_low * 100)}–${Math.round(coding.record.ci_high * 100)}%)`,
+  );
+  expect(page.body).toContain(
+    '<td>python/leap-year</td><td class="num">7</td><td class="num">2</td><td class="num">29%</td>',
+  );
+  expect(page.body).toContain(
+    'Every session that reached the agent counts, cancelled and timed out ones included; 1 scored 0 for tampering with the tests; 1 ended by the arena&#39;s own failure, not counted.',
+  );
+  const markdown = await t.app.inject({
+    method: 'GET',
+    url: `/agents/${agent.id}`,
+    headers: { accept: 'text/markdown' },
+  });
+  expect(markdown.body).toMatch(/\| python\/leap-year \| 7 \| 2 \| 29% \| 0\.6 \| \d+ s \|/);
+}, 120_000);
+
+it('answers 404 for the coding record of no agent', async () => {
+  const res = await t.app.inject({ method: 'GET', url: '/api/agents/999999/coding' });
+  expect([res.statusCode, res.json().detail]).toEqual([404, 'agent not found']);
+});
