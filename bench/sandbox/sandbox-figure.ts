@@ -39,6 +39,8 @@ export interface SandboxResult {
   paced: Summary;
   /** The same sessions, steps back to back: what the machine can take. */
   backToBack: Summary;
+  /** Each session submitted in turn: the request until its score comes back (the session stopped, scored, removed). */
+  submitToScore: Summary;
   backToBackStepsPerSecond: number;
   /** Where one session's step goes, p50 of each part. */
   timeline: StepTimeline;
@@ -85,6 +87,20 @@ async function openSession(api: ApiClient, key: string): Promise<Session> {
       });
   }
   throw new Error(`coding session ${started.id} was never handed out`);
+}
+
+/** Submits the session and waits for its score: the hidden tests run, the workspace goes. */
+async function timedSubmit(api: ApiClient, session: Session): Promise<number> {
+  const started = performance.now();
+  const { status, body } = await api.request<{ tests_total?: number; detail?: string }>(
+    'POST',
+    `${session.api}/submit`,
+    {
+      key: session.token,
+    },
+  );
+  if (status !== 200 || !body.tests_total) throw new Error(`a submit failed: ${status} ${body.detail ?? ''}`);
+  return performance.now() - started;
 }
 
 async function timedStep(api: ApiClient, session: Session, requests?: TimedRequest[]): Promise<number> {
@@ -194,6 +210,7 @@ export async function runSandboxFigure(ctx: {
   const second = await startSecondWorker(ctx.stack);
   const paced: number[] = [];
   const burst: number[] = [];
+  const submits: number[] = [];
   let burstSeconds: number;
   try {
     const sessions = await Promise.all(Array.from({ length: p.sessions }, () => openSession(ctx.api, ctx.key)));
@@ -218,6 +235,8 @@ export async function runSandboxFigure(ctx: {
       }),
     );
     burstSeconds = (performance.now() - burstStarted) / 1000;
+    ctx.progress.log(`sandbox: the ${p.sessions} sessions submitted one after another`);
+    for (const session of [first, ...sessions]) submits.push(await timedSubmit(ctx.api, session));
   } finally {
     await second.stop(30_000);
   }
@@ -227,6 +246,7 @@ export async function runSandboxFigure(ctx: {
   const s = summarize(solo);
   const c = summarize(paced);
   const u = summarize(burst);
+  const scored = summarize(submits);
   const target = 1.5 * b.p50 + 20;
   const stepsPerSecond = burst.length / burstSeconds;
   const figures = [
@@ -274,10 +294,21 @@ export async function runSandboxFigure(ctx: {
       better: 'lower',
       note: `max ${u.max.toFixed(0)} ms; ${stepsPerSecond.toFixed(1)} steps/s in all`,
     }),
+    figure({
+      group: 'Sandbox',
+      name: 'submit to score p50 (stop, clean room, harness, remove)',
+      unit: 'ms',
+      value: Math.round(scored.p50),
+      baselineName: 'one step, p50',
+      baseline: Math.round(s.p50),
+      better: 'lower',
+      note: `p99 ${scored.p99.toFixed(0)} ms over ${submits.length} sessions of python/leap-year`,
+    }),
   ];
   ctx.progress.log(
     `sandbox: bare p50 ${b.p50.toFixed(1)} ms, engine ${f.p50.toFixed(1)} ms, step ${s.p50.toFixed(1)} ms; ` +
-      `paced max ${c.max.toFixed(0)} ms; back to back p50 ${u.p50.toFixed(0)} ms, ${stepsPerSecond.toFixed(1)} steps/s`,
+      `paced max ${c.max.toFixed(0)} ms; back to back p50 ${u.p50.toFixed(0)} ms, ${stepsPerSecond.toFixed(1)} steps/s; ` +
+      `submit to score p50 ${scored.p50.toFixed(0)} ms, p99 ${scored.p99.toFixed(0)} ms`,
   );
   return {
     steps: p.steps,
@@ -287,6 +318,7 @@ export async function runSandboxFigure(ctx: {
     solo: s,
     paced: c,
     backToBack: u,
+    submitToScore: scored,
     backToBackStepsPerSecond: round1(stepsPerSecond),
     timeline,
     figures,

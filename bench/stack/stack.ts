@@ -74,6 +74,9 @@ export const BENCH_SETTINGS: Record<string, string> = {
   // The pull figure holds 10,000 long-polls in one API process; the default cap is exactly that.
   ARENA_MAX_OPEN_POLLS: '50000',
   ARENA_MAX_AGENTS_PER_ACCOUNT: '1000000',
+  // The sandbox figure runs its 20 sessions from one account, as fast as the workers take them.
+  ARENA_CODING_SESSIONS_PER_ACCOUNT: '10000',
+  ARENA_CODING_STEPS_PER_ACCOUNT: '10000',
   ARENA_DISPATCH_INTERVAL: '86400',
   ARENA_LEADERBOARD_INTERVAL: '86400',
   // Agents that never answer (the deadline figure) must not be made inactive half way.

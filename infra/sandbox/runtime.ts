@@ -117,9 +117,9 @@ export class SandboxRuntime {
     await stopProcessesOf(workspace.uid, () => this.running.has(sessionId));
   }
 
-  /** Stops the session, then scores what it left in a clean room. */
+  /** Scores what the session left, in a clean room; stops it first, unless `stop` already did and nothing of it runs. */
   async score(sessionId: number, task: ScoredTask): Promise<CleanRoomScore> {
-    await this.stop(sessionId);
+    if (!this.stopped.has(sessionId) || this.running.has(sessionId)) await this.stop(sessionId);
     return scoreInCleanRoom(await this.workspace(sessionId), task, this.settings);
   }
 

@@ -9,15 +9,17 @@ const STOP_TIMEOUT_MS = 10_000;
 
 /** The live processes (not zombies) whose real or effective uid is `uid`, by pid. */
 export async function processesOf(uid: number): Promise<number[]> {
-  const found: number[] = [];
   const ids = new RegExp(`^Uid:\\s+(\\d+)\\s+(\\d+)`, 'm');
-  for (const name of await fs.readdir('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const status = await fs.readFile(`/proc/${name}/status`, 'utf8').catch(() => '');
-    const [, real, effective] = ids.exec(status) ?? [];
-    if ((Number(real) === uid || Number(effective) === uid) && !/^State:\s+Z/m.test(status)) found.push(Number(name));
-  }
-  return found;
+  const pids = (await fs.readdir('/proc')).filter((name) => /^\d+$/.test(name));
+  // Read side by side: one at a time, a machine's few hundred processes took over 10 ms.
+  const statuses = await Promise.all(pids.map((pid) => fs.readFile(`/proc/${pid}/status`, 'utf8').catch(() => '')));
+  return pids
+    .filter((_, i) => {
+      const status = statuses[i]!;
+      const [, real, effective] = ids.exec(status) ?? [];
+      return (Number(real) === uid || Number(effective) === uid) && !/^State:\s+Z/m.test(status);
+    })
+    .map(Number);
 }
 
 /**
@@ -31,8 +33,10 @@ export async function stopProcessesOf(
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    // Asked before the look: a step that was in flight during it may have started a process the look missed.
+    const wasBusy = busy();
     const left = await processesOf(uid);
-    if (left.length === 0 && !busy()) return;
+    if (left.length === 0 && !wasBusy) return;
     if (Date.now() > deadline) {
       throw new Error(`the processes of uid ${uid} could not be stopped (${left.length} left: ${left.join(', ')})`);
     }

@@ -11,7 +11,8 @@ function runAs(uid: number, script: string): ChildProcess {
   });
 }
 
-const UID = 299_990;
+/** Above the sandbox's default range (200000 to 299999), so no session of another test file running at once has it. */
+const UID = 399_990;
 
 it('kills every process of the uid, children and detached ones included, and leaves other uids alone', async () => {
   if (process.getuid?.() !== 0) throw new Error('only root can start processes as another uid: run the tests as root');

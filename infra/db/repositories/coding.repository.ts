@@ -194,20 +194,38 @@ export async function admitCodingStep(
   caps: { stepsPerAccount: number; stepsPerWorker: number },
 ): Promise<StepAdmission> {
   return em.transactional(async (tx) => {
-    await run(tx, `select pg_advisory_xact_lock(?, ?)`, [STEP_LOCK, step.ownerId]);
-    if (step.workerQueue !== null)
-      await run(tx, `select pg_advisory_xact_lock(?, hashtext(?))`, [STEP_LOCK + 1, step.workerQueue]);
-    const [inFlight] = await run<{ account: number; worker: number }>(
+    // Both locks in one statement, account first; the count and the insert are the next one, so the
+    // count sees every step a transaction that held the locks before wrote.
+    await run(tx, `select pg_advisory_xact_lock(?, ?), pg_advisory_xact_lock(?, hashtext(coalesce(?, '')))`, [
+      STEP_LOCK,
+      step.ownerId,
+      STEP_LOCK + 1,
+      step.workerQueue,
+    ]);
+    const [row] = await run<{ account: number; worker: number; id: number | null }>(
       tx,
-      `select count(*) filter (where a.owner_id = ?)::int as account, count(*) filter (where c.worker_queue = ?)::int as worker
-       from coding_steps st join coding_sessions c on c.session_id = st.session_id
-         join sessions s on s.id = st.session_id join agents a on a.id = s.agent_id
-       where st.n is null and st.created_at > now() - interval '${STEP_IN_FLIGHT_AT_MOST}'`,
-      [step.ownerId, step.workerQueue],
+      `with in_flight as (
+         select count(*) filter (where a.owner_id = ?)::int as account, count(*) filter (where c.worker_queue = ?)::int as worker
+         from coding_steps st join coding_sessions c on c.session_id = st.session_id
+           join sessions s on s.id = st.session_id join agents a on a.id = s.agent_id
+         where st.n is null and st.created_at > now() - interval '${STEP_IN_FLIGHT_AT_MOST}'),
+       added as (
+         insert into coding_steps (session_id, kind, request, result, duration_ms, created_at)
+         select ?, ?, ?::jsonb, 'null'::jsonb, 0, now() from in_flight where account < ? and worker < ?
+         returning id)
+       select in_flight.account, in_flight.worker, added.id from in_flight left join added on true`,
+      [
+        step.ownerId,
+        step.workerQueue,
+        step.sessionId,
+        step.kind,
+        JSON.stringify(step.request),
+        caps.stepsPerAccount,
+        caps.stepsPerWorker,
+      ],
     );
-    if ((inFlight?.account ?? 0) >= caps.stepsPerAccount) return { full: 'account' as const };
-    if ((inFlight?.worker ?? 0) >= caps.stepsPerWorker) return { full: 'worker' as const };
-    return { stepId: await addCodingStep(tx, step.sessionId, step.kind, step.request) };
+    if (row?.id != null) return { stepId: row.id };
+    return { full: (row?.account ?? 0) >= caps.stepsPerAccount ? ('account' as const) : ('worker' as const) };
   });
 }
 

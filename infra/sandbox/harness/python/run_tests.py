@@ -19,6 +19,10 @@ Run by the worker in the scoring sandbox, never from the workspace:
 
 import sys
 import os
+import sysconfig
+
+#: The standard library's folder: code from here is the interpreter's own.
+STDLIB = os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep
 
 
 def read_nonce():
@@ -42,9 +46,6 @@ def main():
     import unittest.result
     import unittest.suite
     import unittest.util
-
-    # unittest defines this name lazily, on first use: define it now, so that its arrival later is not a change.
-    unittest.IsolatedAsyncioTestCase  # noqa: B018
 
     write = os.write
     exit_now = os._exit
@@ -138,15 +139,11 @@ def guard_equality(test_case, guard):
     compared here first: a value of the code under test's own making that calls itself equal to a
     value of an unrelated type marks the run tampered with, and the assertion fails.
     """
-    import sysconfig
-
-    stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"]) + os.sep
-
     def own_eq(value):
         # An __eq__ written in Python outside the standard library: the code under test's.
         eq = getattr(type(value), "__eq__", None)
         code = getattr(eq, "__code__", None)
-        return code is not None and not os.path.realpath(code.co_filename).startswith(stdlib)
+        return code is not None and not os.path.realpath(code.co_filename).startswith(STDLIB)
 
     def suspicious(a, b, depth=0):
         if depth > 6:
@@ -239,6 +236,8 @@ class Guard:
 
     #: Set by unittest itself on a test class as it runs the class's fixtures.
     FIXTURE_FLAGS = ("_classSetupFailed", "_class_cleanups", "tearDown_exceptions")
+    #: Defined by the unittest package on first use (importing asyncio then, not for every run).
+    LAZY_NAMES = {"unittest": ("IsolatedAsyncioTestCase", "async_case")}
     #: Audit events no solution needs: ways to reach into this process's objects or change how code runs.
     FORBIDDEN = {
         "sys.settrace": "set a tracer (sys.settrace)",
@@ -297,6 +296,9 @@ class Guard:
         if self.tampered is not None:
             return
         for label, namespace, saved, functions in self.watched:
+            for name in self.LAZY_NAMES.get(label, ()):
+                if name in namespace and name not in saved and self._lazy_is_genuine(label, name, namespace[name]):
+                    saved[name] = namespace[name]
             if len(namespace) != len(saved) and not self._only_fixture_flags(namespace, saved):
                 added = sorted(set(namespace) - set(saved)) or sorted(set(saved) - set(namespace))
                 return self.mark("%s.%s was added or removed %s" % (label, added[0] if added else "?", when))
@@ -310,6 +312,13 @@ class Guard:
                 now = tuple(getattr(target, part, None) for part in self.FUNCTION_PARTS)
                 if any(a is not b for a, b in zip(now, parts)):
                     return self.mark("the code of %s.%s was replaced %s" % (label, name, when))
+
+    def _lazy_is_genuine(self, label, name, value):
+        # What the package's own lazy import defines: the standard library's module, or its class.
+        module = sys.modules.get("%s.async_case" % label)
+        if module is None or not module.__spec__.origin.startswith(STDLIB):
+            return False
+        return value is module or getattr(module, name, None) is value
 
     def _only_fixture_flags(self, namespace, saved):
         return all(name in self.FIXTURE_FLAGS for name in set(namespace) ^ set(saved))
