@@ -64,9 +64,11 @@ type WorkspaceActivitiesBeforeCleanRoom = {
 /**
  * Since this patch a session's end is clean: no step starts once it ends (deadline included), it is
  * stopped whole before its score, the hidden tests run in a clean room with the arena's harness, on
- * the worker's end queue; a cancel is scored too; a step waits up to STEP_QUEUE_WAIT for a free slot.
+ * the worker's end queue; a cancel is scored too; a step its worker did not pick up in time is
+ * refused as busy when the worker still answers, instead of ending the session as lost.
  */
 export const CLEAN_ROOM_PATCH = 'coding-clean-room';
+
 const writeOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
@@ -137,6 +139,8 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
   /** The session is ending (submit, cancel, the deadline, a failure): no step starts from now on. */
   let closing = false;
   let steps = 0;
+  /** Steps accepted that never ran (their worker was busy): they do not count against the step cap. */
+  let notRun = 0;
   let stepsRunning = 0;
   let submitted = false;
   let cancelRequested = false;
@@ -181,8 +185,10 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
           if (err instanceof ApplicationFailure) throw err;
           // Not picked up in time: a worker whose slots are all taken, or one that is gone. Only a
           // worker that does not answer on its end queue either is gone; the busy one refuses the step.
-          if (cleanRoom && notPickedUp(err) && taskQueue && (await stillThere(taskQueue)))
+          if (cleanRoom && notPickedUp(err) && taskQueue && (await stillThere(taskQueue))) {
+            notRun++;
             throw refuse(codingRefusals.busy, SANDBOX_BUSY);
+          }
           const error = isWorkspaceLost(err) ? codingRefusals.lost : codingRefusals.broken;
           failure ??= { error, notAgentsFault: true };
           throw refuse(error);
@@ -197,7 +203,7 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
       validator: (_step: CodingStepRef) => {
         stillOpen();
         if (pastDeadline()) throw refuse(codingRefusals.deadline);
-        if (steps >= input.maxSteps) throw refuse(codingRefusals.stepCap(input.maxSteps), STEP_CAP_REACHED);
+        if (steps - notRun >= input.maxSteps) throw refuse(codingRefusals.stepCap(input.maxSteps), STEP_CAP_REACHED);
       },
     },
   );
@@ -268,9 +274,27 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
   if (!submitted) delivery.cancel();
   const report = cleanRoom ? await endCleanly() : await endInWorkspace();
 
+  /** Runs the hidden tests through `score`; a worker lost or failing meanwhile is the session's failure. */
+  async function scored(score: () => Promise<CodingRun>): Promise<CodingRun | undefined> {
+    try {
+      return await score();
+    } catch (err) {
+      failure = { error: isWorkspaceLost(err) ? codingRefusals.lost : codingRefusals.broken, notAgentsFault: true };
+      return undefined;
+    }
+  }
+
+  /**
+   * Best effort, and before the end is recorded, so a session that has ended holds no files. A
+   * workspace left behind by a worker that died is swept when a worker starts.
+   */
+  async function removed(remove: () => Promise<void>): Promise<void> {
+    if (taskQueue && failure?.error !== codingRefusals.lost)
+      await CancellationScope.nonCancellable(() => remove().catch(() => undefined));
+  }
+
   /** Since CLEAN_ROOM_PATCH: stop everything of the session, score it in a clean room, remove its workspace. */
   async function endCleanly(): Promise<CodingRun | undefined> {
-    let run: CodingRun | undefined;
     if (taskQueue && failure?.error !== codingRefusals.lost) {
       try {
         // A step in flight is killed here; steps still queued are refused as their turn comes.
@@ -280,50 +304,30 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
       }
     }
     await condition(() => stepsRunning === 0);
-    if (!failure && taskQueue) {
-      try {
-        run = await onSessionEnd(taskQueue, '11 minutes').scoreCleanRoom({
-          sessionId: input.sessionId,
-          taskId: input.taskId,
-        });
-      } catch (err) {
-        failure = { error: isWorkspaceLost(err) ? codingRefusals.lost : codingRefusals.broken, notAgentsFault: true };
-      }
-    }
-    if (taskQueue && failure?.error !== codingRefusals.lost) {
-      await CancellationScope.nonCancellable(() =>
-        onSessionEnd(taskQueue, '1 minute')
-          .removeWorkspace({ sessionId: input.sessionId })
-          .catch(() => undefined),
-      );
-    }
+    const queue = taskQueue;
+    const run =
+      !failure && queue
+        ? await scored(() =>
+            onSessionEnd(queue, '11 minutes').scoreCleanRoom({ sessionId: input.sessionId, taskId: input.taskId }),
+          )
+        : undefined;
+    if (queue) await removed(() => onSessionEnd(queue, '1 minute').removeWorkspace({ sessionId: input.sessionId }));
     return run;
   }
 
   /** Before CLEAN_ROOM_PATCH: the hidden tests ran in the workspace, unless the session was cancelled. */
   async function endInWorkspace(): Promise<CodingRun | undefined> {
-    let run: CodingRun | undefined;
     // Steps already running finish (each is bounded by its own timeout) before the tests look at the files.
     await condition(() => stepsRunning === 0);
-    if (!failure && !cancelRequested && taskQueue) {
-      try {
-        run = await onWorkspace<WorkspaceActivitiesBeforeCleanRoom>(taskQueue, '11 minutes').scoreWorkspace({
-          sessionId: input.sessionId,
-          taskId: input.taskId,
-        });
-      } catch (err) {
-        failure = { error: isWorkspaceLost(err) ? codingRefusals.lost : codingRefusals.broken, notAgentsFault: true };
-      }
-    }
-    if (taskQueue && failure?.error !== codingRefusals.lost) {
-      // Best effort, and before the end is recorded, so a session that has ended holds no files. A
-      // workspace left behind by a worker that died is swept when a worker starts.
-      await CancellationScope.nonCancellable(() =>
-        onWorkspace<WorkspaceActivitiesBeforeCleanRoom>(taskQueue, '1 minute')
-          .removeWorkspace({ sessionId: input.sessionId })
-          .catch(() => undefined),
-      );
-    }
+    const queue = taskQueue;
+    const onOldQueue = (timeout: Duration) => onWorkspace<WorkspaceActivitiesBeforeCleanRoom>(queue!, timeout);
+    const run =
+      !failure && !cancelRequested && queue
+        ? await scored(() =>
+            onOldQueue('11 minutes').scoreWorkspace({ sessionId: input.sessionId, taskId: input.taskId }),
+          )
+        : undefined;
+    if (queue) await removed(() => onOldQueue('1 minute').removeWorkspace({ sessionId: input.sessionId }));
     return run;
   }
 

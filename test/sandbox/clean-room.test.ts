@@ -8,9 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Registered, TestApp } from '../support/test-app';
 import {
-  codingWork,
   eventually,
   feedEntryOf,
+  openCodingSession,
   startCodingArena,
   stepOf,
   type CodingArena,
@@ -37,16 +37,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => arena?.close());
 
-async function start(task = 'python/leap-year', deadlineSeconds?: number): Promise<CodingWork> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/agents/${agent.id}/sandbox`,
-    headers: owner.auth,
-    payload: { task, ...(deadlineSeconds ? { deadline_seconds: deadlineSeconds } : {}) },
-  });
-  expect(res.statusCode).toBe(202);
-  return codingWork(t, agent, res.json().id);
-}
+const start = (task?: string, deadlineSeconds?: number) => openCodingSession(t, owner, agent, task, deadlineSeconds);
 
 const sessionIdOf = (work: CodingWork) => Number(work.work_id.split('-')[1]);
 const workspaceOwner = (work: CodingWork) => fs.statSync(path.join(arena.sandboxDir, String(sessionIdOf(work)))).uid;

@@ -7,7 +7,14 @@
 import { Client } from '@temporalio/client';
 import { applyRetention } from '../../workflows';
 import { register, type Registered, type TestApp } from '../support/test-app';
-import { codingWork, feedEntryOf, startCodingArena, stepOf, type CodingArena, type CodingWork } from './coding-support';
+import {
+  feedEntryOf,
+  openCodingSession,
+  startCodingArena,
+  stepOf,
+  type CodingArena,
+  type CodingWork,
+} from './coding-support';
 
 let arena: CodingArena;
 let t: TestApp;
@@ -21,10 +28,12 @@ let y: Account;
 let z: Account;
 
 beforeAll(async () => {
-  // One step at a time per account; the worker runs one step and lets one wait.
+  // One step at a time per account; the worker runs one step and lets one wait. One step a session:
+  // a step refused because its worker was busy never ran, and must not use it up.
   arena = await startCodingArena(
     {
       ARENA_GYM_RETRY_SECONDS: '3600',
+      ARENA_CODING_MAX_STEPS: '1',
       ARENA_CODING_STEPS_PER_ACCOUNT: '1',
       ARENA_CODING_STEP_SLOTS: '1',
       ARENA_CODING_STEP_QUEUE: '1',
@@ -48,16 +57,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => arena?.close());
 
-async function session({ owner, agent }: Account): Promise<CodingWork> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/agents/${agent.id}/sandbox`,
-    headers: owner.auth,
-    payload: { task: 'python/leap-year' },
-  });
-  expect(res.statusCode).toBe(202);
-  return codingWork(t, agent, res.json().id);
-}
+const session = ({ owner, agent }: Account): Promise<CodingWork> => openCodingSession(t, owner, agent);
 
 const exec = (w: CodingWork, command: string) => stepOf(t, w.sandbox)('POST', 'exec', { command, timeout_seconds: 60 });
 /** Resolves once the session has a step written and not yet run: the API has admitted it. */
@@ -118,6 +118,7 @@ it('scores a session at once while the worker’s step slots are full, and refus
   ]);
   expect((await feedEntryOf(t, y.agent.id, wy.work_id)).status).toBe('pending');
   expect((await xLong).json().stdout).toBe('x\n');
+  // The refused step did not use up Y's one step.
   expect((await exec(wy, 'echo y')).json().stdout).toBe('y\n');
   for (const w of [wx, wy]) await stepOf(t, w.sandbox)('POST', 'submit');
 }, 120_000);

@@ -7,10 +7,11 @@
 import { loadTaskCatalogue } from '../../infra/sandbox/task-catalogue';
 import type { Registered, TestApp } from '../support/test-app';
 import {
-  codingWork,
   eventually,
   feedEntryOf,
+  openCodingSession,
   startCodingArena,
+  startCodingSession,
   stepOf,
   type CodingArena,
   type CodingWork,
@@ -31,17 +32,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => arena?.close());
 
-const startSession = async (): Promise<string> => {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/agents/${agent.id}/sandbox`,
-    headers: owner.auth,
-    payload: { task: 'python/leap-year' },
-  });
-  expect(res.statusCode).toBe(202);
-  return res.json().id;
-};
-const work = async (): Promise<CodingWork> => codingWork(t, agent, await startSession());
+const startSession = () => startCodingSession(t, owner, agent.id);
+const work = (): Promise<CodingWork> => openCodingSession(t, owner, agent);
 const submit = async (w: CodingWork) => (await stepOf(t, w.sandbox)('POST', 'submit')).json();
 const cancel = async (w: CodingWork) =>
   (

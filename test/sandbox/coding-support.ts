@@ -86,6 +86,35 @@ export async function codingWork(
   throw new Error(`${wanted.join(', ')} never handed out`);
 }
 
+/** Starts a coding session on `task` for the agent, as its owner (202): the pending session's public id. */
+export async function startCodingSession(
+  t: TestApp,
+  owner: Registered,
+  agentId: number,
+  task = 'python/leap-year',
+  deadlineSeconds?: number,
+): Promise<string> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: `/api/agents/${agentId}/sandbox`,
+    headers: owner.auth,
+    payload: { task, ...(deadlineSeconds ? { deadline_seconds: deadlineSeconds } : {}) },
+  });
+  if (res.statusCode !== 202) throw new Error(`starting a coding session answered ${res.statusCode}: ${res.body}`);
+  return res.json().id;
+}
+
+/** Starts a coding session and takes its work item, as the agent's runner does. */
+export async function openCodingSession(
+  t: TestApp,
+  owner: Registered,
+  agent: { id: number; webhook_secret: string },
+  task = 'python/leap-year',
+  deadlineSeconds?: number,
+): Promise<CodingWork> {
+  return codingWork(t, agent, await startCodingSession(t, owner, agent.id, task, deadlineSeconds));
+}
+
 /** The agent's public feed entry of a session (the newest 100 are enough for a test's sessions). */
 export async function feedEntryOf(
   t: TestApp,

@@ -8,7 +8,14 @@
 import { main } from '../../cli/main';
 import { loadTaskCatalogue } from '../../infra/sandbox/task-catalogue';
 import type { Registered, TestApp } from '../support/test-app';
-import { codingWork, feedEntryOf, startCodingArena, stepOf, type CodingArena, type CodingWork } from './coding-support';
+import {
+  feedEntryOf,
+  openCodingSession,
+  startCodingArena,
+  stepOf,
+  type CodingArena,
+  type CodingWork,
+} from './coding-support';
 
 type Step = { write: [path: string, content: string] } | { exec: string } | { prepend: [path: string, lines: string] };
 
@@ -333,16 +340,7 @@ let agent: { id: number; webhook_secret: string };
 /** Tests passed with the untouched starting files, by task. */
 const baseline = new Map<string, number>();
 
-async function startSession(task: string): Promise<CodingWork> {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: `/api/agents/${agent.id}/sandbox`,
-    headers: owner.auth,
-    payload: { task },
-  });
-  expect(res.statusCode).toBe(202);
-  return codingWork(t, agent, res.json().id);
-}
+const startSession = (task: string): Promise<CodingWork> => openCodingSession(t, owner, agent, task);
 
 async function takeSteps(work: CodingWork, steps: Step[]): Promise<void> {
   const step = stepOf(t, work.sandbox);
