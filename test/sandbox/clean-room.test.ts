@@ -138,6 +138,21 @@ describe('uids and disk', () => {
     for (const work of [second, fourth]) await stepOf(t, work.sandbox)('POST', 'submit');
   }, 60_000);
 
+  it('takes back a uid that a lost worker left leased, once its session ended ten minutes ago', async () => {
+    const [lost, live] = [await start(), await start()];
+    const lostUid = workspaceOwner(lost);
+    // As a lost worker leaves it: the session's end recorded (long ago), its lease never given back.
+    await t.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update sessions set status = 'error', completed_at = now() - interval '11 minutes' where id = ?`, [
+        sessionIdOf(lost),
+      ]);
+    const next = await start();
+    expect(workspaceOwner(next)).toBe(lostUid);
+    for (const work of [live, next]) await stepOf(t, work.sandbox)('POST', 'submit');
+  }, 60_000);
+
   it('holds a workspace to its disk quota, in bytes and in files', async () => {
     const work = await start();
     const step = stepOf(t, work.sandbox);

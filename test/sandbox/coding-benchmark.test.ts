@@ -35,6 +35,18 @@ const sessionsOfRun = async (runId: number) =>
       [runId],
     )) as Array<{ id: number; status: string; task_id: string }>;
 
+/** The runner takes whichever of the run's open sessions comes first and submits it untouched; its public id comes back. */
+async function submitNextOf(runId: number): Promise<string> {
+  const open = (await sessionsOfRun(runId)).filter((s) => s.status === 'pending' || s.status === 'running');
+  const work = await codingWork(
+    t,
+    agent,
+    open.map((s) => `sandbox-${s.id}`),
+  );
+  expect((await stepOf(t, work.sandbox)('POST', 'submit')).json().status).toBe('failed');
+  return work.work_id;
+}
+
 it('refuses a number of trials outside 1 to 5', async () => {
   for (const trials of [0, 6, 2.5]) {
     const res = await benchmark({ trials });
@@ -108,7 +120,68 @@ it('attempts every task `trials` times, as many at once as the account may hold,
     running: false,
   });
   expect((await feedEntryOf(t, agent.id, `sandbox-${sessions[0]!.id}`)).status).toBe('failed');
-  expect((await benchmark({ trials: 1 })).statusCode).toBe(202);
+  // The run is over: another may start. It is worked to its end, for the next test.
+  const next = await benchmark({ trials: 1 });
+  expect(next.statusCode).toBe(202);
+  await eventually(async () => (await sessionsOfRun(next.json().run_id)).length === 2, 'its sessions');
+  for (let i = 0; i < 2; i++) await submitNextOf(next.json().run_id);
+  await eventually(async () => !(await benchmarkProgressOf(t.orm.em.fork(), agent.id))!.running, 'it to end');
+}, 120_000);
+
+it('skips a task retired during the run, and stops when the agent is deactivated, closing the run either way', async () => {
+  const { run_id: runId } = (await benchmark({ trials: 2 })).json();
+  await eventually(async () => (await sessionsOfRun(runId)).length === 2, 'the first two sessions');
+  // The second trial of lru-cache will find it retired.
+  await t.orm.em
+    .fork()
+    .getConnection()
+    .execute(`update coding_tasks set active = false where id = 'javascript/lru-cache'`);
+  try {
+    for (let ended = 0; ended < 3; ended++) {
+      await submitNextOf(runId);
+      await eventually(
+        async () => (await sessionsOfRun(runId)).filter((s) => s.status === 'failed').length === ended + 1,
+        'the session to end',
+      );
+    }
+    await eventually(async () => !(await benchmarkProgressOf(t.orm.em.fork(), agent.id))!.running, 'the run to close');
+    expect((await sessionsOfRun(runId)).map((s) => s.task_id)).toEqual([
+      'javascript/lru-cache',
+      'python/leap-year',
+      'python/leap-year',
+    ]);
+    expect(await benchmarkProgressOf(t.orm.em.fork(), agent.id)).toEqual({
+      tasks: 4,
+      ended: 3,
+      passed: 0,
+      running: false,
+    });
+  } finally {
+    await t.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update coding_tasks set active = true where id = 'javascript/lru-cache'`);
+  }
+
+  const stopped = (await benchmark({ trials: 2 })).json();
+  await eventually(async () => (await sessionsOfRun(stopped.run_id)).length === 2, 'the first two sessions');
+  const deactivated = await t.app.inject({
+    method: 'POST',
+    url: `/api/agents/${agent.id}/deactivate`,
+    headers: owner.auth,
+  });
+  expect(deactivated.statusCode).toBe(200);
+  // The two sessions it had end (their owner cancels them: a deactivated agent takes no work); nothing else opens.
+  for (const s of await sessionsOfRun(stopped.run_id)) {
+    const cancelled = await t.app.inject({
+      method: 'POST',
+      url: `/api/agents/${agent.id}/sandbox/sandbox-${s.id}/cancel`,
+      headers: owner.auth,
+    });
+    expect(cancelled.json().status).toBe('cancelled');
+  }
+  await eventually(async () => !(await benchmarkProgressOf(t.orm.em.fork(), agent.id))!.running, 'the run to close');
+  expect(await sessionsOfRun(stopped.run_id)).toHaveLength(2);
 }, 120_000);
 
 it('is for the owner only', async () => {

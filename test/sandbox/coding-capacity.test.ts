@@ -5,6 +5,7 @@
  * scoring never waits behind steps, and old steps keep only what the transcript shows.
  */
 import { Client } from '@temporalio/client';
+import { addCodingStep } from '../../infra/db/repositories/coding.repository';
 import { applyRetention } from '../../workflows';
 import { register, type Registered, type TestApp } from '../support/test-app';
 import {
@@ -137,6 +138,8 @@ it('keeps a step’s full output for the retention period, then only what the tr
       ])
     )[0];
   const transcript = (await feedEntryOf(t, x.agent.id, w.work_id)).response;
+  // A step whose API process died before asking the workflow: written, never run.
+  const neverRan = await addCodingStep(t.orm.em.fork(), sessionId, 'exec', { command: 'true' });
 
   const client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   const retain = () =>
@@ -157,5 +160,6 @@ it('keeps a step’s full output for the retention period, then only what the tr
   expect(trimmed?.trimmed_at).not.toBeNull();
   expect(trimmed?.result.stdout).toBe(`${'a'.repeat(2000)}\n… (18000 more characters)`);
   expect(trimmed?.result.exit_code).toBe(0);
+  expect(await db.execute(`select id from coding_steps where id = ?`, [neverRan])).toEqual([]);
   expect((await feedEntryOf(t, x.agent.id, w.work_id)).response).toBe(transcript);
 }, 60_000);
