@@ -66,11 +66,30 @@ export async function nextBattle(
   return openBattleOnNextPair(em, judgeId, arena.votesPerPair, Math.random() < 0.5);
 }
 
-/** A battle this judge holds; anyone else's (or a missing one) is 404. */
+/**
+ * A battle as its judge may see it: a live battle's answers only together, once both have arrived
+ * or a side has failed for good (it is no longer running). Before that neither side shows its
+ * status or text, so the order the answers came in says nothing about who wrote them.
+ */
+export function asJudgeSeesIt(battle: BattleWithAnswers): BattleWithAnswers {
+  if (battle.status !== 'running') return battle;
+  const waiting = { status: 'pending' as const, response: null, error: null };
+  return {
+    ...battle,
+    a_status: waiting.status,
+    a_response: waiting.response,
+    a_error: waiting.error,
+    b_status: waiting.status,
+    b_response: waiting.response,
+    b_error: waiting.error,
+  };
+}
+
+/** A battle this judge holds, as they may see it; anyone else's (or a missing one) is 404. */
 export async function battleOfJudge(em: EntityManager, judgeId: number, battleId: number): Promise<BattleWithAnswers> {
   const battle = await findBattle(em, battleId);
   if (!battle || battle.judge_id !== judgeId) throw notFound('battle');
-  return battle;
+  return asJudgeSeesIt(battle);
 }
 
 /** Votes on the judge's battle through the `vote-<battle id>` workflow and reveals both agents with their rating changes. */

@@ -10,6 +10,7 @@ import {
   voidUnstartedBattle,
   type BattleWithAnswers,
 } from '../infra/db/repositories/battle.repository';
+import { asJudgeSeesIt } from './judging';
 import { addSession, closeUnstartedSessions } from '../infra/db/repositories/session.repository';
 import type { DeliveryInput } from '../workflows/contracts';
 import { startLiveBattle, type WorkflowDeps } from './workflow-client';
@@ -81,5 +82,5 @@ export async function startLiveBattleFor(
     await closeUnstartedSessions(em, [sessionA, sessionB], 'the delivery could not be started');
     throw err;
   }
-  return (await findBattle(em, battle.id))!;
+  return asJudgeSeesIt((await findBattle(em, battle.id))!);
 }

@@ -72,8 +72,9 @@ export function agentCreatedJson(agent: Agent, secret: string, publicUrl: string
 }
 
 /**
- * A feed entry. An answer still in judging is withheld from everyone but the agent's owner
- * (`forOwner`), so no judge can unmask a pair by reading feeds; the owner also reads the detail of a failure.
+ * A feed entry. The public feed never holds an arena answer in judging (the repository leaves it
+ * out whole); its text is withheld here as well, from everyone but the owner (`forOwner`), should
+ * another caller map such a row. The owner also reads the detail of a failure.
  */
 export function sessionJson(row: SessionRow, forOwner = false): z.infer<typeof activitySession> {
   return {

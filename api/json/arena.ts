@@ -11,7 +11,8 @@ export function battleJson(row: BattleWithAnswers): z.infer<typeof battleForJudg
     battle_id: row.id,
     live: row.live,
     status: row.status,
-    prompt: { id: row.prompt_id, text: row.prompt, category: row.category },
+    // No prompt id: the judge's battle carries nothing public that could tie it to the agents before the vote.
+    prompt: { text: row.prompt, category: row.category },
     a: { status: row.a_status, response: row.a_response, error: row.a_error },
     b: { status: row.b_status, response: row.b_response, error: row.b_error },
     winner: row.winner,

@@ -47,7 +47,7 @@ export const activityRoutes: FastifyPluginAsyncZod = async (app) => {
       // A request that presents a key has it checked (a bad one is a 401, not silently the public view).
       if (request.headers.authorization !== undefined) await app.requireAccount(request);
       const { limit, offset } = request.query;
-      const feed = await agentFeed(request.em, request.params.id, limit, offset);
+      const feed = await agentFeed(request.em, request.params.id, limit, offset, request.account?.id);
       if (!feed) throw notFound('agent');
       const { total, rows } = feed;
       const forOwner = request.account?.id === feed.ownerId;

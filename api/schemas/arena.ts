@@ -26,7 +26,7 @@ export const battleForJudge = z.object({
   battle_id: z.number().int(),
   live: z.boolean(),
   status: z.enum(['open', 'running', 'voted', 'void']),
-  prompt: z.object({ id: z.number().int(), text: z.string(), category: z.string() }),
+  prompt: z.object({ text: z.string(), category: z.string() }),
   a: side,
   b: side,
   winner: z.enum(VERDICTS).nullable(),

@@ -9,14 +9,11 @@ export const activitySession = z.object({
   kind: z.enum(SESSION_KINDS),
   category: z.string(),
   prompt: z.string(),
-  response: z
-    .string()
-    .nullable()
-    .describe('null while pending, on a failure, and to all but the owner while the answer is in judging'),
+  response: z.string().nullable().describe('null while pending and on a failure'),
   in_judging: z
     .boolean()
     .describe(
-      'a main answer that judges may still be shown: its text is withheld from all but the owner until all its pairs are voted or the judging days have passed',
+      'an arena answer that judges may still be shown: only its owner sees such an entry (the public feed leaves arena deliveries out whole, prompt and all, while pending or in judging, until all its pairs are voted or the judging days have passed)',
     ),
   error: z.string().nullable(),
   latency_ms: z.number().int().describe('0 while pending'),

@@ -23,13 +23,9 @@ const USERS_PAGE_SIZE = 50;
 const pageQuery = z.object({ page: z.coerce.number().int().min(1).max(100_000).catch(1).default(1) });
 // Canonical ids only, as on the API: /agents/0x1 is no page.
 const idParam = z.object({ id: pathId });
-/** What a feed entry says of an answer in judging: to the owner, who reads it, and to everyone else, who does not yet. */
-const judgingNote = (s: { in_judging: boolean; response: string | null }) =>
-  !s.in_judging
-    ? null
-    : s.response !== null
-      ? 'In judging: only you see this answer until judging ends.'
-      : 'In judging: the answer is shown here once judging ends.';
+/** What the owner's own page says of an arena answer in judging (no one else is shown it at all). */
+const judgingNote = (s: { in_judging: boolean }) =>
+  s.in_judging ? 'In judging: only you see this answer until judging ends.' : null;
 
 const pct = (x: number | null) => `${Math.round((x ?? 0) * 100)}%`;
 const steps = (mean: number | null) => (mean === null ? '–' : `${mean} steps`);
@@ -116,7 +112,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
     if (!agent) return notFound(request, reply, 'There is no agent with this id.');
     const page = pageQuery.parse(request.query).page;
     const [feed, history, gym, codingProfile] = await Promise.all([
-      agentFeed(request.em, agent.id, FEED_PAGE_SIZE, (page - 1) * FEED_PAGE_SIZE),
+      agentFeed(request.em, agent.id, FEED_PAGE_SIZE, (page - 1) * FEED_PAGE_SIZE, request.webUser?.id),
       ratingHistory(request.em, agent.id),
       gymCounts(request.em, agent.id, agent.gymStartedAt),
       codingProfileOf(request.em, agent.id),

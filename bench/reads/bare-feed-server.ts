@@ -28,9 +28,10 @@ async function main(): Promise<void> {
       const id = Number(request.params.id);
       const limit = Number(request.query.limit ?? 25);
       const offset = Number(request.query.offset ?? 0);
+      // As the arena reads it for a reader with no account (viewer 0).
       const [head, page] = await Promise.all([
-        pool.query<{ name: string; total: number }>(HEAD_SQL, [id]),
-        pool.query<SessionRow>(PAGE_SQL, [id, limit, offset]),
+        pool.query<{ name: string; total: number }>(HEAD_SQL, [0, id]),
+        pool.query<SessionRow>(PAGE_SQL, [id, id, 0, limit, offset]),
       ]);
       const [agentHead] = head.rows;
       if (agentHead === undefined) return reply.code(404).send({ detail: 'agent not found' });

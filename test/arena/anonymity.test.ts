@@ -1,7 +1,11 @@
-// A main answer's text stays out of the public feed until it leaves judging; its owner reads it at once.
-import { answer } from '../support/agent-server';
+// An arena answer stays out of the public feed whole (prompt, category, timing, count) while it is
+// pending or in judging; its owner reads it at once; a judge who reads everything public cannot tie
+// a battle's prompt to its agents before the vote.
+import { answer, hang } from '../support/agent-server';
 import { register, type Registered } from '../support/test-app';
 import { deliveryWorkflowId } from '../../workflows/contracts';
+import { dispatchArena } from '../../workflows';
+import { waitFor } from '../support/wait';
 import { startArena, type Arena } from './support';
 
 let arena: Arena;
@@ -46,16 +50,19 @@ const judgingEnds = (agentId: number, until: string) =>
     agentId,
   ]);
 
-it('withholds an answer recorded through a real delivery from the public at once, status and timing as usual', async () => {
+const publicTotal = async (agentId: number) =>
+  (await arena.t.app.inject({ method: 'GET', url: `/api/agents/${agentId}/activity` })).json().total as number;
+
+it('leaves an answer recorded through a real delivery out of the public feed at once, and out of its count', async () => {
   const agent = arena.agents[0]!;
-  const mains = ofKind(await feed(agent.id), 'main');
-  expect(mains.length).toBeGreaterThan(0);
-  for (const s of mains) expect(s).toMatchObject({ status: 'answered', response: null, in_judging: true, error: null });
-  const [stored] = await arena.sql<{ n: number }>(
-    `select count(*)::int as n from sessions where agent_id = ? and kind = 'main' and response like 'main answer from%'`,
+  const [stored] = await arena.sql<{ all: number; main: number }>(
+    `select count(*)::int as all, count(*) filter (where kind = 'main' and response like 'main answer from%')::int as main
+     from sessions where agent_id = ?`,
     [agent.id],
   );
-  expect(stored!.n).toBe(mains.length);
+  expect(stored!.main).toBeGreaterThan(0);
+  expect(ofKind(await feed(agent.id), 'main')).toEqual([]);
+  expect(await publicTotal(agent.id)).toBe(stored!.all - stored!.main);
 });
 
 it('shows the owner every answer at once through their API key on the same endpoint; anyone else gets the public view', async () => {
@@ -75,17 +82,14 @@ it('shows the owner every answer at once through their API key on the same endpo
   expect(ownerRes.headers['cache-control']).toBe('private');
 
   const stranger = await register(arena.t.app);
-  for (const who of [stranger, arena.agents[1]!.owner, undefined]) {
-    const mains = ofKind(await feed(agent.id, who), 'main');
-    expect(mains.map((s) => s.id)).toEqual(owned.map((s) => s.id));
-    for (const s of mains) expect(s).toMatchObject({ response: null, in_judging: true, status: 'answered' });
-  }
+  for (const who of [stranger, arena.agents[1]!.owner, undefined])
+    expect(ofKind(await feed(agent.id, who), 'main')).toEqual([]);
 });
 
 it('shows the text to everyone once the answer leaves judging', async () => {
   const agent = arena.agents[1]!;
   await judgingEnds(agent.id, '7 days');
-  expect(ofKind(await feed(agent.id), 'main').every((s) => s.response === null)).toBe(true);
+  expect(ofKind(await feed(agent.id), 'main')).toEqual([]);
   await judgingEnds(agent.id, '-1 second');
   const mains = ofKind(await feed(agent.id), 'main');
   expect(mains.length).toBeGreaterThan(0);
@@ -118,24 +122,63 @@ it('shows gym and sandbox answers to the public at once', async () => {
     expect(s).toMatchObject({ status: 'answered', response: `answer from ${agent.path}`, in_judging: false });
 });
 
-it("does not let a judge find their battle's texts in either agent's feed, page or Markdown", async () => {
+it("does not let a judge who reads everything public find their battle's prompt, texts or ids before the vote", async () => {
   for (const a of arena.agents) await judgingEnds(a.id, '7 days');
   const judge = await register(arena.t.app);
   const battle = (await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth })).json();
   const texts = [battle.a.response, battle.b.response] as string[];
   for (const text of texts) expect(text).toMatch(/^main answer from/);
+  // The battle names no prompt id; what it does name (its own id) is nowhere public.
+  expect(Object.keys(battle.prompt).sort()).toEqual(['category', 'text']);
+  const secrets = [battle.prompt.text as string, ...texts];
+  const get = async (url: string, accept = 'application/json') =>
+    (await arena.t.app.inject({ method: 'GET', url, headers: { ...judge.auth, accept } })).body;
 
+  // Every public reading a judge can make: each agent's feed (every page), page and Markdown, the
+  // users and their pages, the leaderboard, each agent's ratings and coding record.
+  const readings: string[] = [
+    await get('/api/leaderboard'),
+    await get('/', 'text/html'),
+    await get('/users', 'text/html'),
+  ];
   for (const a of arena.agents) {
-    const readings = [
+    readings.push(
       JSON.stringify(await feed(a.id, judge)),
-      (await arena.t.app.inject({ method: 'GET', url: `/agents/${a.id}`, headers: { accept: 'text/html' } })).body,
-      (await arena.t.app.inject({ method: 'GET', url: `/agents/${a.id}`, headers: { accept: 'text/markdown' } })).body,
-    ];
-    for (const reading of readings) {
-      expect(reading).toContain(`answer from ${a.path}`); // the gym answers, public
-      for (const text of texts) expect(reading).not.toContain(text);
-    }
+      await get(`/api/agents/${a.id}`),
+      await get(`/api/agents/${a.id}/ratings`),
+      await get(`/api/agents/${a.id}/coding`),
+      await get(`/agents/${a.id}`, 'text/html'),
+      await get(`/agents/${a.id}`, 'text/markdown'),
+      await get(`/users/${a.owner.userId}`, 'text/html'),
+    );
   }
+  const everything = readings.join('\n');
+  expect(everything).toContain('answer from /agent-'); // the gym answers, public
+  for (const secret of secrets) expect(everything).not.toContain(secret.slice(0, 60));
+  expect(everything).not.toMatch(new RegExp(`battle[^a-z]{0,5}${battle.battle_id}\\b`));
+});
+
+it('leaves a main delivery out of the public feed while it is still pending', async () => {
+  const agent = arena.agents[1]!;
+  arena.server.behave(hang);
+  const before = await publicTotal(agent.id);
+  // A dispatch step, without waiting for its deliveries: they stay pending, the agent silent.
+  await arena.client.workflow.execute(dispatchArena, {
+    taskQueue: arena.t.config.taskQueue,
+    workflowId: `dispatch-pending-${Date.now()}`,
+  });
+  await waitFor(
+    async () =>
+      (
+        await arena.sql<{ n: number }>(
+          `select count(*)::int as n from sessions where agent_id = ? and kind = 'main' and status = 'pending'`,
+          [agent.id],
+        )
+      )[0]!.n > 0,
+  );
+  expect(ofKind(await feed(agent.id), 'main').filter((s) => s.status === 'pending')).toEqual([]);
+  expect(await publicTotal(agent.id)).toBe(before);
+  expect(ofKind(await feed(agent.id, agent.owner), 'main').some((s) => s.status === 'pending')).toBe(true);
 });
 
 it('documents in_judging on the feed in the OpenAPI document', async () => {
@@ -144,5 +187,5 @@ it('documents in_judging on the feed in the OpenAPI document', async () => {
   const session = feedSchema.properties.sessions.items;
   expect(session.required).toEqual(expect.arrayContaining(['in_judging', 'response']));
   expect(session.properties.in_judging).toMatchObject({ type: 'boolean' });
-  expect(session.properties.in_judging.description).toMatch(/withheld from all but the owner/);
+  expect(session.properties.in_judging.description).toMatch(/only its owner sees such an entry/);
 });

@@ -43,7 +43,8 @@ describe('judging', () => {
     );
     expect(row!.oa).not.toBe(row!.ob);
     expect(row!.pa).toBe(row!.pb);
-    expect(battle.prompt.id).toBe(row!.pa);
+    // Nothing of the battle is public before the vote: not its prompt's id either.
+    expect(battle.prompt).toEqual({ text: expect.any(String), category: expect.any(String) });
     // Asking again before voting shows the same battle.
     expect((await next()).json().battle_id).toBe(battle.battle_id);
   });

@@ -15,6 +15,9 @@ afterAll(() => arena.close());
 const start = (payload: object) =>
   arena.t.app.inject({ method: 'POST', url: '/api/battles', headers: person.auth, payload });
 const finished = (id: number) => arena.client.workflow.getHandle(`battle-${id}`).result();
+/** A battle's prompt: fixtures look it up; the judge's battle carries no prompt id. */
+const promptOf = async (battleId: number) =>
+  (await arena.sql<{ prompt_id: number }>(`select prompt_id from battles where id = ?`, [battleId]))[0]!.prompt_id;
 const offerOf = async (promptId: number) =>
   (
     await arena.sql<{ source: string; review: string | null; offered_by_id: number | null; offered: boolean }>(
@@ -38,10 +41,14 @@ describe('offering a live battle prompt to the pool', () => {
 
   it('is off by default; offer_to_pool: true marks the prompt offered by its author', async () => {
     const plain = (await start({ prompt: 'Not for the pool.', deadline_seconds: 10 })).json();
-    expect(await offerOf(plain.prompt.id)).toMatchObject({ source: 'live', review: null, offered: false });
+    expect(await offerOf(await promptOf(plain.battle_id))).toMatchObject({
+      source: 'live',
+      review: null,
+      offered: false,
+    });
     const res = await start({ prompt: 'Name three prime numbers.', category: 'math', offer_to_pool: true });
     expect(res.statusCode).toBe(202);
-    offered = res.json().prompt.id;
+    offered = await promptOf(res.json().battle_id);
     expect(await offerOf(offered)).toEqual({
       source: 'live',
       review: 'offered',

@@ -52,6 +52,9 @@ const start = (prompt: string, who: Registered = person) =>
     payload: { prompt, deadline_seconds: 10 },
   });
 const finished = (id: number) => arena.client.workflow.getHandle(`battle-${id}`).result();
+/** The battle's prompt: fixtures look it up; the judge's battle carries no prompt id. */
+const promptOf = async (battleId: number) =>
+  (await arena.sql<{ prompt_id: number }>(`select prompt_id from battles where id = ?`, [battleId]))[0]!.prompt_id;
 const sessionsOf = (promptId: number) =>
   arena.sql<{ id: number; agent_id: number; status: string }>(
     `select id, agent_id, status from sessions where prompt_id = ? order by id`,
@@ -94,7 +97,7 @@ describe('a live battle replaces a side that fails, once', () => {
       await arena.t.app.inject({ method: 'GET', url: `/api/battles/${battle.battle_id}`, headers: person.auth })
     ).json();
     expect(shown).toMatchObject({ status: 'open', a: { status: 'answered' }, b: { status: 'answered' } });
-    const sessions = await sessionsOf(battle.prompt.id);
+    const sessions = await sessionsOf(await promptOf(battle.battle_id));
     expect(sessions.map((s) => s.status).sort()).toEqual(['answered', 'answered', 'error']);
     const failed = sessions.find((s) => s.status === 'error')!;
     const answered = sessions.filter((s) => s.status === 'answered');
@@ -115,7 +118,7 @@ describe('a live battle replaces a side that fails, once', () => {
     arena.server.behave(firstOf('Only the first answers', answers, fails));
     const battle = (await start('Only the first answers.')).json();
     expect(await finished(battle.battle_id)).toBe('void');
-    const sessions = await sessionsOf(battle.prompt.id);
+    const sessions = await sessionsOf(await promptOf(battle.battle_id));
     expect(sessions.map((s) => s.status).sort()).toEqual(['answered', 'error', 'error']);
     const row = await battleRow(battle.battle_id);
     // Replaced once only: the battle's failed side is the replacement (the last delivery), and nothing came after it.
@@ -129,7 +132,7 @@ describe('a live battle replaces a side that fails, once', () => {
     arena.server.behave(firstOf('No spare agent', fails, answers));
     const battle = (await start('No spare agent here.', judge)).json();
     expect(await finished(battle.battle_id)).toBe('void');
-    const sessions = await sessionsOf(battle.prompt.id);
+    const sessions = await sessionsOf(await promptOf(battle.battle_id));
     expect(sessions).toHaveLength(2);
     expect(sessions.map((s) => indexOf(s.agent_id)).sort()).toEqual([0, 1]);
     for (const s of sessions.filter((x) => x.status === 'error')) await recover(indexOf(s.agent_id));

@@ -1,5 +1,7 @@
 import { answer } from '../support/agent-server';
 import { register, type Registered } from '../support/test-app';
+import { waitFor } from '../support/wait';
+import { WebClient } from '../web/support';
 import { startArena, type Arena } from './support';
 
 let arena: Arena;
@@ -17,6 +19,9 @@ const start = (payload: object, who: Registered = person) =>
 const show = (id: number, who: Registered = person) =>
   arena.t.app.inject({ method: 'GET', url: `/api/battles/${id}`, headers: who.auth });
 const finished = (id: number) => arena.client.workflow.getHandle(`battle-${id}`).result();
+/** The battle's prompt: fixtures look it up; the judge's battle carries no prompt id. */
+const promptOf = async (battleId: number) =>
+  (await arena.sql<{ prompt_id: number }>(`select prompt_id from battles where id = ?`, [battleId]))[0]!.prompt_id;
 
 describe('live battles', () => {
   it('sends your prompt to two agents of different owners at once; you see both answers, then vote', async () => {
@@ -46,8 +51,9 @@ describe('live battles', () => {
         )
       ).map((r) => r.judging);
     expect(await judging()).toEqual([true, true]);
+    expect(battle.prompt).not.toHaveProperty('id');
     const [pairs] = await arena.sql<{ n: number }>(`select count(*)::int as n from arena_pairs where prompt_id = ?`, [
-      battle.prompt.id,
+      await promptOf(battle.battle_id),
     ]);
     expect(pairs!.n).toBe(0);
     // It is the person's battle to judge: judge/next offers it first.
@@ -64,10 +70,60 @@ describe('live battles', () => {
     expect(vote.json().a.delta + vote.json().b.delta).toBe(0);
     expect(await judging()).toEqual([false, false]);
     const [prompt] = await arena.sql<{ both_bad_count: number }>(`select both_bad_count from prompts where id = ?`, [
-      battle.prompt.id,
+      await promptOf(battle.battle_id),
     ]);
     expect(prompt!.both_bad_count).toBe(1);
     expect((await show(battle.battle_id, await register(arena.t.app))).statusCode).toBe(404);
+  });
+
+  it('never shows one answer alone: neither side, its status or its text, until both are in', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    arena.server.behave((req, res) => {
+      if (req.url === '/agent-1') void held.then(() => answer(200, { response: 'the slow answer' })(req, res));
+      else answer(200, { response: 'the quick answer' })(req, res);
+    });
+    const oneAnswered = (battleId: number) => async () =>
+      (
+        await arena.sql<{ n: number }>(
+          `select count(*)::int as n from sessions s join battles b on s.id in (b.session_a_id, b.session_b_id)
+           where b.id = ? and s.status = 'answered'`,
+          [battleId],
+        )
+      )[0]!.n === 1;
+    // Through the API, and through the website's page and its Markdown (a person signed in there).
+    const web = new WebClient(arena.t.app);
+    await web.signUp(`watcher${Date.now() % 100000}`);
+    const viaApi = (await start({ prompt: 'One side is slow.', deadline_seconds: 60 })).json();
+    const viaSite = await web.submit('/battle', { prompt: 'One side is slow, on the site.', category: 'writing' });
+    expect(viaSite.statusCode).toBe(303);
+    const siteBattle = Number(/\/battle\/(\d+)$/.exec(String(viaSite.headers.location))?.[1]);
+    await waitFor(oneAnswered(viaApi.battle_id));
+    await waitFor(oneAnswered(siteBattle));
+
+    expect((await show(viaApi.battle_id)).json()).toMatchObject({
+      status: 'running',
+      a: { status: 'pending', response: null, error: null },
+      b: { status: 'pending', response: null, error: null },
+    });
+    for (const accept of ['text/html', 'text/markdown']) {
+      const page = await web.request({ method: 'GET', url: `/battle/${siteBattle}`, headers: { accept } });
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('One side is slow, on the site.');
+      expect(page.body).not.toContain('the quick answer');
+      expect(page.body).not.toMatch(/answered/);
+    }
+    release();
+    for (const id of [viaApi.battle_id, siteBattle]) expect(await finished(id)).toBe('open');
+    const shown = (await show(viaApi.battle_id)).json();
+    expect([shown.a.response, shown.b.response].sort()).toEqual(['the quick answer', 'the slow answer']);
+    const page = await web.request({
+      method: 'GET',
+      url: `/battle/${siteBattle}`,
+      headers: { accept: 'text/markdown' },
+    });
+    expect(page.body).toContain('the quick answer');
+    expect(page.body).toContain('the slow answer');
   });
 
   it('is void when one side fails, and cannot be voted', async () => {

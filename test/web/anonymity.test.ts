@@ -1,4 +1,4 @@
-// An agent's page, in HTML and Markdown, withholds main answers in judging from everyone but its signed-in owner.
+// An agent's page, in HTML and Markdown, leaves out its arena answers in judging (prompt and answer) for everyone but its signed-in owner.
 import { Client } from '@temporalio/client';
 import { answer } from '../support/agent-server';
 import { startArena, type Arena } from '../arena/support';
@@ -8,8 +8,8 @@ let arena: Arena;
 let owner: WebClient;
 let agentId: number;
 let mainTexts: string[];
+let mainPrompts: string[];
 
-const WITHHELD = 'In judging: the answer is shown here once judging ends.';
 const OWNER_NOTE = 'In judging: only you see this answer until judging ends.';
 
 beforeAll(async () => {
@@ -35,11 +35,20 @@ beforeAll(async () => {
     answer(200, { response: `main answer from ${req.url} to prompt ${prompt_id}` })(req, res);
   });
   await arena.dispatch();
-  const rows = await arena.sql<{ response: string }>(
-    `select response from sessions where agent_id = ? and kind = 'main' and status = 'answered'`,
+  const rows = await arena.sql<{ response: string; prompt: string }>(
+    `select s.response, p.text as prompt from sessions s join prompts p on p.id = s.prompt_id
+     where s.agent_id = ? and s.kind = 'main' and s.status = 'answered'`,
     [agentId],
   );
   mainTexts = rows.map((r) => r.response);
+  // As the page renders them (Markdown, HTML-escaped): their first line is enough to find them.
+  mainPrompts = rows.map((r) =>
+    r.prompt
+      .split('\n')[0]!
+      .replace(/[#*_`]/g, '')
+      .trim()
+      .slice(0, 40),
+  );
   expect(mainTexts.length).toBeGreaterThan(0);
 }, 120_000);
 afterAll(() => arena.close());
@@ -56,7 +65,7 @@ const page = (accept: 'text/html' | 'text/markdown', as?: WebClient) => {
   return as ? as.request(request) : arena.t.app.inject(request);
 };
 
-it('shows the public the page without the answers in judging, and the signed-in owner with them', async () => {
+it('shows the public the page without the arena answers in judging, prompts included, and the signed-in owner with them', async () => {
   await judgingEnds('7 days');
   const stranger = new WebClient(arena.t.app);
   await stranger.signUp(`stranger${Date.now() % 100000}`);
@@ -64,15 +73,14 @@ it('shows the public the page without the answers in judging, and the signed-in 
     const html = await page('text/html', as);
     expect(html.statusCode).toBe(200);
     expect(html.body).toContain('answer from /web-owned'); // gym answers stay public
-    expect(html.body).toContain(WITHHELD);
-    for (const text of mainTexts) expect(html.body).not.toContain(text);
+    expect(html.body).not.toContain(OWNER_NOTE);
+    for (const text of [...mainTexts, ...mainPrompts]) expect(html.body).not.toContain(text);
   }
 
   const mine = await page('text/html', owner);
   expect(mine.statusCode).toBe(200);
   expect(mine.headers['cache-control']).toBe('private');
   expect(mine.body).toContain(OWNER_NOTE);
-  expect(mine.body).not.toContain(WITHHELD);
   for (const text of mainTexts) expect(mine.body).toContain(text);
 });
 
@@ -80,9 +88,9 @@ it('withholds them from the Markdown variant too, except for the owner', async (
   await judgingEnds('7 days');
   const md = await page('text/markdown');
   expect(md.headers['content-type']).toBe('text/markdown; charset=utf-8');
-  expect(md.body).toContain(`_${WITHHELD}_`);
   expect(md.body).toContain('**Response:**\n\nanswer from /web-owned'); // a gym answer
-  for (const text of mainTexts) expect(md.body).not.toContain(text);
+  expect(md.body).not.toMatch(/main-\d+/);
+  for (const text of [...mainTexts, ...mainPrompts]) expect(md.body).not.toContain(text);
 
   const mine = await page('text/markdown', owner);
   expect(mine.body).toContain(`_${OWNER_NOTE}_`);
@@ -93,7 +101,6 @@ it('shows the answers to everyone once they leave judging', async () => {
   await judgingEnds('-1 second');
   for (const accept of ['text/html', 'text/markdown'] as const) {
     const res = await page(accept);
-    expect(res.body).not.toContain(WITHHELD);
-    for (const text of mainTexts) expect(res.body).toContain(text);
+    for (const text of [...mainTexts, ...mainPrompts]) expect(res.body).toContain(text);
   }
 });

@@ -1,6 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { answer } from '../support/agent-server';
 import { register } from '../support/test-app';
+import { waitFor } from '../support/wait';
 import { startArena, type Arena } from '../arena/support';
 import * as workflows from '../../workflows';
 import { launchBrowser, screenshot } from './browser';
@@ -104,7 +105,7 @@ it('judges a pair on /judge: anonymous answers side by side, four buttons, then 
   await page.close();
 });
 
-it('runs a live battle on /battle: answers appear as they arrive, then the vote and the reveal', async () => {
+it('runs a live battle on /battle: both answers appear together once both are in, then the vote and the reveal', async () => {
   // agent-1 holds its live answer until the test lets it go.
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
@@ -123,9 +124,21 @@ it('runs a live battle on /battle: answers appear as they arrive, then the vote 
   await page.waitForURL(/\/battle\/\d+$/);
   const battleUrl = page.url();
 
-  // One answer is in, the other is still coming: the page says so and offers no vote yet.
-  await page.locator('.side .answer', { hasText: 'answer from /agent-0' }).waitFor();
-  expect(await page.locator('.waiting').count()).toBe(1);
+  // One answer is in, the other is still coming: the page shows neither, nor which came first, and offers no vote yet.
+  const battleId = Number(/\/battle\/(\d+)$/.exec(battleUrl)?.[1]);
+  await waitFor(
+    async () =>
+      (
+        await arena.sql<{ n: number }>(
+          `select count(*)::int as n from sessions s join battles b on s.id in (b.session_a_id, b.session_b_id)
+           where b.id = ? and s.status = 'answered'`,
+          [battleId],
+        )
+      )[0]!.n === 1,
+  );
+  await page.reload();
+  expect(await page.locator('.waiting').count()).toBe(2);
+  expect(await page.locator('.side .answer').count()).toBe(0);
   expect(await page.locator('form.vote').count()).toBe(0);
   await screenshot(page, 'battle-waiting');
   release();

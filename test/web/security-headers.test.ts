@@ -206,11 +206,11 @@ it('breaks nothing on the main pages under its policy: no violations, scripts an
   await page.fill('textarea[name=prompt]', 'Name a prime number greater than 10.');
   await page.click('form.card button[type=submit]');
   await page.waitForURL(/\/battle\/\d+$/);
-  // The first answer appears without a reload, the other is still coming.
-  await page.locator('.side .answer', { hasText: 'answer from /agent-0' }).waitFor();
-  expect(await page.locator('.waiting').count()).toBe(1);
+  // Both sides wait; once both answers are in they appear together, without a reload.
+  expect(await page.locator('.waiting').count()).toBe(2);
   release();
   await page.locator('form.vote').waitFor({ timeout: 20_000 });
+  await page.locator('.side .answer', { hasText: 'answer from /agent-0' }).waitFor();
   arena.server.behave(answer());
 
   expect(problems).toEqual([]);

@@ -51,31 +51,48 @@ export async function findSession(
 }
 
 /**
- * The public feed's two statements, run side by side: the agent's name with its session count
- * (parameter: agent id; no row: no such agent), and one page, newest first from the (agent_id, id)
- * index (parameters: agent id, limit, offset).
+ * An arena answer not yet judged: a main delivery still pending, or answered and in judging. The
+ * public feed leaves it out whole (its prompt, category and timing included), so nobody can tie a
+ * battle's prompt to its agent before the vote; only the agent's owner reads it.
  */
-export const FEED_HEAD_SQL = `select a.name, a.owner_id, (select count(*)::int from sessions where agent_id = a.id) as total from agents a where a.id = ?`;
-export const FEED_PAGE_SQL = `select ${SESSION_COLUMNS} from ${SESSION_FROM} where s.agent_id = ? order by s.id desc limit ? offset ?`;
+const WITHHELD_FROM_PUBLIC = `s.kind = 'main' and (s.status = 'pending' or s.judging_until > now())`;
+
+/**
+ * The feed's two statements, run side by side: the agent's name with the count of sessions the
+ * viewer may see (parameters: viewer id, agent id; no row: no such agent), and one page of them,
+ * newest first from the (agent_id, id) index (parameters: agent id, agent id, viewer id, limit,
+ * offset). The viewer is the account asking (0 for nobody): its owner sees every session.
+ */
+export const FEED_HEAD_SQL = `select a.name, a.owner_id,
+  (select count(*)::int from sessions s where s.agent_id = a.id and (a.owner_id = ? or not (${WITHHELD_FROM_PUBLIC}))) as total
+  from agents a where a.id = ?`;
+export const FEED_PAGE_SQL = `select ${SESSION_COLUMNS} from ${SESSION_FROM}
+  where s.agent_id = ? and (exists (select 1 from agents o where o.id = ? and o.owner_id = ?) or not (${WITHHELD_FROM_PUBLIC}))
+  order by s.id desc limit ? offset ?`;
 
 export interface AgentFeed {
   agentName: string;
-  /** The owner reads more of the feed than the public (answers still in judging, the detail of failures). */
+  /** The owner reads more of the feed than the public (answers not yet judged, the detail of failures). */
   ownerId: number;
   total: number;
   rows: SessionRow[];
 }
 
-/** An agent's name, session count and one page of its feed; undefined when the agent does not exist. */
+/**
+ * An agent's name, the count of the sessions `viewerId` may see and one page of them; undefined
+ * when the agent does not exist. `viewerId` is the account asking, if any.
+ */
 export async function agentFeed(
   em: EntityManager,
   agentId: number,
   limit: number,
   offset: number,
+  viewerId: number | undefined,
 ): Promise<AgentFeed | undefined> {
+  const viewer = viewerId ?? 0;
   const [[head], rows] = await Promise.all([
-    run<{ name: string; owner_id: number; total: number }>(em, FEED_HEAD_SQL, [agentId]),
-    run<SessionRow>(em, FEED_PAGE_SQL, [agentId, limit, offset]),
+    run<{ name: string; owner_id: number; total: number }>(em, FEED_HEAD_SQL, [viewer, agentId]),
+    run<SessionRow>(em, FEED_PAGE_SQL, [agentId, agentId, viewer, limit, offset]),
   ]);
   return head && { agentName: head.name, ownerId: head.owner_id, total: head.total, rows };
 }
