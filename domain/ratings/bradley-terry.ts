@@ -149,7 +149,7 @@ function toRatings(theta: Float64Array, out: Float64Array): Float64Array {
 }
 
 /** Linear interpolation between order statistics (the common "type 7" definition); `sorted` is never empty. */
-function percentile(sorted: Float64Array, q: number): number {
+export function percentile(sorted: Float64Array, q: number): number {
   const position = q * (sorted.length - 1);
   const below = Math.floor(position);
   const above = Math.min(below + 1, sorted.length - 1);

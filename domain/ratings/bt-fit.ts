@@ -51,9 +51,9 @@ export interface SolveReport {
  * log-strength units) is this fraction of the tolerance: finer is below what the stopping rule
  * can see.
  */
-const CG_FLOOR = 1e-3;
+export const CG_FLOOR = 1e-3;
 /** The CG solve's relative accuracy is never looser than this, however far the optimum. */
-const CG_LOOSEST = 0.1;
+export const CG_LOOSEST = 0.1;
 /**
  * A full Newton step under which no pair's gap moves by more than this needs no line search.
  * Along the step each pair's curvature σ(g)·σ(-g) changes by at most a factor e^(M·t), M being
@@ -62,12 +62,12 @@ const CG_LOOSEST = 0.1;
  * so the objective rises by at least gᵀs·(1 - (e^M - 1 - M)/M²), over a quarter of gᵀs for
  * M ≤ 1, far more than the line search's 1e-4·gᵀs.
  */
-const SAFE_GAP_MOVE = 1;
+export const SAFE_GAP_MOVE = 1;
 /** An agent's reach (see `limitMoves`) at the start of a fit, and the least it shrinks to, in log-strength units. */
-const FIRST_REACH = 2;
+export const FIRST_REACH = 2;
 const SMALLEST_REACH = 0.5;
 /** Below ln(Number.MAX_VALUE), so e^x stays finite. */
-const EXPONENT_CAP = 700;
+export const EXPONENT_CAP = 700;
 
 /** Holds its work arrays, so repeated fits (bootstrap resamples) allocate nothing. */
 export class BradleyTerrySolver {
@@ -148,7 +148,7 @@ export class BradleyTerrySolver {
         for (let i = 0; i < n; i++) theta[i]! += step[i]!;
         return { iterations: iteration, converged: true };
       }
-      let limited = this.limitMoves();
+      let limited = limitMoves(step, reach, lastMove, n);
       if (limited && !(dot(gradient, step, n) > 0)) {
         // Limiting broke the step's ascent; the diagonally scaled gradient, limited alike, has it.
         for (let i = 0; i < n; i++) {
@@ -185,32 +185,6 @@ export class BradleyTerrySolver {
       this.evaluate(theta, priorCenter);
     }
     return { iterations: maxIterations, converged: false };
-  }
-
-  /**
-   * Keeps each agent's move within its reach, a per-agent trust region. One global line search
-   * cannot stop a single agent from overshooting: with thousands of agents the others' gains
-   * outweigh its loss. Far on the flat side of its results (say a win over a much weaker agent
-   * while its prior now sits far lower) an agent's curvature is nearly the prior's alone, and
-   * the Newton step flings it tens of log-units past its optimum, then back. Its reach halves
-   * when its move turns round and doubles while it keeps going the same way at full reach, so
-   * an agent that has far to go (a new prior centre) gets there in a few steps. True when some
-   * move was cut.
-   */
-  private limitMoves(): boolean {
-    const { n, step, reach, lastMove } = this;
-    let limited = false;
-    for (let i = 0; i < n; i++) {
-      const move = step[i]!;
-      const previous = lastMove[i]!;
-      if (move * previous < 0) reach[i] = max(SMALLEST_REACH, reach[i]! / 2);
-      else if (abs(previous) >= reach[i]!) reach[i] = 2 * reach[i]!;
-      if (abs(move) > reach[i]!) {
-        step[i] = move > 0 ? reach[i]! : -reach[i]!;
-        limited = true;
-      }
-    }
-    return limited;
   }
 
   private packActivePairs(score: Float64Array, games: Float64Array): void {
@@ -380,13 +354,38 @@ export class BradleyTerrySolver {
   }
 }
 
+/**
+ * Keeps each agent's move within its reach, a per-agent trust region. One global line search
+ * cannot stop a single agent from overshooting: with thousands of agents the others' gains
+ * outweigh its loss. Far on the flat side of its results (say a win over a much weaker agent
+ * while its prior now sits far lower) an agent's curvature is nearly the prior's alone, and
+ * the Newton step flings it tens of log-units past its optimum, then back. Its reach halves
+ * when its move turns round and doubles while it keeps going the same way at full reach, so
+ * an agent that has far to go (a new prior centre) gets there in a few steps. True when some
+ * move was cut.
+ */
+export function limitMoves(step: Float64Array, reach: Float64Array, lastMove: Float64Array, n: number): boolean {
+  let limited = false;
+  for (let i = 0; i < n; i++) {
+    const move = step[i]!;
+    const previous = lastMove[i]!;
+    if (move * previous < 0) reach[i] = max(SMALLEST_REACH, reach[i]! / 2);
+    else if (abs(previous) >= reach[i]!) reach[i] = 2 * reach[i]!;
+    if (abs(move) > reach[i]!) {
+      step[i] = move > 0 ? reach[i]! : -reach[i]!;
+      limited = true;
+    }
+  }
+  return limited;
+}
+
 function dot(x: Float64Array, y: Float64Array, n: number): number {
   let sum = 0;
   for (let i = 0; i < n; i++) sum += x[i]! * y[i]!;
   return sum;
 }
 
-function largestMagnitude(values: Float64Array, n: number): number {
+export function largestMagnitude(values: Float64Array, n: number): number {
   let largest = 0;
   for (let i = 0; i < n; i++) largest = max(largest, abs(values[i]!));
   return largest;
