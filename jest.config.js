@@ -14,6 +14,7 @@ const UNIT = [
   '**/test/ratings/**/*.test.ts',
   '**/test/prompts/**/*.test.ts',
   '**/test/bench/**/*.test.ts',
+  '**/test/cli/leaderboard-fit.test.ts',
   '**/test/web/render/**/*.test.ts',
   '**/test/web/auth/{config,passwords}.test.ts',
   '**/test/sandbox/task-catalogue.test.ts',

@@ -1,20 +1,30 @@
-/** The worker thread of fitLeaderboardInThread: one fit, answered to the parent, then the thread ends. */
+/** The worker thread of fitBoardsInThread: one refresh's fits, answered to the parent, then the thread ends. */
 import { parentPort, workerData } from 'node:worker_threads';
 import { VERDICTS } from '../domain/arena';
-import { fitLeaderboard, type BattleVote, type LeaderboardOptions } from '../domain/ratings/bradley-terry';
+import { fitBoards, type BoardOptions, type BoardVote } from '../domain/ratings/boards';
 
-/** What the parent sends: each vote's agents and its outcome as an index into VERDICTS. */
+/** What the parent sends: each vote's agents, its outcome as an index into VERDICTS, its category as an index into `categories`, and its style features (`featureCount` per vote). */
 export interface FitRequest {
   kind: 'leaderboard-fit';
   a: Int32Array;
   b: Int32Array;
   outcome: Uint8Array;
-  options: LeaderboardOptions;
+  category: Uint16Array;
+  categories: string[];
+  features: Float64Array;
+  featureCount: number;
+  options: BoardOptions;
 }
 
 const request = workerData as FitRequest | undefined;
 if (parentPort && request?.kind === 'leaderboard-fit') {
-  const { a, b, outcome, options } = request;
-  const votes: BattleVote[] = Array.from(a, (agent, i) => ({ a: agent, b: b[i]!, outcome: VERDICTS[outcome[i]!]! }));
-  parentPort.postMessage(fitLeaderboard(votes, options));
+  const { a, b, outcome, category, categories, features, featureCount, options } = request;
+  const votes: BoardVote[] = Array.from(a, (agent, i) => ({
+    a: agent,
+    b: b[i]!,
+    outcome: VERDICTS[outcome[i]!]!,
+    category: categories[category[i]!]!,
+    features: features.subarray(i * featureCount, (i + 1) * featureCount),
+  }));
+  parentPort.postMessage(fitBoards(votes, options));
 }

@@ -1,14 +1,48 @@
-/** The scheduled leaderboard refresh: flags outlier judges, refits Bradley-Terry without them, ranks, rewrites the cache. */
+/**
+ * The scheduled leaderboard refresh: publishes the votes whose answers left judging, flags outlier
+ * judges, fits every board (overall and per category, raw and controlled for style) on the
+ * published votes of the others, and rewrites the cache.
+ */
+import { OVERALL, boardCategory, type BoardVote } from '../domain/ratings/boards';
 import { findOutlierJudges } from '../domain/ratings/outlier-judges';
-import { standings } from '../domain/ratings/standings';
+import { answerStyle } from '../domain/ratings/style';
+import { boardVote } from '../domain/ratings/vote-export';
 import { castVotes } from '../infra/db/repositories/battle.repository';
-import { replaceJudgeFlags, replaceLeaderboard } from '../infra/db/repositories/leaderboard.repository';
+import { replaceBoards, replaceJudgeFlags } from '../infra/db/repositories/leaderboard.repository';
+import {
+  poolCategories,
+  publishVotes,
+  publishedVotes,
+  votesToPublish,
+  type PublicVoteRow,
+  type VoteToPublish,
+} from '../infra/db/repositories/public-vote.repository';
 import type { ActivityDeps } from '.';
-import { fitLeaderboardInThread } from './leaderboard-fit';
+import { fitBoardsInThread } from './leaderboard-fit';
 
-/** Fixed, so the intervals do not jitter from one refresh to the next when no vote changed. */
-const BOOTSTRAP_SEED = 20261122;
-const BOOTSTRAP_RESAMPLES = 100;
+/** Votes read per page: a few megabytes each. */
+const READ_PAGE = 50_000;
+
+/** The row a vote ready to publish becomes, its answers' style counted. */
+function publicVoteRow(v: VoteToPublish, category: string): PublicVoteRow {
+  const a = answerStyle(v.response_a);
+  const b = answerStyle(v.response_b);
+  return {
+    battle_id: v.battle_id,
+    category,
+    winner: v.winner,
+    agent_a_id: v.agent_a_id,
+    agent_b_id: v.agent_b_id,
+    a_length: a.length,
+    a_headers: a.headers,
+    a_list_items: a.listItems,
+    a_bold: a.bold,
+    b_length: b.length,
+    b_headers: b.headers,
+    b_list_items: b.listItems,
+    b_bold: b.bold,
+  };
+}
 
 export interface LeaderboardSummary {
   agents: number;
@@ -19,36 +53,51 @@ export interface LeaderboardSummary {
 export function leaderboardActivities({ orm, arena }: ActivityDeps) {
   return {
     async refreshLeaderboard(): Promise<LeaderboardSummary> {
-      const votes = await castVotes(orm.em);
+      const em = orm.em.fork();
+      const votes = await castVotes(em);
       const reports = findOutlierJudges(
         votes.map((v) => ({ judgeId: v.judge_id, a: v.agent_a_id, b: v.agent_b_id, outcome: v.winner })),
       );
       const flagged = reports.filter((r) => r.flagged);
       const flaggedIds = new Set(flagged.map((r) => r.judgeId));
-      const counted = votes.filter((v) => !flaggedIds.has(v.judge_id));
-      const fitted = await fitLeaderboardInThread(
-        counted.map((v) => ({ a: v.agent_a_id, b: v.agent_b_id, outcome: v.winner })),
-        { resamples: BOOTSTRAP_RESAMPLES, seed: BOOTSTRAP_SEED },
+
+      // The votes published before, and those whose answers have left judging since: these are
+      // published with the boards they are counted on, in one transaction, so that the export
+      // never lists a vote the boards have not counted.
+      const counted: Array<{ battleId: number; vote: BoardVote }> = [];
+      for (let after = 0; ;) {
+        const page = await publishedVotes(em, after, READ_PAGE, { counted: false });
+        for (const v of page)
+          if (!flaggedIds.has(v.judge_id)) counted.push({ battleId: v.battle_id, vote: boardVote(v) });
+        if (page.length < READ_PAGE) break;
+        after = page[page.length - 1]!.battle_id;
+      }
+      const pool = new Set(await poolCategories(em));
+      const fresh: PublicVoteRow[] = [];
+      for (let after = 0; ;) {
+        const page = await votesToPublish(em, after, READ_PAGE);
+        for (const v of page) {
+          const row = publicVoteRow(v, boardCategory(v.prompt_category, pool));
+          fresh.push(row);
+          if (!flaggedIds.has(v.judge_id)) counted.push({ battleId: v.battle_id, vote: boardVote(row) });
+        }
+        if (page.length < READ_PAGE) break;
+        after = page[page.length - 1]!.battle_id;
+      }
+      // By battle, the order the export lists them in.
+      counted.sort((x, y) => x.battleId - y.battleId);
+
+      const boards = await fitBoardsInThread(
+        counted.map((c) => c.vote),
+        { minVotes: arena.minVotes },
       );
-      const entries = standings(fitted, arena.minVotes);
-      await orm.em.fork().transactional(async (em) => {
-        await replaceLeaderboard(
-          em,
-          entries.map((e) => ({
-            agent_id: e.agentId,
-            rank: e.rank,
-            bt_rating: e.rating,
-            ci_low: e.ciLow,
-            ci_high: e.ciHigh,
-            votes: e.votes,
-            wins: e.wins,
-            losses: e.losses,
-            ties: e.ties,
-          })),
-        );
-        await replaceJudgeFlags(em, flagged);
+      await orm.em.fork().transactional(async (tx) => {
+        await publishVotes(tx, fresh);
+        await replaceBoards(tx, boards);
+        await replaceJudgeFlags(tx, flagged);
       });
-      return { agents: entries.length, votes: counted.length, flaggedJudges: flagged.length };
+      const overall = boards.find((b) => b.board === OVERALL && !b.styleControl);
+      return { agents: overall?.entries.length ?? 0, votes: counted.length, flaggedJudges: flagged.length };
     },
   };
 }

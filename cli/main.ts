@@ -16,6 +16,7 @@ import {
 import { replayCommand, type ReplayOptions } from './replay';
 import { RESET_POINTS, resetCommand } from './reset';
 import { listTampered, type TamperedOptions } from './coding';
+import { fitFromExport, type FitOptions } from './leaderboard';
 import { addTask, listTasks, setTasksActive } from './tasks';
 import { withTemporal } from './temporal';
 
@@ -185,6 +186,19 @@ export async function main(
     .option('--agent <id>', 'only this agent')
     .option('--limit <n>', 'at most this many (default 50)')
     .action((opts: TamperedOptions) => db((orm) => listTampered(orm.em.fork(), opts, print)));
+  program
+    .command('leaderboard')
+    .description('the leaderboards')
+    .command('fit')
+    .description(
+      "refit a board from the public vote export (GET /api/votes): the live board's numbers, from the file alone",
+    )
+    .requiredOption('--votes <file>', 'the export, JSON lines or CSV')
+    .option('--style-control', 'the board controlled for style')
+    .option('--category <category>', "one category's board (its votes only)")
+    .option('--min-votes <n>', "votes an agent needs for a rank: the arena's ARENA_MIN_VOTES", '10')
+    .option('--json', 'print the board as JSON')
+    .action((opts: FitOptions) => fitFromExport(opts, print));
   program
     .command('judges')
     .description('list judges flagged as outliers by the last leaderboard refresh')

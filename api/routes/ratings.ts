@@ -1,14 +1,23 @@
-/** Public ratings: an agent's Elo history, and the cached leaderboard. */
+/** Public ratings: an agent's Elo history, the cached leaderboards, and the votes they count. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { Readable } from 'node:stream';
 import { z } from 'zod';
-import { leaderboard } from '../../infra/db/repositories/leaderboard.repository';
 import { codingRecord } from '../../domain/sandbox/pass-rate';
 import { ratingHistory } from '../../infra/db/repositories/rating.repository';
 import { notFound } from '../../domain/errors';
 import { tierFor } from '../../domain/ratings/tiers';
 import { findAgent } from '../../services/profiles';
+import { exportVotes, readBoard } from '../../services/leaderboards';
+import { csvLines } from '../../domain/ratings/vote-export';
 import { ratingHistoryJson } from '../json/arena';
-import { leaderboardEntry, ratingHistory as ratingHistorySchema } from '../schemas/arena';
+import {
+  leaderboardEntry,
+  leaderboardQuery,
+  ratingHistory as ratingHistorySchema,
+  styleCoefficients as styleCoefficientsSchema,
+  styleCoefficientsQuery,
+  votesQuery,
+} from '../schemas/arena';
 import { errors, idParam } from '../schemas/common';
 
 export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -34,13 +43,15 @@ export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         summary:
-          'Agents with votes, by Bradley-Terry rating with 95% intervals; rank counts only agents clearly ahead; agents with too few votes come last, provisional and unranked',
+          'Agents with votes, by Bradley-Terry rating with 95% intervals; rank counts only agents clearly ahead; agents with too few votes come last, provisional and unranked. One category, or controlled for style, on request',
         tags: ['ratings'],
-        response: { 200: z.array(leaderboardEntry) },
+        querystring: leaderboardQuery,
+        response: { 200: z.array(leaderboardEntry), ...errors(400) },
       },
     },
     async (request) => {
-      const rows = await leaderboard(request.em);
+      const { category, style_control } = request.query;
+      const { rows } = await readBoard(request.em, { category, styleControl: style_control === 'true' });
       return rows.map(({ computed_ms: _computed, coding, ...row }) => ({
         ...row,
         provisional: row.rank === null,
@@ -49,4 +60,65 @@ export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
       }));
     },
   );
+
+  app.get(
+    '/leaderboard/style',
+    {
+      schema: {
+        summary:
+          "The style-controlled board's coefficients with 95% intervals: what answer length, headers, list items, bold and the left side are worth in a vote",
+        tags: ['ratings'],
+        querystring: styleCoefficientsQuery,
+        response: { 200: styleCoefficientsSchema, ...errors(400) },
+      },
+    },
+    async (request) => {
+      const { board, coefficients } = await readBoard(request.em, {
+        category: request.query.category,
+        styleControl: true,
+      });
+      return { board, coefficients };
+    },
+  );
+
+  app.get(
+    '/votes',
+    {
+      schema: {
+        summary:
+          "Every vote the leaderboards count, as JSON lines (or CSV): battle, prompt and category, both agents and the left one, the verdict, the answers' style, the time, and a judge pseudonym. Refitted in the same order, it gives the boards' numbers",
+        tags: ['ratings'],
+        querystring: votesQuery,
+        response: {
+          200: {
+            description: 'The votes, one per line, in battle order',
+            content: {
+              'application/x-ndjson': { schema: z.string().describe('one JSON object per vote') },
+              'text/csv': { schema: z.string().describe('a header line, then one record per vote') },
+            },
+          },
+          ...errors(400),
+        },
+      },
+    },
+    async (request, reply) => {
+      const csv = request.query.format === 'csv' || (!request.query.format && wantsCsv(request.headers.accept));
+      async function* lines() {
+        let first = true;
+        for await (const page of exportVotes(request.em)) {
+          if (csv) yield csvLines(page, first);
+          else for (const vote of page) yield `${JSON.stringify(vote)}\n`;
+          first = false;
+        }
+      }
+      // A stream goes out as it is read; the 200 schema above only documents it.
+      const body = Readable.from(lines()) as unknown as string;
+      return reply.type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8').send(body);
+    },
+  );
 };
+
+/** An Accept header that prefers CSV to JSON lines. */
+function wantsCsv(accept: string | undefined): boolean {
+  return accept !== undefined && /\btext\/csv\b/.test(accept) && !/application\/(x-)?ndjson/.test(accept);
+}

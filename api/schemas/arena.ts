@@ -129,3 +129,40 @@ export const leaderboardEntry = z.object({
   ties: z.number().int(),
   coding: codingRecordSchema,
 });
+
+export const leaderboardQuery = z.object({
+  style_control: z
+    .enum(['true', 'false'])
+    .default('false')
+    .describe('true: the board controlled for style (length, headers, lists, bold, and the left side held equal)'),
+  category: z
+    .string()
+    .max(100, 'must be at most 100 characters')
+    .optional()
+    .describe("a category's board: its prompts' votes only (`live`: live battles on a prompt of no pool category)"),
+});
+
+export const styleCoefficientsQuery = leaderboardQuery.pick({ category: true });
+
+export const styleCoefficients = z.object({
+  board: z.string().describe('`all`, or the category'),
+  coefficients: z.array(
+    z.object({
+      name: z.string().describe('length, headers, list_items, bold, or position (the side shown on the left)'),
+      estimate: z
+        .number()
+        .describe(
+          'log-odds a vote moves by per standard deviation of the feature ((a - b) / (a + b + 1) of the two answers); for position, for being on the left',
+        ),
+      ci_low: z.number(),
+      ci_high: z.number(),
+    }),
+  ),
+});
+
+export const votesQuery = z.object({
+  format: z
+    .enum(['ndjson', 'csv'])
+    .optional()
+    .describe('ndjson (default) or csv; `Accept: text/csv` also asks for CSV'),
+});

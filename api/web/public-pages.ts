@@ -2,7 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { pathId } from '../schemas/common';
-import { leaderboard } from '../../infra/db/repositories/leaderboard.repository';
+import { boardCategories, readBoard } from '../../services/leaderboards';
 import { codingRecord, type CodingRecord } from '../../domain/sandbox/pass-rate';
 import { ratingHistory } from '../../infra/db/repositories/rating.repository';
 import { agentFeed, gymCounts } from '../../infra/db/repositories/session-read.repository';
@@ -17,6 +17,7 @@ import { renderMarkdown } from './render/markdown';
 import { mdEscape, mdTable } from './render/markdown-pages';
 import { markdownTime } from './render/times';
 import { FAVICON_ICO, FAVICON_SVG, LIVE_JS, sendPage, SITE_CSS } from './site';
+import { styleEffect } from './render/style-effects';
 
 const FEED_PAGE_SIZE = 20;
 const USERS_PAGE_SIZE = 50;
@@ -26,6 +27,12 @@ const idParam = z.object({ id: pathId });
 /** What the owner's own page says of an arena answer in judging (no one else is shown it at all). */
 const judgingNote = (s: { in_judging: boolean }) =>
   s.in_judging ? 'In judging: only you see this answer until judging ends.' : null;
+
+/** The board a page shows: the API's parameters, an unknown category refused the same way. */
+const boardQuery = z.object({
+  category: z.string().max(100).optional().catch(undefined),
+  style_control: z.enum(['true', 'false']).catch('false').default('false'),
+});
 
 const pct = (x: number | null) => `${Math.round((x ?? 0) * 100)}%`;
 const steps = (mean: number | null) => (mean === null ? '–' : `${mean} steps`);
@@ -64,7 +71,13 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
     });
 
   app.get('/', async (request, reply) => {
-    const rows = (await leaderboard(request.em)).map((r) => ({
+    const query = boardQuery.parse(request.query);
+    const styleControl = query.style_control === 'true';
+    const [board, categories] = await Promise.all([
+      readBoard(request.em, { category: query.category, styleControl }),
+      boardCategories(request.em),
+    ]);
+    const rows = board.rows.map((r) => ({
       ...r,
       tier: tierFor(r.elo),
       coding: codingCell(codingRecord(r.coding)),
@@ -79,13 +92,48 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
         provisional: r.rank === null,
       })),
     );
+    const link = (category: string | undefined, style: boolean) => {
+      const params = new URLSearchParams();
+      if (category) params.set('category', category);
+      if (style) params.set('style_control', 'true');
+      const search = params.toString();
+      return search ? `/?${search}` : '/';
+    };
+    const tabs = [undefined, ...categories].map((category) => ({
+      label: category ?? 'All',
+      href: link(category, styleControl),
+      current: category === query.category,
+    }));
+    const views = [false, true].map((style) => ({
+      label: style ? 'Controlled for style' : 'Raw',
+      href: link(query.category, style),
+      current: style === styleControl,
+    }));
+    const coefficients = board.coefficients.map(styleEffect);
+    const boardName = query.category ? `the ${query.category} board` : 'the leaderboard';
+    // A category board whose agents all lack the votes for a rank says so instead of ranking noise.
+    const tooFewVotes = rows.length > 0 && rows.every((r) => r.rank === null);
     const provisionalNote = `Provisional: fewer than ${minVotes} votes, so no rank yet; listed after the ranked agents.`;
+    const title = `${query.category ? `Leaderboard: ${query.category}` : 'Leaderboard'}${styleControl ? ', controlled for style' : ''}`;
+    const jsonUrl = `${publicUrl}/api/leaderboard${link(query.category, styleControl).slice(1)}`;
     return sendPage(request, reply, {
-      title: 'Leaderboard',
+      title,
       view: 'leaderboard',
-      data: { rows, chart, updated, minVotes },
+      data: {
+        rows,
+        chart,
+        updated,
+        minVotes,
+        tabs,
+        views,
+        coefficients,
+        styleControl,
+        boardName,
+        tooFewVotes,
+        category: query.category,
+      },
       markdown: () =>
-        `# Agent Arena leaderboard\n\n${
+        `# Agent Arena ${title.toLowerCase()}\n\nBoards: ${tabs.map((t) => `[${t.label}](${publicUrl}${t.href})`).join(' · ')}. Views: ${views.map((v) => `[${v.label}](${publicUrl}${v.href})`).join(' · ')}.\n\n${
           rows.length === 0
             ? 'No votes yet.\n'
             : mdTable(
@@ -102,7 +150,19 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
                   r.coding,
                 ]),
               )
-        }\nRatings: Bradley-Terry over all votes with bootstrap 95% intervals; rank counts only ranked agents whose whole interval is above. ${provisionalNote}${updated ? ` Updated ${markdownTime(updated)}.` : ''} JSON: ${publicUrl}/api/leaderboard\n`,
+        }${tooFewVotes ? `\nNo agent has the ${minVotes} votes a rank needs on ${boardName} yet.\n` : ''}${
+          coefficients.length
+            ? `\n## What style is worth\n\n${mdTable(
+                ['Feature', 'Effect (log-odds)', '95% interval', 'In plain words'],
+                coefficients.map((c) => [
+                  c.label,
+                  c.estimate.toFixed(3),
+                  `${c.low.toFixed(3)} to ${c.high.toFixed(3)}`,
+                  c.words,
+                ]),
+              )}`
+            : ''
+        }\nRatings: Bradley-Terry over the published votes with bootstrap 95% intervals${styleControl ? ', answer length, headers, lists, bold and the left side held equal' : ''}; rank counts only ranked agents whose whole interval is above. ${provisionalNote}${updated ? ` Updated ${markdownTime(updated)}.` : ''} JSON: ${jsonUrl}. Votes: ${publicUrl}/api/votes\n`,
     });
   });
 

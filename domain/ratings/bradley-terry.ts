@@ -3,7 +3,7 @@
 import { BradleyTerrySolver } from './bt-fit';
 import { ELO_SCALE, INITIAL_ELO } from './elo';
 import { mulberry32, standardNormal } from './random';
-import { drawResample, pairTotals, tabulateVotes, type BattleVote } from './vote-table';
+import { drawResample, pairTotals, tabulateVotes, type BattleVote, type VoteTable } from './vote-table';
 
 export type { BattleVote } from './vote-table';
 
@@ -62,14 +62,17 @@ const PRIOR_STREAM = 0x5bd1e995;
  * draws move the intervals by a fraction of a point.
  */
 export function fitLeaderboard(votes: readonly BattleVote[], options: LeaderboardOptions = {}): LeaderboardEntry[] {
+  return fitVoteTable(tabulateVotes(votes), options);
+}
+
+/** fitLeaderboard on votes already tabulated, so that several boards can share one table. */
+export function fitVoteTable(table: VoteTable, options: LeaderboardOptions = {}): LeaderboardEntry[] {
   const resamples = options.resamples ?? 100;
   const confidence = options.confidence ?? 0.95;
   const priorSd = options.priorSd ?? 1000;
   if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError('resamples must be a positive integer');
   if (!(confidence > 0 && confidence < 1)) throw new RangeError('confidence must be between 0 and 1');
   if (!(priorSd > 0)) throw new RangeError('priorSd must be positive');
-
-  const table = tabulateVotes(votes);
   const n = table.agentIds.length;
   if (n === 0) return [];
 

@@ -24,7 +24,7 @@ const { abs, exp, floor, log1p, max, min, sqrt } = Math;
 
 /** A vote with its style differences, side a against side b, in the order of the fit's `featureNames`. */
 export interface StyledVote extends BattleVote {
-  features: readonly number[];
+  features: ArrayLike<number>;
 }
 
 export interface CoefficientEstimate {
@@ -435,14 +435,21 @@ function dotProduct(x: Float64Array, y: Float64Array, size: number): number {
  * back best first (equal ratings by agent id), coefficients in `featureNames` order, then position.
  */
 export function fitStyleControlled(votes: readonly StyledVote[], options: StyleControlOptions): StyleControlledBoard {
+  return fitStyleControlledTable(tabulateVotes(votes), votes, options);
+}
+
+/** fitStyleControlled on votes already tabulated (`table` is `tabulateVotes(votes)`), so that a raw board can share the table. */
+export function fitStyleControlledTable(
+  table: VoteTable,
+  votes: readonly StyledVote[],
+  options: StyleControlOptions,
+): StyleControlledBoard {
   const resamples = options.resamples ?? 100;
   const confidence = options.confidence ?? 0.95;
   const priorSd = options.priorSd ?? 1000;
   if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError('resamples must be a positive integer');
   if (!(confidence > 0 && confidence < 1)) throw new RangeError('confidence must be between 0 and 1');
   if (!(priorSd > 0)) throw new RangeError('priorSd must be positive');
-
-  const table = tabulateVotes(votes);
   const covariates = styleCovariates(table, votes, options.featureNames);
   const n = table.agentIds.length;
   const K = covariates.names.length;

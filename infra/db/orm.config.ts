@@ -10,8 +10,9 @@ import { BenchmarkRunSchema } from './entities/benchmark-run.entity';
 import { CodingSessionSchema } from './entities/coding-session.entity';
 import { CodingStepSchema } from './entities/coding-step.entity';
 import { JudgeFlagSchema } from './entities/judge-flag.entity';
-import { LeaderboardEntrySchema } from './entities/leaderboard-entry.entity';
+import { LeaderboardCoefficientSchema, LeaderboardEntrySchema } from './entities/leaderboard-entry.entity';
 import { PromptSchema } from './entities/prompt.entity';
+import { PublicVoteSchema } from './entities/public-vote.entity';
 import { RateLimitBudgetSchema } from './entities/rate-limit-budget.entity';
 import { RatingChangeSchema } from './entities/rating-change.entity';
 import { SandboxUidLeaseSchema } from './entities/sandbox-uid-lease.entity';
@@ -34,6 +35,8 @@ export const entities = [
   BattleSchema,
   RatingChangeSchema,
   LeaderboardEntrySchema,
+  LeaderboardCoefficientSchema,
+  PublicVoteSchema,
   JudgeFlagSchema,
   UserPasswordSchema,
   WebSessionSchema,

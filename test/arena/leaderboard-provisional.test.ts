@@ -31,6 +31,8 @@ async function voted(winnerIndex: number, loserIndex: number, count: number): Pr
     [winner.id, loser.id],
   );
   expect(pair).toBeDefined();
+  // Both answers out of judging: the votes are published, and counted, at the next refresh.
+  await arena.sql(`update sessions set judging_until = null where id in (?, ?)`, [pair!.a, pair!.b]);
   for (let v = 0; v < count; v++) {
     const judge = await register(arena.t.app);
     pairs += 1;

@@ -5,8 +5,9 @@ import { refreshLeaderboard } from '../../workflows';
 let arena: Arena;
 // Starting agents and their gyms on a busy two-core machine can take a while.
 beforeAll(async () => {
-  // One vote is enough for a rank here, so the rank rule is checked on every agent.
-  arena = await startArena(3, { ARENA_MIN_GAP_SECONDS: '0', ARENA_MIN_VOTES: '1' });
+  // One vote is enough for a rank here, so the rank rule is checked on every agent; and one vote
+  // per pair ends judging, so the judge's votes are published (and counted) at the next refresh.
+  arena = await startArena(3, { ARENA_MIN_GAP_SECONDS: '0', ARENA_MIN_VOTES: '1', ARENA_VOTES_PER_PAIR: '1' });
   await arena.dispatch();
   await arena.dispatch();
   await arena.dispatch();
@@ -118,6 +119,8 @@ it('flags a judge who votes against a clear consensus and leaves their votes out
       );
     }
   }
+  // Both answers out of judging: the votes are published, and counted, at the refresh.
+  await arena.sql(`update sessions set judging_until = null where id in (?, ?)`, [pair!.a, pair!.b]);
   const refresh = await arena.client.workflow.execute(refreshLeaderboard, {
     taskQueue: arena.t.config.taskQueue,
     workflowId: `refresh-flag-${Date.now()}`,
@@ -125,11 +128,15 @@ it('flags a judge who votes against a clear consensus and leaves their votes out
   expect(refresh).toMatch(/; 1 judges flagged$/);
   const flagged = await arena.sql<{ judge_id: number }>(`select judge_id from judge_flags`);
   expect(flagged.map((f) => f.judge_id)).toEqual([contrarian]);
-  const [voted] = await arena.sql<{ total: number }>(
-    `select count(*)::int as total from battles where status = 'voted' and judge_id <> ?`,
+  const [voted] = await arena.sql<{ total: number; judges: number }>(
+    `select count(*)::int as total, count(distinct judge_id)::int as judges from battles where status = 'voted' and judge_id <> ?`,
     [contrarian],
   );
   const board = (await arena.t.app.inject({ method: 'GET', url: '/api/leaderboard' })).json();
   const votesCounted = board.reduce((sum: number, r: { votes: number }) => sum + r.votes, 0) / 2;
   expect(votesCounted).toBe(voted?.total);
+  // The export lists what the board counted: none of the flagged judge's votes, everyone else's.
+  const exported = (await arena.t.app.inject({ method: 'GET', url: '/api/votes' })).body.trim().split('\n');
+  expect(exported).toHaveLength(voted!.total);
+  expect(new Set(exported.map((line) => JSON.parse(line).judge)).size).toBe(voted!.judges);
 });

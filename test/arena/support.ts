@@ -72,6 +72,12 @@ export async function startArena(agentCount: number, env: Record<string, string>
         headers: judge.auth,
         payload: { winner: 'a' },
       });
+      // The judging window passes for the pair's answers, so the refresh publishes the vote and counts it.
+      await sql(
+        `update sessions s set judging_until = now() from battles b
+         where b.id = ? and s.id in (b.session_a_id, b.session_b_id) and s.judging_until > now()`,
+        [battle.battle_id],
+      );
       await client.workflow.execute(refreshLeaderboard, {
         taskQueue: t.config.taskQueue,
         workflowId: `refresh-test-${++dispatches}-${Date.now()}`,

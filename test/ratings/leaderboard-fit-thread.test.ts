@@ -1,14 +1,32 @@
-import { fitLeaderboard } from '../../domain/ratings/bradley-terry';
-import { fitLeaderboardInThread } from '../../activities/leaderboard-fit';
+import { fitBoards, type BoardVote } from '../../domain/ratings/boards';
+import { fitBoardsInThread } from '../../activities/leaderboard-fit';
+import type { BattleVote } from '../../domain/ratings/vote-table';
 import { syntheticVotes } from './synthetic-votes';
 
-describe('fitLeaderboardInThread', () => {
-  it('gives exactly the fit the same votes and options give on the calling thread, every outcome kind included', async () => {
-    const votes = syntheticVotes([1300, 1450, 1500, 1550, 1700], 3000, 8);
+/** Synthetic votes spread over two categories, with style differences that vary from vote to vote. */
+const onBoards = (votes: BattleVote[]): BoardVote[] =>
+  votes.map((v, i) => ({
+    ...v,
+    category: i % 3 ? 'math' : 'writing',
+    features: [((i * 37) % 19) / 19 - 0.5, ((i * 11) % 7) / 7 - 0.5, 0, (i % 2) - 0.5],
+  }));
+
+describe('fitBoardsInThread', () => {
+  it('gives exactly the boards the same votes and options give on the calling thread, every outcome kind included', async () => {
+    const votes = onBoards(syntheticVotes([1300, 1450, 1500, 1550, 1700], 3000, 8));
     const kinds = new Set(votes.map((v) => v.outcome));
     expect(kinds.size).toBeGreaterThanOrEqual(3);
-    const options = { resamples: 20, seed: 11 };
-    expect(await fitLeaderboardInThread(votes, options)).toEqual(fitLeaderboard(votes, options));
+    const options = { minVotes: 5, resamples: 20, seed: 11 };
+    const boards = await fitBoardsInThread(votes, options);
+    expect(boards.map((b) => `${b.board}/${b.styleControl}`)).toEqual([
+      'all/false',
+      'all/true',
+      'math/false',
+      'math/true',
+      'writing/false',
+      'writing/true',
+    ]);
+    expect(boards).toEqual(fitBoards(votes, options));
   });
 
   it('leaves the calling thread free while it fits', async () => {
@@ -29,7 +47,7 @@ describe('fitLeaderboardInThread', () => {
     }, 5);
     const started = performance.now();
     try {
-      await fitLeaderboardInThread(votes, { resamples: 30, seed: 1 });
+      await fitBoardsInThread(onBoards(votes), { minVotes: 5, resamples: 10, seed: 1 });
     } finally {
       clearInterval(ticker);
     }
@@ -40,6 +58,9 @@ describe('fitLeaderboardInThread', () => {
   });
 
   it('rejects when the thread fails instead of hanging', async () => {
-    await expect(fitLeaderboardInThread([], { resamples: 0 })).rejects.toThrow('resamples must be a positive integer');
+    const votes = onBoards(syntheticVotes([1400, 1600], 10, 1));
+    await expect(fitBoardsInThread(votes, { minVotes: 5, resamples: 0 })).rejects.toThrow(
+      'resamples must be a positive integer',
+    );
   });
 });

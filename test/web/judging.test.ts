@@ -16,6 +16,8 @@ const refreshLeaderboard = () =>
     taskQueue: arena.t.config.taskQueue,
     workflowId: `refresh-judging-${Date.now()}`,
   });
+/** The judging window passes for every answer so far: their votes are published at the next refresh. */
+const endJudgingWindow = () => arena.sql(`update sessions set judging_until = now() where judging_until > now()`);
 
 beforeAll(async () => {
   arena = await startArena(2, { ARENA_MIN_GAP_SECONDS: '0', ARENA_PUBLIC_URL: 'http://127.0.0.1' });
@@ -29,6 +31,7 @@ beforeAll(async () => {
     headers: judge.auth,
     payload: { winner: 'tie' },
   });
+  await endJudgingWindow();
   await refreshLeaderboard();
   base = await arena.t.app.listen({ port: 0, host: '127.0.0.1' });
   browser = await launchBrowser();
@@ -98,6 +101,7 @@ it('judges a pair on /judge: anonymous answers side by side, four buttons, then 
   const after = await eloOnLeaderboard(page);
   expect(after[winnerName]!.elo).toBe(eloAfter);
   expect(after[winnerName]!.elo).toBeGreaterThan(before[winnerName]!.elo);
+  await endJudgingWindow();
   await refreshLeaderboard();
   const refreshed = await eloOnLeaderboard(page);
   expect(refreshed[winnerName]!.votes).toBe(before[winnerName]!.votes + 1);

@@ -42,6 +42,40 @@ it('shows the leaderboard with ratings, intervals drawn as error bars, and tiers
   await page.close();
 });
 
+it('switches to a category board and to the view controlled for style, which says what each style feature is worth', async () => {
+  const [voted] = await arena.sql<{ category: string }>(`select category from public_votes limit 1`);
+  const category = voted!.category;
+  const page = await browser.newPage();
+  await page.goto(`${base}/`);
+  const boards = page.getByRole('navigation', { name: 'Boards' });
+  expect(await boards.getByRole('link', { name: 'All', exact: true }).getAttribute('aria-current')).toBe('page');
+  expect(await boards.getByRole('link').allInnerTexts()).toEqual(expect.arrayContaining(['All', 'live', category]));
+  await boards.getByRole('link', { name: category, exact: true }).click();
+  await page.waitForURL(`${base}/?category=${category}`);
+  expect(await page.locator('h1').innerText()).toBe(`Leaderboard: ${category}`);
+  expect(await page.locator('tbody tr').count()).toBe(2);
+  // One vote there: the board says it is too early to rank rather than ranking noise.
+  expect(await page.locator('p[role=status]').innerText()).toMatch(/too uncertain to rank/);
+
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('link', { name: 'Controlled for style' }).click();
+  await page.waitForURL(`${base}/?category=${category}&style_control=true`);
+  await screenshot(page, 'leaderboard-category-controlled');
+  const effects = page.locator('table').nth(1);
+  expect(await effects.locator('tbody tr td:first-child').allInnerTexts()).toEqual([
+    'Length',
+    'Headers',
+    'List items',
+    'Bold',
+    'Left side',
+  ]);
+  expect(await effects.locator('tbody tr').first().innerText()).toMatch(/otherwise even votes?/);
+  // Choosing another board keeps the view.
+  await page.getByRole('navigation', { name: 'Boards' }).getByRole('link', { name: 'All', exact: true }).click();
+  await page.waitForURL(`${base}/?style_control=true`);
+  expect(await page.locator('h1').innerText()).toBe('Leaderboard');
+  await page.close();
+});
+
 it('shows an agent profile with its Elo chart and a paged, safely rendered feed', async () => {
   const page = await browser.newPage();
   await page.goto(`${base}/agents/${arena.agents[0]!.id}`);

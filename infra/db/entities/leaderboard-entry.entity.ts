@@ -1,8 +1,15 @@
-/** The cached leaderboard: rewritten as a whole by the scheduled refresh, read by every request. */
+/**
+ * The cached leaderboards, rewritten as a whole by the scheduled refresh, read by every request:
+ * one row per agent per board. A board is the overall one (`all`) or a category's, raw or
+ * controlled for style.
+ */
 import { EntitySchema, type Ref } from '@mikro-orm/core';
 import { Agent } from './agent.entity';
 
 export class LeaderboardEntry {
+  /** `all`, or a category (`domain/ratings/boards.ts`). */
+  board!: string;
+  styleControl!: boolean;
   agent!: Ref<Agent>;
   /** Null for a provisional agent: too few votes for a rank. */
   rank!: number | null;
@@ -20,7 +27,9 @@ export const LeaderboardEntrySchema = new EntitySchema<LeaderboardEntry>({
   class: LeaderboardEntry,
   tableName: 'leaderboard_entries',
   properties: {
-    agent: { kind: '1:1', entity: () => Agent, ref: true, primary: true, owner: true, deleteRule: 'cascade' },
+    board: { type: 'string', length: 100, primary: true },
+    styleControl: { type: 'boolean', primary: true },
+    agent: { kind: 'm:1', entity: () => Agent, ref: true, primary: true, deleteRule: 'cascade', index: true },
     rank: { type: 'integer', nullable: true },
     btRating: { type: 'double' },
     ciLow: { type: 'double' },
@@ -29,6 +38,33 @@ export const LeaderboardEntrySchema = new EntitySchema<LeaderboardEntry>({
     wins: { type: 'integer' },
     losses: { type: 'integer' },
     ties: { type: 'integer' },
+    computedAt: { type: 'datetime', length: 6 },
+  },
+});
+
+/** A style-controlled board's coefficients: what each style feature (and the left side) is worth in a vote. */
+export class LeaderboardCoefficient {
+  board!: string;
+  /** A style feature, or `position`. */
+  name!: string;
+  /** Its place in the fit's report: the features in order, then position. */
+  ordinal!: number;
+  estimate!: number;
+  ciLow!: number;
+  ciHigh!: number;
+  computedAt!: Date;
+}
+
+export const LeaderboardCoefficientSchema = new EntitySchema<LeaderboardCoefficient>({
+  class: LeaderboardCoefficient,
+  tableName: 'leaderboard_coefficients',
+  properties: {
+    board: { type: 'string', length: 100, primary: true },
+    name: { type: 'string', length: 32, primary: true },
+    ordinal: { type: 'integer' },
+    estimate: { type: 'double' },
+    ciLow: { type: 'double' },
+    ciHigh: { type: 'double' },
     computedAt: { type: 'datetime', length: 6 },
   },
 });

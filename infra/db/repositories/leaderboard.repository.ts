@@ -1,6 +1,7 @@
 /** The owner of `leaderboard_entries` and `judge_flags`: the cache each refresh rewrites, and what the pages and the CLI read of it. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NO_CODING, type CodingCounts } from '../../../domain/sandbox/pass-rate';
+import type { FittedBoard } from '../../../domain/ratings/boards';
 import { run } from './sql';
 
 export interface LeaderboardRow {
@@ -66,41 +67,84 @@ export function codingRecordByTask(
   );
 }
 
-export function leaderboard(em: EntityManager): Promise<LeaderboardRow[]> {
+/** One board's rows: ranked agents by rank, then the provisional ones, best first. */
+export function leaderboard(
+  em: EntityManager,
+  { board, styleControl }: { board: string; styleControl: boolean },
+): Promise<LeaderboardRow[]> {
   return run<LeaderboardRow>(
     em,
     `select l.rank, l.agent_id, a.name, a.owner_handle, a.elo, l.bt_rating, l.ci_low, l.ci_high, l.votes, l.wins, l.losses, l.ties,
        (extract(epoch from l.computed_at) * 1000)::float8 as computed_ms, to_jsonb(c) as coding
      from leaderboard_entries l join agents a on a.id = l.agent_id
      cross join lateral (${CODING_RECORD}) c
+     where l.board = ? and l.style_control = ?
      order by l.rank nulls last, l.bt_rating desc, a.id`,
-    [],
+    [board, styleControl],
   );
 }
 
-/** One agent's line of a leaderboard refresh, as written. */
-export interface LeaderboardEntry {
-  agent_id: number;
-  rank: number | null;
-  bt_rating: number;
+export interface CoefficientRow {
+  name: string;
+  estimate: number;
   ci_low: number;
   ci_high: number;
-  votes: number;
-  wins: number;
-  losses: number;
-  ties: number;
 }
 
-/** Replaces the whole leaderboard, in the caller's transaction. */
-export async function replaceLeaderboard(em: EntityManager, entries: readonly LeaderboardEntry[]): Promise<void> {
+/** A controlled board's style coefficients, in the order the fit reports them; none before its first refresh. */
+export function styleCoefficients(em: EntityManager, board: string): Promise<CoefficientRow[]> {
+  return run<CoefficientRow>(
+    em,
+    `select name, estimate, ci_low, ci_high from leaderboard_coefficients where board = ? order by ordinal`,
+    [board],
+  );
+}
+
+/** Replaces every board and every coefficient, in the caller's transaction. */
+export async function replaceBoards(em: EntityManager, boards: readonly FittedBoard[]): Promise<void> {
   await run(em, `delete from leaderboard_entries`);
-  if (entries.length === 0) return;
+  await run(em, `delete from leaderboard_coefficients`);
+  const rows = boards.flatMap(({ board, styleControl, entries }) =>
+    entries.map((e) => ({
+      board,
+      style_control: styleControl,
+      agent_id: e.agentId,
+      rank: e.rank,
+      bt_rating: e.rating,
+      ci_low: e.ciLow,
+      ci_high: e.ciHigh,
+      votes: e.votes,
+      wins: e.wins,
+      losses: e.losses,
+      ties: e.ties,
+    })),
+  );
+  for (let start = 0; start < rows.length; start += 5_000) {
+    await run(
+      em,
+      `insert into leaderboard_entries (board, style_control, agent_id, rank, bt_rating, ci_low, ci_high, votes, wins, losses, ties, computed_at)
+       select r.*, now() from jsonb_to_recordset(?::jsonb) as r(board text, style_control boolean, agent_id int, rank int,
+         bt_rating float8, ci_low float8, ci_high float8, votes int, wins int, losses int, ties int)`,
+      [JSON.stringify(rows.slice(start, start + 5_000))],
+    );
+  }
+  const coefficients = boards.flatMap(({ board, coefficients: list }) =>
+    list.map((c, ordinal) => ({
+      board,
+      ordinal,
+      name: c.name,
+      estimate: c.estimate,
+      ci_low: c.ciLow,
+      ci_high: c.ciHigh,
+    })),
+  );
+  if (coefficients.length === 0) return;
   await run(
     em,
-    `insert into leaderboard_entries (agent_id, rank, bt_rating, ci_low, ci_high, votes, wins, losses, ties, computed_at)
-     select r.*, now() from jsonb_to_recordset(?::jsonb) as r(agent_id int, rank int, bt_rating float8, ci_low float8,
-       ci_high float8, votes int, wins int, losses int, ties int)`,
-    [JSON.stringify(entries)],
+    `insert into leaderboard_coefficients (board, ordinal, name, estimate, ci_low, ci_high, computed_at)
+     select r.*, now() from jsonb_to_recordset(?::jsonb) as r(board text, ordinal int, name text, estimate float8,
+       ci_low float8, ci_high float8)`,
+    [JSON.stringify(coefficients)],
   );
 }
 

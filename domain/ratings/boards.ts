@@ -1,0 +1,81 @@
+/**
+ * The leaderboards: the overall board and one per category, each raw and controlled for style,
+ * fitted from the published votes. The refresh fits them all; `arena leaderboard fit` fits one
+ * from the public export with the same code, seed and resamples, and so prints the same numbers.
+ */
+import { fitVoteTable, type LeaderboardEntry } from './bradley-terry';
+import { standings, type Standing } from './standings';
+import { STYLE_FEATURES } from './style';
+import { fitStyleControlledTable, type CoefficientEstimate, type StyledVote } from './style-control';
+import { tabulateVotes } from './vote-table';
+
+/** The board of every vote. */
+export const OVERALL = 'all';
+/** The board of live battles whose prompt's category is none of the pool's. */
+export const LIVE = 'live';
+
+/** Fixed, so the intervals do not jitter from one refresh to the next when no vote changed, and a refit gives them back. */
+export const BOOTSTRAP_SEED = 20261122;
+export const BOOTSTRAP_RESAMPLES = 100;
+
+/** A published vote: its agents, verdict and style differences (STYLE_FEATURES order), and the category board it counts on. */
+export interface BoardVote extends StyledVote {
+  category: string;
+}
+
+export interface FittedBoard {
+  /** OVERALL or a category. */
+  board: string;
+  styleControl: boolean;
+  /** Best first: ranked agents, then the provisional ones. */
+  entries: Array<LeaderboardEntry & Standing>;
+  /** The style coefficients and the left side's, for a controlled board; empty for a raw one. */
+  coefficients: CoefficientEstimate[];
+}
+
+export interface BoardOptions {
+  /** Fewer votes on a board than this and an agent is provisional there, unranked. */
+  minVotes: number;
+  /** Fit this one board only (the CLI); all of them when absent. */
+  only?: { board: string; styleControl: boolean };
+  /** The bootstrap's; BOOTSTRAP_RESAMPLES and BOOTSTRAP_SEED unless given (the tests fit with fewer). */
+  resamples?: number;
+  seed?: number;
+}
+
+/** The category a vote counts toward: its prompt's when that is a pool category, else `live`. */
+export function boardCategory(promptCategory: string, poolCategories: ReadonlySet<string>): string {
+  return poolCategories.has(promptCategory) ? promptCategory : LIVE;
+}
+
+/**
+ * Fits the overall board and each category's that has votes, raw and controlled; a board's two
+ * fits share its vote table. A category's board counts its votes only, in the order given (the
+ * export's), so a refit from the export draws the same bootstrap resamples.
+ */
+export function fitBoards(votes: readonly BoardVote[], options: BoardOptions): FittedBoard[] {
+  const fitOptions = { resamples: options.resamples ?? BOOTSTRAP_RESAMPLES, seed: options.seed ?? BOOTSTRAP_SEED };
+  const categories = [...new Set(votes.map((v) => v.category))].sort();
+  const wanted = (board: string, styleControl: boolean) =>
+    !options.only || (options.only.board === board && options.only.styleControl === styleControl);
+  const boards: FittedBoard[] = [];
+  for (const board of [OVERALL, ...categories]) {
+    if (!wanted(board, false) && !wanted(board, true)) continue;
+    const counted = board === OVERALL ? votes : votes.filter((v) => v.category === board);
+    const table = tabulateVotes(counted);
+    if (wanted(board, false)) {
+      const entries = standings(fitVoteTable(table, fitOptions), options.minVotes);
+      boards.push({ board, styleControl: false, entries, coefficients: [] });
+    }
+    if (wanted(board, true)) {
+      const controlled = fitStyleControlledTable(table, counted, { ...fitOptions, featureNames: STYLE_FEATURES });
+      boards.push({
+        board,
+        styleControl: true,
+        entries: standings(controlled.entries, options.minVotes),
+        coefficients: controlled.coefficients,
+      });
+    }
+  }
+  return boards;
+}

@@ -1,0 +1,86 @@
+/** The leaderboards people read: which boards there are, one board's rows and style coefficients, and the public vote export. */
+import { IsolationLevel, type EntityManager } from '@mikro-orm/postgresql';
+import { ArenaError } from '../domain/errors';
+import { formatTimestamp } from '../domain/timestamps';
+import { LIVE, OVERALL } from '../domain/ratings/boards';
+import type { ExportedVote } from '../domain/ratings/vote-export';
+import {
+  leaderboard,
+  styleCoefficients,
+  type CoefficientRow,
+  type LeaderboardRow,
+} from '../infra/db/repositories/leaderboard.repository';
+import { poolCategories, publishedVotes } from '../infra/db/repositories/public-vote.repository';
+
+/** The categories with a board: the pool's, and `live`, in alphabetical order. */
+export async function boardCategories(em: EntityManager): Promise<string[]> {
+  return [...new Set([...(await poolCategories(em)), LIVE])].sort();
+}
+
+/** The board a request names: the overall one without a category; an unknown category is refused. */
+export async function boardNamed(em: EntityManager, category: string | undefined): Promise<string> {
+  if (category === undefined) return OVERALL;
+  const categories = await boardCategories(em);
+  if (!categories.includes(category))
+    throw new ArenaError('invalid', `category must be one of ${categories.join(', ')}; "${category}" is not`);
+  return category;
+}
+
+export interface Board {
+  /** OVERALL or the category. */
+  board: string;
+  rows: LeaderboardRow[];
+  /** The style coefficients of the controlled fit (empty until a refresh has fitted this board). */
+  coefficients: CoefficientRow[];
+}
+
+export async function readBoard(
+  em: EntityManager,
+  { category, styleControl }: { category?: string; styleControl: boolean },
+): Promise<Board> {
+  const board = await boardNamed(em, category);
+  const [rows, coefficients] = await Promise.all([
+    leaderboard(em, { board, styleControl }),
+    styleControl ? styleCoefficients(em, board) : [],
+  ]);
+  return { board, rows, coefficients };
+}
+
+/** Votes read from the database per page of the export. */
+const EXPORT_PAGE = 5_000;
+
+/**
+ * The counted votes, page by page in the order the boards were fitted, each judge named by a
+ * pseudonym (`judge-1`, `judge-2`… in order of their first vote here), so that one judge's votes
+ * can be told apart without saying who judged.
+ */
+export async function* exportVotes(em: EntityManager): AsyncGenerator<ExportedVote[]> {
+  // One snapshot for every page: a refresh that commits meanwhile changes nothing in this export.
+  const tx = em.fork();
+  await tx.begin({ isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
+  try {
+    yield* pagesOf(tx);
+  } finally {
+    await tx.rollback();
+  }
+}
+
+async function* pagesOf(em: EntityManager): AsyncGenerator<ExportedVote[]> {
+  const pseudonyms = new Map<number, string>();
+  const pseudonym = (judgeId: number) => {
+    let name = pseudonyms.get(judgeId);
+    if (!name) pseudonyms.set(judgeId, (name = `judge-${pseudonyms.size + 1}`));
+    return name;
+  };
+  for (let after = 0; ;) {
+    const page = await publishedVotes(em, after, EXPORT_PAGE, { counted: true });
+    yield page.map(({ judge_id, voted_ms, ...v }) => ({
+      ...v,
+      judge: pseudonym(judge_id),
+      left: 'a' as const,
+      voted_at: formatTimestamp(new Date(voted_ms)),
+    }));
+    if (page.length < EXPORT_PAGE) return;
+    after = page[page.length - 1]!.battle_id;
+  }
+}
