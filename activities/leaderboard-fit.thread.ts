@@ -1,9 +1,12 @@
-/** The worker thread of fitBoardsInThread: one refresh's fits, answered to the parent, then the thread ends. */
+/**
+ * A worker thread of fitBoardsInThreads: reads the refresh's votes once, from memory it shares with
+ * the parent, then fits one board at a time as the parent asks, until the parent ends it.
+ */
 import { parentPort, workerData } from 'node:worker_threads';
 import { VERDICTS } from '../domain/arena';
-import { fitBoards, type BoardOptions, type BoardVote } from '../domain/ratings/boards';
+import { fitBoards, type BoardFit, type BoardOptions, type BoardVote } from '../domain/ratings/boards';
 
-/** What the parent sends: each vote's agents, its outcome as an index into VERDICTS, its category as an index into `categories`, and its style features (`featureCount` per vote). */
+/** What the parent shares: each vote's agents, its outcome as an index into VERDICTS, its category as an index into `categories`, and its style features (`featureCount` per vote). */
 export interface FitRequest {
   kind: 'leaderboard-fit';
   a: Int32Array;
@@ -13,11 +16,12 @@ export interface FitRequest {
   categories: string[];
   features: Float64Array;
   featureCount: number;
-  options: BoardOptions;
+  options: Omit<BoardOptions, 'only'>;
 }
 
 const request = workerData as FitRequest | undefined;
 if (parentPort && request?.kind === 'leaderboard-fit') {
+  const port = parentPort;
   const { a, b, outcome, category, categories, features, featureCount, options } = request;
   const votes: BoardVote[] = Array.from(a, (agent, i) => ({
     a: agent,
@@ -26,5 +30,8 @@ if (parentPort && request?.kind === 'leaderboard-fit') {
     category: categories[category[i]!]!,
     features: features.subarray(i * featureCount, (i + 1) * featureCount),
   }));
-  parentPort.postMessage(fitBoards(votes, options));
+  port.on('message', (fit: BoardFit) => {
+    const [board] = fitBoards(votes, { ...options, only: fit });
+    port.postMessage(board);
+  });
 }

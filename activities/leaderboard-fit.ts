@@ -1,19 +1,27 @@
 /**
- * The leaderboards' fits in a worker thread: at a million votes they are a minute of CPU, and on
- * the worker's own thread they would stall every workflow task and activity the worker holds for
- * that long. The votes cross as typed arrays (moved, not copied).
+ * The leaderboards' fits in worker threads: at a million votes they are minutes of CPU, and on the
+ * worker's own thread they would stall every workflow task and activity the worker holds for that
+ * long. The votes are shared with the threads as typed arrays (one copy, read by all); each thread
+ * fits one board at a time, the largest first, so the fits spread over the threads evenly.
  */
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { VERDICTS } from '../domain/arena';
-import type { BoardOptions, BoardVote, FittedBoard } from '../domain/ratings/boards';
+import {
+  boardFits,
+  type BoardFit,
+  type BoardOptions,
+  type BoardVote,
+  type FittedBoard,
+} from '../domain/ratings/boards';
 import type { FitRequest } from './leaderboard-fit.thread';
 
 const THREAD_FILE = path.join(__dirname, `leaderboard-fit.thread${path.extname(__filename)}`);
 
 /** Run from TypeScript sources (tests, `tsx`), the thread compiles its file the same way; built, it runs the JavaScript. */
-function startThread(request: FitRequest, transfer: ArrayBuffer[]): Worker {
-  const options = { workerData: request, transferList: transfer };
+function startThread(request: FitRequest): Worker {
+  const options = { workerData: request };
   return THREAD_FILE.endsWith('.ts')
     ? new Worker(`require(${JSON.stringify(require.resolve('tsx/cjs'))}); require(${JSON.stringify(THREAD_FILE)});`, {
         ...options,
@@ -22,46 +30,82 @@ function startThread(request: FitRequest, transfer: ArrayBuffer[]): Worker {
     : new Worker(THREAD_FILE, options);
 }
 
-/** fitBoards, on a thread of its own. Every vote carries as many style features as the first. */
-export function fitBoardsInThread(votes: readonly BoardVote[], options: BoardOptions): Promise<FittedBoard[]> {
+/** A typed array over memory every thread can read. */
+function shared<T>(Type: { new (buffer: SharedArrayBuffer): T; BYTES_PER_ELEMENT: number }, length: number): T {
+  return new Type(new SharedArrayBuffer(length * Type.BYTES_PER_ELEMENT));
+}
+
+/** A controlled fit costs about three raw ones of the same votes (measured: bench/README.md). */
+const CONTROLLED_COST = 3;
+
+/**
+ * fitBoards, over `threads` worker threads (at most one per core, and one per fit). Every vote
+ * carries as many style features as the first. The boards come back in fitBoards' order, and are
+ * the same whatever the number of threads: each fit is computed whole by one thread.
+ */
+export async function fitBoardsInThreads(
+  votes: readonly BoardVote[],
+  options: Omit<BoardOptions, 'only'>,
+  threads: number,
+): Promise<FittedBoard[]> {
   const featureCount = votes[0]?.features.length ?? 0;
   const categories = [...new Set(votes.map((v) => v.category))];
   const categoryIndex = new Map(categories.map((c, i) => [c, i]));
-  const a = new Int32Array(votes.length);
-  const b = new Int32Array(votes.length);
-  const outcome = new Uint8Array(votes.length);
-  const category = new Uint16Array(votes.length);
-  const features = new Float64Array(votes.length * featureCount);
+  const request: FitRequest = {
+    kind: 'leaderboard-fit',
+    a: shared(Int32Array, votes.length),
+    b: shared(Int32Array, votes.length),
+    outcome: shared(Uint8Array, votes.length),
+    category: shared(Uint16Array, votes.length),
+    categories,
+    features: shared(Float64Array, votes.length * featureCount),
+    featureCount,
+    options,
+  };
+  const onBoard = new Map<string, number>();
   votes.forEach((vote, i) => {
     if (vote.features.length !== featureCount)
       throw new RangeError(`every vote needs ${featureCount} style features; one has ${vote.features.length}`);
-    a[i] = vote.a;
-    b[i] = vote.b;
-    outcome[i] = VERDICTS.indexOf(vote.outcome);
-    category[i] = categoryIndex.get(vote.category)!;
-    features.set(vote.features, i * featureCount);
+    request.a[i] = vote.a;
+    request.b[i] = vote.b;
+    request.outcome[i] = VERDICTS.indexOf(vote.outcome);
+    request.category[i] = categoryIndex.get(vote.category)!;
+    request.features.set(vote.features, i * featureCount);
+    onBoard.set(vote.category, (onBoard.get(vote.category) ?? 0) + 1);
   });
-  return new Promise((resolve, reject) => {
-    const request: FitRequest = {
-      kind: 'leaderboard-fit',
-      a,
-      b,
-      outcome,
-      category,
-      categories,
-      features,
-      featureCount,
-      options,
-    };
-    const thread = startThread(request, [a.buffer, b.buffer, outcome.buffer, category.buffer, features.buffer]);
-    let answered = false;
-    thread.once('message', (boards: FittedBoard[]) => {
-      answered = true;
-      resolve(boards);
-    });
-    thread.once('error', reject);
-    thread.once('exit', (code) => {
-      if (!answered) reject(new Error(`the leaderboard fit's thread stopped (exit code ${code}) without an answer`));
-    });
-  });
+
+  const fits = boardFits(votes);
+  const cost = (fit: BoardFit) => (fit.styleControl ? CONTROLLED_COST : 1) * (onBoard.get(fit.board) ?? votes.length);
+  const queue = fits.map((fit, index) => ({ fit, index })).sort((x, y) => cost(y.fit) - cost(x.fit));
+  const results: FittedBoard[] = [];
+  const count = Math.max(1, Math.min(threads, availableParallelism(), fits.length));
+  const workers = Array.from({ length: count }, () => startThread(request));
+  try {
+    await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise<void>((resolve, reject) => {
+            let current: number | undefined;
+            const next = () => {
+              const job = queue.shift();
+              if (!job) return resolve();
+              current = job.index;
+              worker.postMessage(job.fit);
+            };
+            worker.on('message', (board: FittedBoard | undefined) => {
+              if (board) results[current!] = board;
+              next();
+            });
+            worker.once('error', reject);
+            worker.once('exit', (code) => {
+              reject(new Error(`a leaderboard fit's thread stopped (exit code ${code}) before its fits were done`));
+            });
+            next();
+          }),
+      ),
+    );
+  } finally {
+    await Promise.all(workers.map((worker) => worker.terminate()));
+  }
+  return results.filter((board) => board !== undefined);
 }

@@ -3,6 +3,7 @@
  * judges, fits every board (overall and per category, raw and controlled for style) on the
  * published votes of the others, and rewrites the cache.
  */
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { OVERALL, boardCategory, type BoardVote } from '../domain/ratings/boards';
 import { findOutlierJudges } from '../domain/ratings/outlier-judges';
 import { answerStyle } from '../domain/ratings/style';
@@ -18,7 +19,7 @@ import {
   type VoteToPublish,
 } from '../infra/db/repositories/public-vote.repository';
 import type { ActivityDeps } from '.';
-import { fitBoardsInThread } from './leaderboard-fit';
+import { fitBoardsInThreads } from './leaderboard-fit';
 
 /** Votes read per page: a few megabytes each. */
 const READ_PAGE = 50_000;
@@ -44,21 +45,30 @@ function publicVoteRow(v: VoteToPublish, category: string): PublicVoteRow {
   };
 }
 
+/**
+ * The judges whose votes disagree with everyone else's far beyond chance, over every vote cast
+ * (published or not). In a function of its own so the million rows it reads are gone before the fit.
+ */
+async function outlierJudges(em: EntityManager) {
+  const votes = await castVotes(em);
+  const reports = findOutlierJudges(
+    votes.map((v) => ({ judgeId: v.judge_id, a: v.agent_a_id, b: v.agent_b_id, outcome: v.winner })),
+  );
+  return reports.filter((r) => r.flagged);
+}
+
 export interface LeaderboardSummary {
   agents: number;
   votes: number;
   flaggedJudges: number;
 }
 
-export function leaderboardActivities({ orm, arena }: ActivityDeps) {
+/** Needs only the database and the arena's settings: the bench runs the refresh alone. */
+export function leaderboardActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'arena'>) {
   return {
     async refreshLeaderboard(): Promise<LeaderboardSummary> {
       const em = orm.em.fork();
-      const votes = await castVotes(em);
-      const reports = findOutlierJudges(
-        votes.map((v) => ({ judgeId: v.judge_id, a: v.agent_a_id, b: v.agent_b_id, outcome: v.winner })),
-      );
-      const flagged = reports.filter((r) => r.flagged);
+      const flagged = await outlierJudges(em);
       const flaggedIds = new Set(flagged.map((r) => r.judgeId));
 
       // The votes published before, and those whose answers have left judging since: these are
@@ -87,9 +97,10 @@ export function leaderboardActivities({ orm, arena }: ActivityDeps) {
       // By battle, the order the export lists them in.
       counted.sort((x, y) => x.battleId - y.battleId);
 
-      const boards = await fitBoardsInThread(
+      const boards = await fitBoardsInThreads(
         counted.map((c) => c.vote),
         { minVotes: arena.minVotes },
+        arena.leaderboardThreads,
       );
       await orm.em.fork().transactional(async (tx) => {
         await publishVotes(tx, fresh);

@@ -95,7 +95,7 @@ export const FULL: BenchProfile = {
     baselineCalls: 20,
     baselineLimitSeconds: 10,
     dueAgents: 10_000,
-    refitTimeoutSeconds: 300,
+    refitTimeoutSeconds: 900,
     refitMaxRssMb: 4_096,
   },
   sandbox: { steps: 100, sessions: 20, concurrentSteps: 10, thinkMs: 2_000 },

@@ -48,6 +48,8 @@ export interface ArenaSettings {
   leaderboardIntervalSeconds: number;
   /** Votes an agent needs for a rank on the leaderboard; with fewer it is listed as provisional. */
   minVotes: number;
+  /** Worker threads a leaderboard refresh fits its boards on (at most one per core). */
+  leaderboardThreads: number;
   /** A push agent becomes inactive after this many failed deliveries in a row… */
   pushFailureLimit: number;
   /** …spanning at least this many seconds from the first to the last. */

@@ -1,41 +1,49 @@
 /**
- * The leaderboard refit in a process of its own, so its time and peak memory are its own: reads
- * the voted battles as the refresh activity does, fits Bradley-Terry with 100 bootstrap resamples
- * (the activity's settings), and sends the timings to the bench.
+ * The leaderboard refresh in a process of its own, so its time and peak memory are its own: the
+ * worker's refresh activity itself (outlier judges over every cast vote, the published votes read,
+ * every board fitted in its thread, raw and controlled for style, with 100 bootstrap resamples,
+ * and the boards written), and sends the timings to the bench.
  */
-import { Pool } from 'pg';
-import { fitLeaderboard } from '../../domain/ratings/bradley-terry';
-import type { VoteOutcome } from '../../domain/ratings/elo';
+import { MikroORM } from '@mikro-orm/postgresql';
+import { leaderboardActivities } from '../../activities/leaderboard';
+import { loadConfig, requireRuntime } from '../../infra/config';
+import { ormConfig } from '../../infra/db/orm.config';
 
 export interface RefitReport {
+  /** Votes the boards counted, and agents on the overall board. */
   votes: number;
   agents: number;
-  loadMs: number;
-  fitMs: number;
-  /** Peak resident memory of this process (votes loaded and fitted), MB. */
+  /** The boards written: overall and per category, each raw and controlled. */
+  boards: number;
+  refreshMs: number;
+  /** Peak resident memory of this process (its fit thread included), MB. */
   maxRssMb: number;
 }
 
 async function main(): Promise<void> {
-  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 1 });
-  const loadStarted = performance.now();
-  const { rows } = await pool.query<{ agent_a_id: number; agent_b_id: number; winner: VoteOutcome }>(
-    `select agent_a_id, agent_b_id, winner from battles where status = 'voted' order by id`,
-  );
-  await pool.end();
-  const votes = rows.map((v) => ({ a: v.agent_a_id, b: v.agent_b_id, outcome: v.winner }));
-  const loadMs = performance.now() - loadStarted;
-  const fitStarted = performance.now();
-  const entries = fitLeaderboard(votes, { resamples: 100, seed: 20261122 });
-  const fitMs = performance.now() - fitStarted;
-  const report: RefitReport = {
-    votes: votes.length,
-    agents: entries.length,
-    loadMs,
-    fitMs,
-    maxRssMb: process.resourceUsage().maxRSS / 1024,
-  };
-  process.send?.(report, () => process.exit(0));
+  const config = requireRuntime(loadConfig(process.env), ['database']);
+  const orm = await MikroORM.init(ormConfig(config.databaseUrl, { debug: false }));
+  try {
+    const started = performance.now();
+    const summary = await leaderboardActivities({ orm, arena: config.arena }).refreshLeaderboard();
+    const refreshMs = performance.now() - started;
+    const [written] = await orm.em
+      .fork()
+      .getConnection()
+      .execute<Array<{ boards: number }>>(
+        `select count(distinct (board, style_control))::int as boards from leaderboard_entries`,
+      );
+    const report: RefitReport = {
+      votes: summary.votes,
+      agents: summary.agents,
+      boards: written?.boards ?? 0,
+      refreshMs,
+      maxRssMb: process.resourceUsage().maxRSS / 1024,
+    };
+    process.send?.(report, () => process.exit(0));
+  } finally {
+    await orm.close();
+  }
 }
 
 main().catch((err: unknown) => {

@@ -1,5 +1,5 @@
 /**
- * Runs the leaderboard refit child and watches it: stopped after `timeoutSeconds`, or once its
+ * Runs the leaderboard refresh child and watches it: stopped after `timeoutSeconds`, or once its
  * resident memory passes `maxRssMb` (a solver that needs far more than the target must not take
  * the machine down with it); either way the figure says so instead of hanging.
  */
@@ -13,7 +13,7 @@ export type RefitOutcome =
   | { finished: false; reason: string; wallMs: number; votes: number; agents: number; maxRssMb: number };
 
 function isReport(msg: unknown): msg is RefitReport {
-  return typeof msg === 'object' && msg !== null && 'fitMs' in msg;
+  return typeof msg === 'object' && msg !== null && 'refreshMs' in msg;
 }
 
 export async function measureRefit(
@@ -22,7 +22,7 @@ export async function measureRefit(
   limits: { timeoutSeconds: number; maxRssMb: number },
 ): Promise<RefitOutcome> {
   const child = startChild({
-    name: 'leaderboard refit',
+    name: 'leaderboard refresh',
     script: 'bench/scale/refit-child.ts',
     env: { ...stack.env },
     logFile: stack.logFile('scale-refit'),

@@ -2,7 +2,7 @@
  * Figure 5, scale: an arena of 10,000 agents grown to each size of main answers and votes, and at
  * each size judge/next and votes over HTTP at 16 concurrent judges against the old judge/next
  * query on the same database (the baseline), and one dispatch step's session creation for every
- * due agent; at the largest, the leaderboard refit in a process of its own.
+ * due agent; at the largest, the leaderboard refresh (every board) in a process of its own.
  */
 import { MikroORM } from '@mikro-orm/postgresql';
 import { Pool } from 'pg';
@@ -129,7 +129,7 @@ export async function runScaleFigure(ctx: {
     }
     task.done();
 
-    progress.log(`scale: the leaderboard refit over ${arena.votes} votes (at most ${p.refitTimeoutSeconds} s)`);
+    progress.log(`scale: the leaderboard refresh over ${arena.votes} votes (at most ${p.refitTimeoutSeconds} s)`);
     refit = await measureRefit(
       stack,
       { votes: arena.votes, agents: p.agents },
@@ -137,8 +137,8 @@ export async function runScaleFigure(ctx: {
     );
     progress.log(
       refit.finished
-        ? `scale: refit ${(refit.fitMs / 1000).toFixed(1)} s, peak RSS ${refit.maxRssMb.toFixed(0)} MB`
-        : `scale: refit ${refit.reason}`,
+        ? `scale: refresh ${(refit.refreshMs / 1000).toFixed(1)} s (${refit.boards} boards), peak RSS ${refit.maxRssMb.toFixed(0)} MB`
+        : `scale: refresh ${refit.reason}`,
     );
   } finally {
     await orm.close();

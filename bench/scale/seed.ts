@@ -49,7 +49,8 @@ export async function seedScaleArena(
   await pool.query(`update prompts set retired_at = now() where source = 'pool' and retired_at is null`);
   const promptIds = await ids(
     `insert into prompts (source, slug, category, text, created_at)
-     select 'pool', $1 || '-p-' || g, 'bench', 'Pool prompt ' || g || ' of the scale figure.', now() - interval '30 days'
+     select 'pool', $1 || '-p-' || g, (array['coding', 'writing', 'research', 'reasoning', 'analysis', 'safety', 'math'])[g % 7 + 1],
+       'Pool prompt ' || g || ' of the scale figure.', now() - interval '30 days'
      from generate_series(1, $2::int) g order by g returning id`,
     [TAG, size.prompts],
   );
@@ -73,7 +74,7 @@ export function answerSlot(k: number, agents: number, prompts: number): { agent:
 
 /**
  * Grows the arena to `answers` main answers (created a day ago, still in judging) and as many
- * votes. Each new answer is paired with the (up to) `PAIRS_PER_ANSWER` answers to its prompt just
+ * votes, published as the refresh publishes them. Each new answer is paired with the (up to) `PAIRS_PER_ANSWER` answers to its prompt just
  * before it from other owners, in the order answers are recorded, as pairing does when the
  * opponents with the fewest pairs are the newest; votes go to the least-shown pairs by id, as
  * judge/next hands them out, decided by the agents' ratings. Then VACUUM ANALYZE, as autovacuum
@@ -135,6 +136,19 @@ export async function growScaleArena(pool: Pool, arena: ScaleArena, answers: num
      update arena_pairs p set shown = 1, votes = 1 from chosen c where p.id = c.id`,
       [answers - arena.votes, arena.judgeIds],
     );
+    // The votes as earlier refreshes would have published them had their answers left judging,
+    // each answer with a style of its own (spread by hashing the battle id), so the refresh fits
+    // every board from a full table.
+    await db.query(
+      `insert into public_votes (battle_id, category, published_at, a_length, a_headers, a_list_items, a_bold,
+         b_length, b_headers, b_list_items, b_bold)
+       select b.id, p.category, now(), 200 + h * 7919 % 2800, h * 31 % 4, h * 17 % 9, h * 13 % 5,
+         200 + h * 104729 % 2800, h * 37 % 4, h * 23 % 9, h * 11 % 5
+       from battles b join prompts p on p.id = b.prompt_id, lateral (select b.id::bigint as h) k
+       where b.status = 'voted' and b.prompt_id = any($1::int[])
+         and not exists (select 1 from public_votes v where v.battle_id = b.id)`,
+      [arena.promptIds],
+    );
     await db.query(
       `update prompts p set answer_count = c.n
      from (select prompt_id, count(*)::int as n from sessions where kind = 'main' and status = 'answered' group by prompt_id) c
@@ -148,7 +162,7 @@ export async function growScaleArena(pool: Pool, arena: ScaleArena, answers: num
   } finally {
     db.release();
   }
-  await pool.query('vacuum analyze sessions, arena_pairs, battles, agents, prompts, users');
+  await pool.query('vacuum analyze sessions, arena_pairs, battles, public_votes, agents, prompts, users');
   arena.answers = answers;
   arena.votes = answers;
 }

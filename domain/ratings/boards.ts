@@ -48,6 +48,21 @@ export function boardCategory(promptCategory: string, poolCategories: ReadonlySe
   return poolCategories.has(promptCategory) ? promptCategory : LIVE;
 }
 
+/** A board and one of its two views: what one fit computes. */
+export interface BoardFit {
+  board: string;
+  styleControl: boolean;
+}
+
+/** The fits a refresh makes, in the order fitBoards returns them: overall first, then each category with votes; raw, then controlled. */
+export function boardFits(votes: readonly { category: string }[]): BoardFit[] {
+  const categories = [...new Set(votes.map((v) => v.category))].sort();
+  return [OVERALL, ...categories].flatMap((board) => [
+    { board, styleControl: false },
+    { board, styleControl: true },
+  ]);
+}
+
 /**
  * Fits the overall board and each category's that has votes, raw and controlled; a board's two
  * fits share its vote table. A category's board counts its votes only, in the order given (the
@@ -55,11 +70,10 @@ export function boardCategory(promptCategory: string, poolCategories: ReadonlySe
  */
 export function fitBoards(votes: readonly BoardVote[], options: BoardOptions): FittedBoard[] {
   const fitOptions = { resamples: options.resamples ?? BOOTSTRAP_RESAMPLES, seed: options.seed ?? BOOTSTRAP_SEED };
-  const categories = [...new Set(votes.map((v) => v.category))].sort();
   const wanted = (board: string, styleControl: boolean) =>
     !options.only || (options.only.board === board && options.only.styleControl === styleControl);
   const boards: FittedBoard[] = [];
-  for (const board of [OVERALL, ...categories]) {
+  for (const board of new Set(boardFits(votes).map((f) => f.board))) {
     if (!wanted(board, false) && !wanted(board, true)) continue;
     const counted = board === OVERALL ? votes : votes.filter((v) => v.category === board);
     const table = tabulateVotes(counted);

@@ -43,8 +43,8 @@ const finished: RefitOutcome = {
   wallMs: 30_000,
   votes: 1_000_000,
   agents: 10_000,
-  loadMs: 4_000,
-  fitMs: 25_000,
+  boards: 16,
+  refreshMs: 25_000,
   maxRssMb: 700,
 };
 
@@ -139,10 +139,10 @@ describe('scaleFigures', () => {
     expect(dispatch[0]!.note).toContain('1M answers');
   });
 
-  it('reports a refit that finished by its fit time and peak RSS, and one that did not as not met, with the reason', () => {
+  it('reports a refresh that finished by its wall time and peak RSS, and one that did not as not met, with the reason', () => {
     const done = scaleFigures([step(10_000)], finished, limits);
-    expect(done.find((r) => r.name === 'leaderboard refit wall time')).toMatchObject({ value: 25, met: true });
-    expect(done.find((r) => r.name === 'leaderboard refit peak RSS')).toMatchObject({ value: 700, met: true });
+    expect(done.find((r) => r.name === 'leaderboard refresh wall time')).toMatchObject({ value: 25, met: true });
+    expect(done.find((r) => r.name === 'leaderboard refresh peak RSS')).toMatchObject({ value: 700, met: true });
 
     const stopped: RefitOutcome = {
       finished: false,
@@ -153,11 +153,11 @@ describe('scaleFigures', () => {
       maxRssMb: 900,
     };
     const rows = scaleFigures([step(10_000)], stopped, limits);
-    const time = rows.find((r) => r.name === 'leaderboard refit wall time')!;
+    const time = rows.find((r) => r.name === 'leaderboard refresh wall time')!;
     expect(time.value).toBeNaN();
     expect(time.met).toBe(false);
     expect(time.note).toContain('did not finish in 300 s');
-    expect(rows.find((r) => r.name === 'leaderboard refit peak RSS')).toMatchObject({ value: 900, met: false });
+    expect(rows.find((r) => r.name === 'leaderboard refresh peak RSS')).toMatchObject({ value: 900, met: false });
   });
 });
 
@@ -179,7 +179,7 @@ describe('scaleChart', () => {
 });
 
 describe('scaleMarkdown', () => {
-  it('has a row per size, the old query past its limit as such, the refit and the chart', () => {
+  it('has a row per size, the old query past its limit as such, the refresh and the chart', () => {
     const text = scaleMarkdown(
       {
         agents: 10_000,
@@ -194,7 +194,7 @@ describe('scaleMarkdown', () => {
     expect(text).toContain('| 10000 | 10000 | 40000 | 5 | 20 | 50 | 90 | 3 / 4 | 30 / 35 | 800 | 900 | 500 | 0 | 3 |');
     expect(text).toContain('| not run | not run |');
     expect(text).toContain('At 100000 answers the old query was not run: stopped at 10k.');
-    expect(text).toContain('fit 25 s');
+    expect(text).toContain('16 boards in 25 s');
     expect(text).toContain('![run-scale.svg](run-scale.svg)');
   });
 });

@@ -1,5 +1,5 @@
 import { fitBoards, type BoardVote } from '../../domain/ratings/boards';
-import { fitBoardsInThread } from '../../activities/leaderboard-fit';
+import { fitBoardsInThreads } from '../../activities/leaderboard-fit';
 import type { BattleVote } from '../../domain/ratings/vote-table';
 import { syntheticVotes } from './synthetic-votes';
 
@@ -11,22 +11,32 @@ const onBoards = (votes: BattleVote[]): BoardVote[] =>
     features: [((i * 37) % 19) / 19 - 0.5, ((i * 11) % 7) / 7 - 0.5, 0, (i % 2) - 0.5],
   }));
 
-describe('fitBoardsInThread', () => {
+describe('fitBoardsInThreads', () => {
   it('gives exactly the boards the same votes and options give on the calling thread, every outcome kind included', async () => {
     const votes = onBoards(syntheticVotes([1300, 1450, 1500, 1550, 1700], 3000, 8));
     const kinds = new Set(votes.map((v) => v.outcome));
     expect(kinds.size).toBeGreaterThanOrEqual(3);
     const options = { minVotes: 5, resamples: 20, seed: 11 };
-    const boards = await fitBoardsInThread(votes, options);
-    expect(boards.map((b) => `${b.board}/${b.styleControl}`)).toEqual([
-      'all/false',
-      'all/true',
-      'math/false',
-      'math/true',
-      'writing/false',
-      'writing/true',
-    ]);
-    expect(boards).toEqual(fitBoards(votes, options));
+    const here = fitBoards(votes, options);
+    // One thread fits the six boards one after another; three share them, the largest first.
+    for (const threads of [1, 3]) {
+      const boards = await fitBoardsInThreads(votes, options, threads);
+      expect(boards.map((b) => `${b.board}/${b.styleControl}`)).toEqual([
+        'all/false',
+        'all/true',
+        'math/false',
+        'math/true',
+        'writing/false',
+        'writing/true',
+      ]);
+      expect(boards).toEqual(here);
+    }
+  });
+
+  it('fits no vote as the calling thread does: an empty overall board, raw and controlled', async () => {
+    expect(await fitBoardsInThreads([], { minVotes: 5, resamples: 5 }, 2)).toEqual(
+      fitBoards([], { minVotes: 5, resamples: 5 }),
+    );
   });
 
   it('leaves the calling thread free while it fits', async () => {
@@ -47,7 +57,7 @@ describe('fitBoardsInThread', () => {
     }, 5);
     const started = performance.now();
     try {
-      await fitBoardsInThread(onBoards(votes), { minVotes: 5, resamples: 10, seed: 1 });
+      await fitBoardsInThreads(onBoards(votes), { minVotes: 5, resamples: 10, seed: 1 }, 2);
     } finally {
       clearInterval(ticker);
     }
@@ -59,7 +69,7 @@ describe('fitBoardsInThread', () => {
 
   it('rejects when the thread fails instead of hanging', async () => {
     const votes = onBoards(syntheticVotes([1400, 1600], 10, 1));
-    await expect(fitBoardsInThread(votes, { minVotes: 5, resamples: 0 })).rejects.toThrow(
+    await expect(fitBoardsInThreads(votes, { minVotes: 5, resamples: 0 }, 2)).rejects.toThrow(
       'resamples must be a positive integer',
     );
   });
