@@ -50,11 +50,44 @@ export async function readBoard(
 const EXPORT_PAGE = 5_000;
 
 /**
+ * Exports read at once from one API process. Each holds a database connection (its snapshot) for
+ * as long as its client takes to read it, so slow downloads must not take the pool from everyone.
+ */
+export const EXPORTS_AT_ONCE = 2;
+let exportsOpen = 0;
+
+export interface VoteExport {
+  pages: AsyncGenerator<ExportedVote[]>;
+  /** Gives the export's place back; once is enough, more is harmless. Call it when the download ends, however it ends. */
+  release(): void;
+}
+
+/** Takes one of the process's export places, or refuses (503) when all are taken: before any byte is sent. */
+export function openVoteExport(em: EntityManager): VoteExport {
+  if (exportsOpen >= EXPORTS_AT_ONCE)
+    throw new ArenaError(
+      'unavailable',
+      `${EXPORTS_AT_ONCE} vote exports are being downloaded from this server already; try again in a few seconds`,
+      5,
+    );
+  exportsOpen++;
+  let released = false;
+  return {
+    pages: exportVotes(em),
+    release() {
+      if (released) return;
+      released = true;
+      exportsOpen--;
+    },
+  };
+}
+
+/**
  * The counted votes, page by page in the order the boards were fitted, each judge named by a
  * pseudonym (`judge-1`, `judge-2`… in order of their first vote here), so that one judge's votes
  * can be told apart without saying who judged.
  */
-export async function* exportVotes(em: EntityManager): AsyncGenerator<ExportedVote[]> {
+async function* exportVotes(em: EntityManager): AsyncGenerator<ExportedVote[]> {
   // One snapshot for every page: a refresh that commits meanwhile changes nothing in this export.
   const tx = em.fork();
   await tx.begin({ isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });

@@ -7,7 +7,7 @@ import { ratingHistory } from '../../infra/db/repositories/rating.repository';
 import { notFound } from '../../domain/errors';
 import { tierFor } from '../../domain/ratings/tiers';
 import { findAgent } from '../../services/profiles';
-import { exportVotes, readBoard } from '../../services/leaderboards';
+import { openVoteExport, readBoard } from '../../services/leaderboards';
 import { csvLines } from '../../domain/ratings/vote-export';
 import { ratingHistoryJson } from '../json/arena';
 import {
@@ -97,22 +97,28 @@ export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
               'text/csv': { schema: z.string().describe('a header line, then one record per vote') },
             },
           },
-          ...errors(400),
+          ...errors(400, 503),
         },
       },
     },
     async (request, reply) => {
       const csv = request.query.format === 'csv' || (!request.query.format && wantsCsv(request.headers.accept));
+      const votes = openVoteExport(request.em);
       async function* lines() {
         let first = true;
-        for await (const page of exportVotes(request.em)) {
+        for await (const page of votes.pages) {
           if (csv) yield csvLines(page, first);
           else for (const vote of page) yield `${JSON.stringify(vote)}\n`;
           first = false;
         }
       }
       // A stream goes out as it is read; the 200 schema above only documents it.
-      const body = Readable.from(lines()) as unknown as string;
+      const stream = Readable.from(lines());
+      // Read to the end (at once, not at the close that follows), failed or dropped by the client:
+      // the place is given back.
+      stream.once('end', () => votes.release());
+      stream.once('close', () => votes.release());
+      const body = stream as unknown as string;
       return reply.type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8').send(body);
     },
   );

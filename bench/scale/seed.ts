@@ -104,6 +104,10 @@ export async function growScaleArena(pool: Pool, arena: ScaleArena, answers: num
      order by k`,
       [arena.agentIds, arena.promptIds, agents, prompts, arena.answers, answers],
     );
+    // The new answers counted before they are paired: with the statistics of the smaller arena,
+    // the planner took the new answers (id above the last) for a handful and nested its loops
+    // over a million.
+    await db.query('analyze sessions');
     await db.query(
       `with ranked as (
        select s.id, s.prompt_id, s.agent_id, a.owner_id, row_number() over (partition by s.prompt_id order by s.id) as r

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { main } from '../../cli/main';
 import { answer } from '../support/agent-server';
 import { register } from '../support/test-app';
+import { openVoteExport } from '../../services/leaderboards';
 import { refreshLeaderboard } from '../../workflows';
 import { startArena, type Arena } from './support';
 
@@ -227,6 +228,23 @@ describe('the boards', () => {
     expect(csv.body.trim().split('\n')).toHaveLength(total + 2);
     const accepted = await arena.t.app.inject({ method: 'GET', url: '/api/votes', headers: { accept: 'text/csv' } });
     expect(accepted.body).toBe(csv.body);
+  });
+
+  it('lets two exports be downloaded at once from a server, and refuses a third with a 503 before sending anything', async () => {
+    const held = [openVoteExport(arena.t.orm.em.fork()), openVoteExport(arena.t.orm.em.fork())];
+    const refused = await get('/api/votes');
+    expect([refused.statusCode, refused.headers['retry-after']]).toEqual([503, '5']);
+    expect(refused.json()).toEqual({
+      detail: '2 vote exports are being downloaded from this server already; try again in a few seconds',
+    });
+    // Given back twice: counted once.
+    held[0]!.release();
+    held[0]!.release();
+    expect((await get('/api/votes')).statusCode).toBe(200);
+    expect((await get('/api/votes')).statusCode).toBe(200);
+    held[1]!.release();
+    // Each finished download gives its place back: one after another, none is refused.
+    for (let i = 0; i < 4; i++) expect((await get('/api/votes?format=csv')).statusCode).toBe(200);
   });
 
   it('refit from the export by `arena leaderboard fit` to the very numbers of the live boards, JSON lines or CSV', async () => {
