@@ -4,7 +4,7 @@
  * published votes of the others, and rewrites the cache.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { OVERALL, boardCategory, type BoardVote } from '../domain/ratings/boards';
+import { OVERALL, boardCategory } from '../domain/ratings/boards';
 import { findOutlierJudges } from '../domain/ratings/outlier-judges';
 import { answerStyle } from '../domain/ratings/style';
 import { boardVote } from '../domain/ratings/vote-export';
@@ -20,6 +20,7 @@ import {
 } from '../infra/db/repositories/public-vote.repository';
 import type { ActivityDeps } from '.';
 import { fitBoardsInThreads } from './leaderboard-fit';
+import { VoteColumnsBuilder } from './vote-columns';
 
 /** Votes read per page: a few megabytes each. */
 const READ_PAGE = 50_000;
@@ -74,11 +75,10 @@ export function leaderboardActivities({ orm, arena }: Pick<ActivityDeps, 'orm' |
       // The votes published before, and those whose answers have left judging since: these are
       // published with the boards they are counted on, in one transaction, so that the export
       // never lists a vote the boards have not counted.
-      const counted: Array<{ battleId: number; vote: BoardVote }> = [];
+      const counted = new VoteColumnsBuilder();
       for (let after = 0; ;) {
         const page = await publishedVotes(em, after, READ_PAGE, { counted: false });
-        for (const v of page)
-          if (!flaggedIds.has(v.judge_id)) counted.push({ battleId: v.battle_id, vote: boardVote(v) });
+        for (const v of page) if (!flaggedIds.has(v.judge_id)) counted.add(v.battle_id, boardVote(v));
         if (page.length < READ_PAGE) break;
         after = page[page.length - 1]!.battle_id;
       }
@@ -89,26 +89,21 @@ export function leaderboardActivities({ orm, arena }: Pick<ActivityDeps, 'orm' |
         for (const v of page) {
           const row = publicVoteRow(v, boardCategory(v.prompt_category, pool));
           fresh.push(row);
-          if (!flaggedIds.has(v.judge_id)) counted.push({ battleId: v.battle_id, vote: boardVote(row) });
+          if (!flaggedIds.has(v.judge_id)) counted.add(v.battle_id, boardVote(row));
         }
         if (page.length < READ_PAGE) break;
         after = page[page.length - 1]!.battle_id;
       }
       // By battle, the order the export lists them in.
-      counted.sort((x, y) => x.battleId - y.battleId);
-
-      const boards = await fitBoardsInThreads(
-        counted.map((c) => c.vote),
-        { minVotes: arena.minVotes },
-        arena.leaderboardThreads,
-      );
+      const columns = counted.build();
+      const boards = await fitBoardsInThreads(columns, { minVotes: arena.minVotes }, arena.leaderboardThreads);
       await orm.em.fork().transactional(async (tx) => {
         await publishVotes(tx, fresh);
         await replaceBoards(tx, boards);
         await replaceJudgeFlags(tx, flagged);
       });
       const overall = boards.find((b) => b.board === OVERALL && !b.styleControl);
-      return { agents: overall?.entries.length ?? 0, votes: counted.length, flaggedJudges: flagged.length };
+      return { agents: overall?.entries.length ?? 0, votes: columns.count, flaggedJudges: flagged.length };
     },
   };
 }

@@ -1,5 +1,6 @@
 import { fitBoards, type BoardVote } from '../../domain/ratings/boards';
 import { fitBoardsInThreads } from '../../activities/leaderboard-fit';
+import { voteColumns } from '../../activities/vote-columns';
 import type { BattleVote } from '../../domain/ratings/vote-table';
 import { syntheticVotes } from './synthetic-votes';
 
@@ -20,7 +21,7 @@ describe('fitBoardsInThreads', () => {
     const here = fitBoards(votes, options);
     // One thread fits the six boards one after another; three share them, the largest first.
     for (const threads of [1, 3]) {
-      const boards = await fitBoardsInThreads(votes, options, threads);
+      const boards = await fitBoardsInThreads(voteColumns(votes), options, threads);
       expect(boards.map((b) => `${b.board}/${b.styleControl}`)).toEqual([
         'all/false',
         'all/true',
@@ -34,7 +35,7 @@ describe('fitBoardsInThreads', () => {
   });
 
   it('fits no vote as the calling thread does: an empty overall board, raw and controlled', async () => {
-    expect(await fitBoardsInThreads([], { minVotes: 5, resamples: 5 }, 2)).toEqual(
+    expect(await fitBoardsInThreads(voteColumns([]), { minVotes: 5, resamples: 5 }, 2)).toEqual(
       fitBoards([], { minVotes: 5, resamples: 5 }),
     );
   });
@@ -57,7 +58,7 @@ describe('fitBoardsInThreads', () => {
     }, 5);
     const started = performance.now();
     try {
-      await fitBoardsInThreads(onBoards(votes), { minVotes: 5, resamples: 10, seed: 1 }, 2);
+      await fitBoardsInThreads(voteColumns(onBoards(votes)), { minVotes: 5, resamples: 10, seed: 1 }, 2);
     } finally {
       clearInterval(ticker);
     }
@@ -69,7 +70,7 @@ describe('fitBoardsInThreads', () => {
 
   it('rejects when the thread fails instead of hanging', async () => {
     const votes = onBoards(syntheticVotes([1400, 1600], 10, 1));
-    await expect(fitBoardsInThreads(votes, { minVotes: 5, resamples: 0 }, 2)).rejects.toThrow(
+    await expect(fitBoardsInThreads(voteColumns(votes), { minVotes: 5, resamples: 0 }, 2)).rejects.toThrow(
       'resamples must be a positive integer',
     );
   });
