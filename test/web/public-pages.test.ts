@@ -72,6 +72,11 @@ it('switches to a category board and to the view controlled for style, which say
   expect(await effects.locator('tbody tr').first().innerText()).toMatch(
     /Not measured yet: too few votes whose answers differ in length\.$/,
   );
+  // A category the arena does not have is a page saying which it has, as the API says it.
+  const unknown = await page.goto(`${base}/?category=poetry`);
+  expect(unknown!.status()).toBe(400);
+  expect(await page.locator('main').innerText()).toMatch(/category must be one of .*math.*; "poetry" is not/);
+  await page.goBack();
   // Choosing another board keeps the view.
   await page.getByRole('navigation', { name: 'Boards' }).getByRole('link', { name: 'All', exact: true }).click();
   await page.waitForURL(`${base}/?style_control=true`);
