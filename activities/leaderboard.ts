@@ -19,8 +19,12 @@ import {
   type VoteToPublish,
 } from '../infra/db/repositories/public-vote.repository';
 import type { ActivityDeps } from '.';
+import { heartbeating } from './heartbeat';
 import { fitBoardsInThreads } from './leaderboard-fit';
 import { VoteColumnsBuilder } from './vote-columns';
+
+/** The workflow's heartbeat timeout is a minute; the SDK sends at most one beat per 48 s of these. */
+const HEARTBEAT_EVERY_MS = 5_000;
 
 /** Votes read per page: a few megabytes each. */
 const READ_PAGE = 50_000;
@@ -96,7 +100,11 @@ export function leaderboardActivities({ orm, arena }: Pick<ActivityDeps, 'orm' |
       }
       // By battle, the order the export lists them in.
       const columns = counted.build();
-      const boards = await fitBoardsInThreads(columns, { minVotes: arena.minVotes }, arena.leaderboardThreads);
+      // Minutes at a million votes: the beats tell Temporal the worker is still there.
+      const boards = await heartbeating(
+        () => fitBoardsInThreads(columns, { minVotes: arena.minVotes }, arena.leaderboardThreads),
+        HEARTBEAT_EVERY_MS,
+      );
       await orm.em.fork().transactional(async (tx) => {
         await publishVotes(tx, fresh);
         await replaceBoards(tx, boards);

@@ -5,7 +5,7 @@
  * agents' steps. Every command runs isolated; a step's own failure (a bad path, a command that fails)
  * is its result.
  */
-import { Context } from '@temporalio/activity';
+import { heartbeating } from './heartbeat';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { SandboxLanguage } from '../domain/sandbox/languages';
 import { findCodingStep, recordCodingStep, releaseSandboxUid } from '../infra/db/repositories/coding.repository';
@@ -20,17 +20,6 @@ export interface WorkspaceDeps {
 }
 
 const HEARTBEAT_EVERY_MS = 2_000;
-
-/** Runs `work` while heartbeating, so Temporal notices a worker that died during a long step. */
-async function heartbeating<T>(work: () => Promise<T>): Promise<T> {
-  const context = Context.current();
-  const beat = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
-  try {
-    return await work();
-  } finally {
-    clearInterval(beat);
-  }
-}
 
 /** The activities of a worker's step queue. */
 export function createWorkspaceActivities({ orm, sandbox }: WorkspaceDeps) {
@@ -55,7 +44,10 @@ export function createWorkspaceActivities({ orm, sandbox }: WorkspaceDeps) {
         throw new Error(`coding step ${stepId} of session ${sessionId} not found`);
       if (step.n !== null) return;
       const started = performance.now();
-      const result = await heartbeating(() => sandbox.runStep(sessionId, step.kind, step.request, deadlineAt));
+      const result = await heartbeating(
+        () => sandbox.runStep(sessionId, step.kind, step.request, deadlineAt),
+        HEARTBEAT_EVERY_MS,
+      );
       const durationMs = Math.round(performance.now() - started);
       codingStepLatency.observe({ kind: step.kind }, durationMs / 1000);
       await recordCodingStep(orm.em, { stepId, sessionId, n, result, durationMs });
@@ -71,21 +63,23 @@ export function createSessionEndActivities({ orm, sandbox }: WorkspaceDeps) {
 
     /** Stops everything of the session: no step starts a command any more, and no process of its uid is left. */
     async stopSession({ sessionId }: { sessionId: number }): Promise<void> {
-      await heartbeating(() => sandbox.stop(sessionId));
+      await heartbeating(() => sandbox.stop(sessionId), HEARTBEAT_EVERY_MS);
     },
 
     /** Stops the session (again: nothing may run beside the tests) and scores it in a clean room. */
     async scoreCleanRoom({ sessionId, taskId }: { sessionId: number; taskId: string }): Promise<CodingRun> {
       const task = await findCodingTask(orm.em, taskId);
       if (!task) throw new Error(`coding task ${taskId} not found`);
-      const score = await heartbeating(() =>
-        sandbox.score(sessionId, {
-          language: task.language as SandboxLanguage,
-          files: task.files,
-          hiddenTests: task.hidden_tests,
-          testsTotal: task.manifest.tests_total,
-          timeoutSeconds: task.manifest.limits.test_timeout_seconds,
-        }),
+      const score = await heartbeating(
+        () =>
+          sandbox.score(sessionId, {
+            language: task.language as SandboxLanguage,
+            files: task.files,
+            hiddenTests: task.hidden_tests,
+            testsTotal: task.manifest.tests_total,
+            timeoutSeconds: task.manifest.limits.test_timeout_seconds,
+          }),
+        HEARTBEAT_EVERY_MS,
       );
       return {
         passed: score.passed,

@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { benchmarkWorkflowId, deliveryWorkflowId, gymWorkflowId, voteWorkflowId } from '../../workflows/contracts';
-import { applyRetention, dispatchArena } from '../../workflows';
+import { applyRetention, dispatchArena, refreshLeaderboard } from '../../workflows';
 import { answer, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { historyToJson } from '../../infra/temporal/history-json';
 import { codingWork, stepOf } from '../sandbox/coding-support';
@@ -253,6 +253,11 @@ recording('recording workflow histories', () => {
     });
     await save('apply-retention', 'recorded-retention', '0 coding steps cut to their transcript');
   }, 120_000);
+
+  it('a leaderboard refresh', async () => {
+    await client.workflow.start(refreshLeaderboard, { taskQueue: t.config.taskQueue, workflowId: 'recorded-refresh' });
+    await save('refresh-leaderboard', 'recorded-refresh', '0 agents from 0 votes; 0 judges flagged');
+  });
 });
 
 /**

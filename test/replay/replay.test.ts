@@ -51,6 +51,9 @@ const SCENARIOS = [
   // A benchmark run of one task, twice (its sessions children of it), and a run of the hourly retention.
   'run-benchmark',
   'apply-retention',
+  // A leaderboard refresh given minutes and heartbeats (the refresh-minutes-with-heartbeats patch), and one from before.
+  'refresh-leaderboard',
+  'refresh-leaderboard.v1',
 ];
 
 /** The workflow a saved history must be of, by its name's prefix; the rest are deliveries. */
@@ -61,6 +64,7 @@ const WORKFLOW_OF_PREFIX: Record<string, string> = {
   'coding-session': 'codingSession',
   'run-benchmark': 'runBenchmark',
   'apply-retention': 'applyRetention',
+  'refresh-leaderboard': 'refreshLeaderboard',
 };
 
 interface Saved {
