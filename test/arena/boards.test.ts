@@ -247,6 +247,21 @@ describe('the boards', () => {
     for (let i = 0; i < 4; i++) expect((await get('/api/votes?format=csv')).statusCode).toBe(200);
   });
 
+  it('give the refresh minutes to fit every board, with a heartbeat to notice a lost worker within one', async () => {
+    const handle = await arena.client.workflow.start(refreshLeaderboard, {
+      taskQueue: arena.t.config.taskQueue,
+      workflowId: `refresh-timeouts-${Date.now()}`,
+    });
+    await handle.result();
+    const { events } = await handle.fetchHistory();
+    const scheduled = events!.find(
+      (e) => e.activityTaskScheduledEventAttributes,
+    )!.activityTaskScheduledEventAttributes!;
+    // Every board of a million votes takes about four minutes; the arena's activities get one.
+    expect(Number(scheduled.startToCloseTimeout!.seconds)).toBe(30 * 60);
+    expect(Number(scheduled.heartbeatTimeout!.seconds)).toBe(60);
+  });
+
   it('refit from the export by `arena leaderboard fit` to the very numbers of the live boards, JSON lines or CSV', async () => {
     const ndjson = path.join(dir, 'votes.ndjson');
     const csv = path.join(dir, 'votes.csv');
