@@ -65,14 +65,24 @@ export function fitLeaderboard(votes: readonly BattleVote[], options: Leaderboar
   return fitVoteTable(tabulateVotes(votes), options);
 }
 
-/** fitLeaderboard on votes already tabulated, so that several boards can share one table. */
-export function fitVoteTable(table: VoteTable, options: LeaderboardOptions = {}): LeaderboardEntry[] {
+/** The bootstrap's settings with their defaults, checked: the raw and the style-controlled fits read them alike. */
+export function bootstrapSettings(options: LeaderboardOptions): {
+  resamples: number;
+  confidence: number;
+  priorSd: number;
+} {
   const resamples = options.resamples ?? 100;
   const confidence = options.confidence ?? 0.95;
   const priorSd = options.priorSd ?? 1000;
   if (!Number.isInteger(resamples) || resamples < 1) throw new RangeError('resamples must be a positive integer');
   if (!(confidence > 0 && confidence < 1)) throw new RangeError('confidence must be between 0 and 1');
   if (!(priorSd > 0)) throw new RangeError('priorSd must be positive');
+  return { resamples, confidence, priorSd };
+}
+
+/** fitLeaderboard on votes already tabulated, so that several boards can share one table. */
+export function fitVoteTable(table: VoteTable, options: LeaderboardOptions = {}): LeaderboardEntry[] {
+  const { resamples, confidence, priorSd } = bootstrapSettings(options);
   const n = table.agentIds.length;
   if (n === 0) return [];
 
@@ -143,7 +153,7 @@ export function rankByIntervals<T extends { ciLow: number; ciHigh: number }>(
 }
 
 /** Elo-scale ratings whose mean is 1500, written into `out`. */
-function toRatings(theta: Float64Array, out: Float64Array): Float64Array {
+export function toRatings(theta: Float64Array, out: Float64Array): Float64Array {
   let mean = 0;
   for (let i = 0; i < theta.length; i++) mean += theta[i]!;
   mean /= theta.length;
