@@ -28,7 +28,10 @@ const shared = {
   rootDir: __dirname,
   roots: ['<rootDir>/test'],
   // The server imports the runner package by name; tests use its sources, so they need no build.
-  moduleNameMapper: { '^arena-runner/(.*)$': '<rootDir>/runner/src/$1' },
+  moduleNameMapper: {
+    '^arena-runner/package\\.json$': '<rootDir>/runner/package.json',
+    '^arena-runner/(.*)$': '<rootDir>/runner/src/$1',
+  },
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',

@@ -38,6 +38,9 @@ import type { WorkflowDeps } from '../services/workflow-client';
 import { Client } from '@temporalio/client';
 import { loggerOptions, stdoutDestination } from '../infra/logging';
 import { startupWarnings } from '../infra/config';
+import { RUNNER_VERSION } from '../infra/runner-package';
+import { runnerTarball } from '../domain/runner-download';
+import { loadDownloads } from './discovery/downloads';
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -102,10 +105,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const catalogLink = apiCatalogLinkHeader(config.publicUrl);
   await app.register(healthRoutes, { orm: deps.orm, temporal: deps.temporal });
-  await app.register(discoveryRoutes, { publicUrl: config.publicUrl });
+  const downloads = loadDownloads(deps.downloadsDir);
+  if (!downloads.has(runnerTarball(RUNNER_VERSION)))
+    app.log.warn(`no ${runnerTarball(RUNNER_VERSION)} to serve under /downloads/: run \`npm run build\` first`);
+  await app.register(discoveryRoutes, { publicUrl: config.publicUrl, downloads });
   await app.register(
     async (api) => {
-      await api.register(versionRoutes, { publicUrl: config.publicUrl });
+      await api.register(versionRoutes, { publicUrl: config.publicUrl, downloads });
       await api.register(registerRoutes, { registerRateLimit: config.registerRateLimit });
       await api.register(accountRoutes, { reservedUsernames: config.adminUsernames });
       await api.register(keyRoutes);

@@ -24,4 +24,6 @@ export interface AppDeps {
   loadOpenidClient?: OpenidClientLoader;
   /** Where the log lines go (stdout by default); tests capture them. */
   logStream?: DestinationStream;
+  /** The folder served under /downloads/ (default: the build's downloads/, beside the compiled server). */
+  downloadsDir?: string;
 }

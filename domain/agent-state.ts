@@ -19,10 +19,6 @@ export function defaultOwnerHandle(owner: { id: number; email: string | null }):
   return local ? local : `agent-${owner.id}`;
 }
 
-export function runCommand(publicUrl: string, agentId: number): string {
-  return `npx arena-runner --base-url ${publicUrl} --agent ${agentId} --secret <AGENT_SECRET> -- <your-agent-command>`;
-}
-
 /** The profile's path, as the specification gives it: clients join it to the base URL they already use. */
 export function profileUrl(agentId: number): string {
   return `/agents/${agentId}`;

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { apiCatalogLinkHeader } from './documents';
 import { docsRoutes } from './docs-routes';
+import { downloadRoutes, type Download } from './downloads';
 import { wellKnownRoutes } from './well-known-routes';
 
 /**
@@ -23,7 +24,11 @@ export const apiCatalogLink = fp(
   { name: 'api-catalog-link' },
 );
 
-export const discoveryRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (app, { publicUrl }) => {
+export const discoveryRoutes: FastifyPluginAsyncZod<{
+  publicUrl: string;
+  downloads: ReadonlyMap<string, Download>;
+}> = async (app, { publicUrl, downloads }) => {
   await app.register(wellKnownRoutes, { publicUrl });
   await app.register(docsRoutes, { publicUrl });
+  await app.register(downloadRoutes, { publicUrl, downloads });
 };

@@ -1,4 +1,6 @@
 /** /llms.txt: the compact index of the site for language models (H1, summary, H2 sections of links). */
+import { DOWNLOADS_PATH, runCommand, runnerTarball } from '../../domain/runner-download';
+import { RUNNER_VERSION } from '../../infra/runner-package';
 import { GUIDES } from './guides';
 import { API_CATALOG_PATH, AUTHORIZATION_SERVER_PATH, PROTECTED_RESOURCE_PATH, SKILLS_INDEX_PATH } from './documents';
 import { skillPath } from './skills';
@@ -24,6 +26,12 @@ ${[
     'every route with its request and response schemas and the {detail} error shape',
   ),
   link('Protocol summary', '/api/version', 'protocol version and exactly how push and pull work; read it on start-up'),
+  link(
+    `arena-runner ${RUNNER_VERSION}`,
+    `${DOWNLOADS_PATH}${runnerTarball(RUNNER_VERSION)}`,
+    `the runner for pull agents, served by this arena; run it with \`${runCommand(publicUrl, '<id>', RUNNER_VERSION)}\``,
+  ),
+  link('Downloads', DOWNLOADS_PATH, 'every file this arena serves, with its SHA-256 (JSON; a page in a browser)'),
   link('Leaderboard', '/api/leaderboard', 'public ratings, JSON'),
   link('Health', '/health', 'the API, its database and its workflow service'),
 ].join('\n')}

@@ -33,3 +33,12 @@ export function prefersMarkdown(accept: string | undefined): boolean {
   const html = quality(ranges, 'text/html', 'text/*', '*/*') ?? 0;
   return markdown > 0 && markdown >= html;
 }
+
+/** True when the client ranks HTML above JSON, as a browser does; `*\/*` alone (curl, fetch) means JSON. */
+export function prefersHtmlToJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const ranges = parseAccept(accept);
+  const html = quality(ranges, 'text/html') ?? 0;
+  const json = quality(ranges, 'application/json', 'application/*', '*/*') ?? 0;
+  return html > json;
+}

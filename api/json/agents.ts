@@ -2,7 +2,9 @@
 import type { z } from 'zod';
 import type { Agent } from '../../infra/db/entities/agent.entity';
 import type { GymCounts, SessionRow } from '../../infra/db/repositories/session-read.repository';
-import { isAgentActive, profileUrl, runCommand } from '../../domain/agent-state';
+import { isAgentActive, profileUrl } from '../../domain/agent-state';
+import { runCommand } from '../../domain/runner-download';
+import { RUNNER_VERSION } from '../../infra/runner-package';
 import { sessionPublicId } from '../../domain/sessions';
 import { formatTimestamp } from '../../domain/timestamps';
 import type { agentSummary } from '../schemas/account';
@@ -51,7 +53,7 @@ export function agentDetailJson(agent: Agent, publicUrl: string, gym: GymCounts)
     tools_claimed: agent.toolsClaimed,
     description: agent.description,
     profile_url: profileUrl(agent.id),
-    ...(agent.mode === 'pull' ? { run_command: runCommand(publicUrl, agent.id) } : {}),
+    ...(agent.mode === 'pull' ? { run_command: runCommand(publicUrl, agent.id, RUNNER_VERSION) } : {}),
     gym: gymProgressJson(agent, gym),
   };
 }
@@ -67,7 +69,7 @@ export function agentCreatedJson(agent: Agent, secret: string, publicUrl: string
     ping_error: agent.pingError,
     webhook_secret: secret,
     profile_url: profileUrl(agent.id),
-    ...(agent.mode === 'pull' ? { run_command: runCommand(publicUrl, agent.id) } : {}),
+    ...(agent.mode === 'pull' ? { run_command: runCommand(publicUrl, agent.id, RUNNER_VERSION) } : {}),
   };
 }
 

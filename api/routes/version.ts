@@ -1,6 +1,7 @@
 /** GET /api/version: the protocol summary agents read on start-up. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { runnerDownload, runnerDownloadJson, type Download } from '../discovery/downloads';
 
 const protocolVersion = z.object({
   version: z.number().int(),
@@ -9,11 +10,19 @@ const protocolVersion = z.object({
   push: z.object({ summary: z.string(), request: z.string(), response: z.string(), signature_header: z.string() }),
   pull: z.object({ summary: z.string(), auth: z.string(), next_work: z.string(), submit_result: z.string() }),
   docs_url: z.string(),
+  runner: runnerDownload,
 });
 
-export function protocolSummary(publicUrl: string): z.infer<typeof protocolVersion> {
+/** Agents and runners compare this with their own; the runner stops on any other. */
+export const PROTOCOL_VERSION = 1;
+
+export function protocolSummary(
+  publicUrl: string,
+  downloads: ReadonlyMap<string, Download>,
+): z.infer<typeof protocolVersion> {
+  const runner = runnerDownloadJson(publicUrl, downloads);
   return {
-    version: 1,
+    version: PROTOCOL_VERSION,
     connection_modes: ['push', 'pull'],
     prompt_payload:
       '{prompt_id, prompt, category, deadline_seconds}: prompt_id identifies the prompt (an integer, the same for every agent that gets that prompt), prompt is the text, category its category, deadline_seconds the seconds within which the answer is due; pull work adds work_id (the delivery, "<kind>-<n>") and kind (main, gym or sandbox)',
@@ -27,18 +36,21 @@ export function protocolSummary(publicUrl: string): z.infer<typeof protocolVersi
       signature_header: 'X-Arena-Signature',
     },
     pull: {
-      summary:
-        'No public URL needed: your runner long-polls for work over outbound HTTPS with the agent secret, runs your agent, and posts the result before the deadline. work/next answers 200 with one prompt (its deadline_seconds is the time left) or 204 when none arrived within wait. Posting the same result again is answered 200 and recorded once; a different result, or any result after the deadline, is 409. arena-runner does this for any command: npx arena-runner --base-url <base url> --agent <id> --secret <AGENT_SECRET> -- <command>.',
+      summary: `No public URL needed: your runner long-polls for work over outbound HTTPS with the agent secret, runs your agent, and posts the result before the deadline. work/next answers 200 with one prompt (its deadline_seconds is the time left) or 204 when none arrived within wait. Posting the same result again is answered 200 and recorded once; a different result, or any result after the deadline, is 409. arena-runner, served by this arena (see runner), does this for any command: ${runner.run_command}.`,
       auth: 'X-Arena-Secret: <webhook_secret> (the agent secret, not the API key); a wrong or missing secret is 403',
       next_work: `GET ${publicUrl}/api/agents/<id>/work/next?wait=25 -> 200 {prompt_id, prompt, category, deadline_seconds, kind, work_id}, or 204 with no body when no work arrived within wait (0-50 s, default 0)`,
       submit_result: `POST ${publicUrl}/api/agents/<id>/work/<work_id>/result with {"response": "..."} or {"error": "..."} (exactly one; optional latency_ms) -> 200 {"work_id": "<work_id>", "recorded": true}`,
     },
     docs_url: '/docs/',
+    runner,
   };
 }
 
-export const versionRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (app, { publicUrl }) => {
-  const body = protocolSummary(publicUrl);
+export const versionRoutes: FastifyPluginAsyncZod<{
+  publicUrl: string;
+  downloads: ReadonlyMap<string, Download>;
+}> = async (app, { publicUrl, downloads }) => {
+  const body = protocolSummary(publicUrl, downloads);
   app.get(
     '/version',
     {

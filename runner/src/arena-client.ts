@@ -5,6 +5,9 @@ import { parseDelivery, type PromptDelivery } from './payload';
 
 export const SECRET_HEADER = 'X-Arena-Secret';
 const USER_AGENT = 'arena-runner/1';
+/** The protocol this runner speaks: GET /api/version's `version`. */
+export const PROTOCOL_VERSION = 1;
+const VERSION_TIMEOUT_MS = 15_000;
 // Beyond the long-poll itself, how long the arena may take to answer before the poll counts as lost.
 const POLL_SLACK_MS = 15_000;
 const RESULT_TIMEOUT_MS = 30_000;
@@ -89,6 +92,33 @@ export class ArenaClient {
       };
     }
     throw new RunnerFatalError(this.refusal(res.statusCode, detailOf(text)));
+  }
+
+  /**
+   * Throws RunnerFatalError when the arena speaks another protocol version. An arena that cannot
+   * be asked right now (down, or a proxy's error) is the pull loop's to wait for: that returns
+   * the reason, and the runner goes on.
+   */
+  async checkProtocol(): Promise<string | undefined> {
+    const url = `${this.opts.baseUrl.replace(/\/+$/, '')}/api/version`;
+    let spoken: unknown;
+    try {
+      const res = await request(url, {
+        headers: { 'user-agent': USER_AGENT, accept: 'application/json' },
+        dispatcher: this.dispatcher,
+        headersTimeout: VERSION_TIMEOUT_MS,
+        bodyTimeout: VERSION_TIMEOUT_MS,
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200) return `GET /api/version answered HTTP ${res.statusCode}`;
+      spoken = (JSON.parse(text) as { version?: unknown }).version;
+    } catch (err) {
+      return `GET /api/version failed: ${err instanceof SyntaxError ? 'the answer is not JSON' : describeNetworkError(err)}`;
+    }
+    if (spoken === PROTOCOL_VERSION) return undefined;
+    throw new RunnerFatalError(
+      `the arena at ${this.opts.baseUrl} speaks protocol version ${JSON.stringify(spoken)} and this runner speaks ${PROTOCOL_VERSION}: run the runner that arena serves (see ${this.opts.baseUrl.replace(/\/+$/, '')}/downloads/)`,
+    );
   }
 
   async postResult(workId: string, body: ResultBody): Promise<PostedResult> {

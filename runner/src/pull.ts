@@ -76,6 +76,13 @@ export async function runPullLoop(opts: PullLoopOptions): Promise<void> {
     else s.addEventListener('abort', onStop, { once: true });
   }
 
+  try {
+    const unread = await loop.client.checkProtocol();
+    if (unread) log(`could not check the arena's protocol version (${unread}); going on`);
+  } catch (err) {
+    await loop.client.close();
+    throw err;
+  }
   log(`agent ${opts.agentId}: waiting for work from ${opts.baseUrl} (concurrency ${concurrency})`);
   const loops = Array.from({ length: concurrency }, () =>
     pollAndAnswer(loop).catch((err: unknown) => {

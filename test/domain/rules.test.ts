@@ -1,4 +1,5 @@
-import { defaultOwnerHandle, isAgentActive, profileUrl, runCommand } from '../../domain/agent-state';
+import { defaultOwnerHandle, isAgentActive, profileUrl } from '../../domain/agent-state';
+import { runCommand } from '../../domain/runner-download';
 import { formatNullableTimestamp, formatTimestamp } from '../../domain/timestamps';
 import { generatedUsername, isValidUsername, normaliseUsername } from '../../domain/username';
 
@@ -38,8 +39,8 @@ describe('agent state', () => {
 
   it('builds profile paths, and runner commands from the public URL', () => {
     expect(profileUrl(3)).toBe('/agents/3');
-    expect(runCommand('https://arena.example', 3)).toBe(
-      'npx arena-runner --base-url https://arena.example --agent 3 --secret <AGENT_SECRET> -- <your-agent-command>',
+    expect(runCommand('https://arena.example', 3, '1.2.3')).toBe(
+      'npx --yes --package https://arena.example/downloads/arena-runner-1.2.3.tgz arena-runner run --base-url https://arena.example --agent 3 --secret <AGENT_SECRET> -- <your-agent-command>',
     );
   });
 });

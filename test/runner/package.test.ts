@@ -1,8 +1,10 @@
 /**
- * The runner as an owner gets it: `npm pack` of the runner package, installed from the tarball into an
- * empty folder, its installed bin run in pull and in push mode against the real app.
+ * The runner as an owner gets it: the tarball the arena serves under /downloads/ (packed by
+ * `npm run build`), checked against its SHA-256, installed from its address into an empty folder,
+ * its installed bin run in pull and in push mode against the real app.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,12 +12,17 @@ import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
 import { freePort } from '../../infra/ports';
 import { deliveryWorkflowId } from '../../workflows/contracts';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { killRunners, startRunner } from './support/cli';
 import { until } from './support/wait';
 
 const execFileAsync = promisify(execFile);
-const RUNNER_PACKAGE = path.resolve(__dirname, '..', '..', 'runner');
+const RUNNER_VERSION = (
+  JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', '..', 'runner', 'package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 const AGENT = [
   process.execPath,
   '-e',
@@ -28,6 +35,11 @@ let t: TestApp;
 let client: Client;
 let owner: Registered;
 let baseUrl: string;
+let listing: {
+  runner: { version: string; url: string; sha256: string | null; run_command: string };
+  files: Array<{ name: string; url: string; size_bytes: number; sha256: string }>;
+};
+let tarball: Buffer;
 
 // npm, when it runs jest, exports npm_* settings (this project's prefix among them) that must not
 // steer an install meant for another folder.
@@ -37,32 +49,66 @@ function npm(args: string[], cwd: string): Promise<{ stdout: string; stderr: str
 }
 
 beforeAll(async () => {
+  // The build packs the runner into downloads/, which the app serves.
+  await ensureBuilt();
   ownerMachine = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-runner-install-'));
-  const packed = path.join(ownerMachine, 'packed');
-  fs.mkdirSync(packed);
-  // prepack builds dist/ from the sources under test.
-  await npm(['pack', '--pack-destination', packed], RUNNER_PACKAGE);
-  const [tarball] = fs.readdirSync(packed);
-  expect(tarball).toBe('arena-runner-0.1.0.tgz');
-
-  const project = path.join(ownerMachine, 'project');
-  fs.mkdirSync(project);
-  fs.writeFileSync(path.join(project, 'package.json'), '{"name": "owner-machine", "private": true}\n');
-  // The dependencies come from the npm cache when it has them, which a machine that ran `npm ci` does.
-  await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', path.join(packed, tarball!)], project);
-  installedBin = path.join(project, 'node_modules', '.bin', 'arena-runner');
-
   t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 5000 });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   owner = await register(t.app);
   await t.startWorker();
   baseUrl = await t.app.listen({ port: 0, host: '127.0.0.1' });
-}, 180_000);
+
+  listing = (await (await fetch(`${baseUrl}/downloads/`)).json()) as typeof listing;
+  const download = await fetch(`${baseUrl}/downloads/arena-runner-${RUNNER_VERSION}.tgz`);
+  expect(download.status).toBe(200);
+  tarball = Buffer.from(await download.arrayBuffer());
+
+  const project = path.join(ownerMachine, 'project');
+  fs.mkdirSync(project);
+  fs.writeFileSync(path.join(project, 'package.json'), '{"name": "owner-machine", "private": true}\n');
+  // The dependencies come from the npm cache when it has them, which a machine that ran `npm ci` does.
+  await npm(
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      `${baseUrl}/downloads/arena-runner-${RUNNER_VERSION}.tgz`,
+    ],
+    project,
+  );
+  installedBin = path.join(project, 'node_modules', '.bin', 'arena-runner');
+}, BUILD_TIMEOUT_MS + 120_000);
 
 afterAll(async () => {
   killRunners();
   await t?.close();
   if (ownerMachine) fs.rmSync(ownerMachine, { recursive: true, force: true });
+});
+
+it('is listed with the SHA-256 of the bytes served, which its .sha256 file repeats', async () => {
+  const sha256 = createHash('sha256').update(tarball).digest('hex');
+  const name = `arena-runner-${RUNNER_VERSION}.tgz`;
+  expect(listing.runner).toEqual({
+    version: RUNNER_VERSION,
+    url: `${t.config.publicUrl}/downloads/${name}`,
+    sha256,
+    run_command: `npx --yes --package ${t.config.publicUrl}/downloads/${name} arena-runner run --base-url ${t.config.publicUrl} --agent <id> --secret <AGENT_SECRET> -- <your-agent-command>`,
+  });
+  expect(listing.files).toContainEqual({
+    name,
+    url: `${t.config.publicUrl}/downloads/${name}`,
+    size_bytes: tarball.length,
+    sha256,
+  });
+  const checksum = await fetch(`${baseUrl}/downloads/${name}.sha256`);
+  expect(await checksum.text()).toBe(`${sha256}  ${name}\n`);
+  const again = await fetch(`${baseUrl}/downloads/${name}`, { method: 'HEAD' });
+  expect(again.headers.get('repr-digest')).toBe(`sha-256=:${Buffer.from(sha256, 'hex').toString('base64')}:`);
+  expect(again.headers.get('content-type')).toBe('application/gzip');
+  // The version names it and the protocol summary points at it.
+  const version = (await (await fetch(`${baseUrl}/api/version`)).json()) as { runner: unknown };
+  expect(version.runner).toEqual(listing.runner);
 });
 
 const createAgent = async (payload: object) =>

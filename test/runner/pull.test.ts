@@ -160,6 +160,34 @@ describe('runPullLoop', () => {
     await expect(running.done).rejects.toThrow('agent 7 cannot take work (HTTP 409): agent is not in pull mode');
   });
 
+  it('stops before asking for work when the arena speaks another protocol version', async () => {
+    const arena = await fakeArena({ version: { status: 200, body: { version: 2 } } });
+    arena.queue();
+    const running = startLoop(arena);
+    await expect(running.done).rejects.toThrow(RunnerFatalError);
+    await expect(running.done).rejects.toThrow(
+      `the arena at ${arena.baseUrl} speaks protocol version 2 and this runner speaks 1: run the runner that arena serves (see ${arena.baseUrl}/downloads/)`,
+    );
+    expect({ checks: arena.versionChecks, polls: arena.polls }).toEqual({ checks: 1, polls: 0 });
+  });
+
+  it.each([
+    ['answers 404', { status: 404, body: { detail: 'route not found' } }, 'GET /api/version answered HTTP 404'],
+    [
+      'answers something that is not JSON',
+      { status: 200, body: undefined },
+      'GET /api/version failed: the answer is not JSON',
+    ],
+  ])('goes on, saying so, when the version %s', async (_case, version, reason) => {
+    const arena = await fakeArena({ version });
+    arena.queue();
+    const running = startLoop(arena);
+    await until(() => arena.results.length === 1, 'the answer');
+    expect(running.lines[0]).toBe(`could not check the arena's protocol version (${reason}); going on`);
+    running.stop.abort();
+    await running.done;
+  });
+
   it('backs off after a 503, honours Retry-After on a 429, then recovers', async () => {
     const arena = await fakeArena({
       onNext: (n) => {

@@ -62,6 +62,8 @@ export async function startTestApp(
     resolveHost?: HostResolver;
     /** A database the caller runs and has prepared (prepareDatabase); by default a fresh one on the run's server. */
     databaseUrl?: string;
+    /** The folder served under /downloads/; by default the build's. */
+    downloadsDir?: string;
   } = {},
 ): Promise<TestApp> {
   const db = options.databaseUrl
@@ -91,6 +93,7 @@ export async function startTestApp(
     pingTimeoutMs: options.pingTimeoutMs,
     loadOpenidClient: options.loadOpenidClient,
     logStream: options.logStream,
+    downloadsDir: options.downloadsDir,
   });
   await app.ready();
   const workers: RunningWorker[] = [];

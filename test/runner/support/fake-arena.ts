@@ -27,6 +27,8 @@ export interface FakeArenaOptions {
   onNext?: (n: number) => Reply | undefined;
   /** Answers a result instead of the default 200 when it returns a reply. */
   onResult?: (result: PostedResult) => Reply | undefined;
+  /** GET /api/version's reply; by default protocol version 1, as the real arena. */
+  version?: Reply;
 }
 
 export interface FakeArena {
@@ -34,6 +36,8 @@ export interface FakeArena {
   agentId: string;
   secret: string;
   polls: number;
+  /** GET /api/version requests. */
+  versionChecks: number;
   leases: Lease[];
   results: PostedResult[];
   /** Queues a work item; a poll that is being held gets it at once. Returns its work_id. */
@@ -78,6 +82,10 @@ export async function startFakeArena(opts: FakeArenaOptions = {}): Promise<FakeA
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const url = new URL(req.url!, 'http://arena.test');
+      if (url.pathname === '/api/version' && req.method === 'GET') {
+        arena.versionChecks += 1;
+        return send(res, opts.version ?? { status: 200, body: { version: 1 } });
+      }
       const given = req.headers['x-arena-secret'] as string | undefined;
       const next = /^\/api\/agents\/([^/]+)\/work\/next$/.exec(url.pathname);
       const result = /^\/api\/agents\/([^/]+)\/work\/([^/]+)\/result$/.exec(url.pathname);
@@ -130,6 +138,7 @@ export async function startFakeArena(opts: FakeArenaOptions = {}): Promise<FakeA
     agentId,
     secret,
     polls: 0,
+    versionChecks: 0,
     leases: [],
     results: [],
     queue(fields = {}) {
