@@ -1,5 +1,9 @@
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { GUIDES, GUIDES_DIR } from '../../api/discovery/guides';
+import { runnerTarball } from '../../domain/runner-download';
+import { RUNNER_VERSION } from '../../infra/runner-package';
 import { prefersMarkdown } from '../../api/discovery/negotiation';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { shellBlocks } from './support/curl';
@@ -7,11 +11,20 @@ import { htmlLinks, markdownLinks, pathsOnService } from './support/links';
 
 const BASE = 'http://arena.test';
 
+const ROOT = path.join(__dirname, '..', '..');
+
 let t: TestApp;
+let downloads: string;
 beforeAll(async () => {
-  t = await startTestApp();
+  // The runner the docs link, as the build would pack it; the bytes are another test's concern.
+  downloads = mkdtempSync(path.join(tmpdir(), 'arena-docs-downloads-'));
+  writeFileSync(path.join(downloads, runnerTarball(RUNNER_VERSION)), 'runner');
+  t = await startTestApp({}, { downloadsDir: downloads });
 });
-afterAll(() => t.close());
+afterAll(async () => {
+  await t.close();
+  rmSync(downloads, { recursive: true, force: true });
+});
 
 const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
 
@@ -138,6 +151,32 @@ describe('/llms.txt', () => {
     expect(listItems.length).toBeGreaterThan(15);
     for (const item of listItems) expect(item).toMatch(/^- \[[^\]]+\]\(http:\/\/arena\.test\/[^)\s]*\): \S/);
     for (const { name } of GUIDES) expect(res.body).toContain(`(${BASE}/docs/guides/${name}.md)`);
+  });
+});
+
+describe('the runner the docs name', () => {
+  it('is the one this server serves, at its current version, everywhere it is written', () => {
+    const files = [
+      ...GUIDES.map((g) => path.join(GUIDES_DIR, `${g.name}.md`)),
+      path.join(ROOT, 'api', 'discovery', 'skills', 'agent-arena', 'SKILL.md'),
+      path.join(ROOT, 'README.md'),
+      path.join(ROOT, 'docs', 'runner.md'),
+    ];
+    const named = files.flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/arena-runner-([0-9][^\s/`"]*?)\.tgz/g)].map(
+        (m) => `${path.relative(ROOT, file)}: ${m[1]}`,
+      ),
+    );
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((entry) => !entry.endsWith(`: ${RUNNER_VERSION}`))).toEqual([]);
+    // And nowhere the bare `npx arena-runner`, which asks the registry for whoever owns that name.
+    const bare = files.flatMap((file) =>
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => /npx arena-runner (run |push |)--(base-url|port|agent)/.test(line))
+        .map((line) => `${path.relative(ROOT, file)}: ${line.trim()}`),
+    );
+    expect(bare).toEqual([]);
   });
 });
 

@@ -1,18 +1,26 @@
 /**
  * Follows the quick-start guide literally against a listening app: its curl commands, replayed
- * as written, and its TypeScript and Python agents, run as written, as real push agents.
+ * as written; its TypeScript and Python agents, run as written, as real push agents (the
+ * TypeScript one with the runner package installed from the arena as the guide says); and its
+ * pull agent, run by the run_command the arena prints, from an empty folder with a HOME and an
+ * npm cache of its own, as on a machine that never saw this project.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../infra/ports';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build';
 import { portIsOpen } from '../support/net';
 import { startTestApp, type TestApp } from '../support/test-app';
-import { codeBlocks, curlSources, exportedVariables, parseCurl, runCurl } from './support/curl';
+import { codeBlocks, curlSources, exportedVariables, parseCurl, runCurl, shellBlocks } from './support/curl';
 
 const ROOT = path.join(__dirname, '..', '..');
 const PLACEHOLDER_WEBHOOK = 'https://agent.example.com/arena';
+const PUSH_AGENT = /-X POST \S+\/api\/agents \\[\s\S]*webhook_url/;
+const RUNNER_VERSION = (
+  JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'runner', 'package.json'), 'utf8')) as { version: string }
+).version;
 
 let t: TestApp;
 let base: string;
@@ -23,6 +31,8 @@ const agents: ChildProcess[] = [];
 const shell: Record<string, string> = {};
 
 beforeAll(async () => {
+  // The build packs the runner the app serves under /downloads/.
+  await ensureBuilt();
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   t = await startTestApp({ ARENA_PUBLIC_URL: base, ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 2000 });
@@ -32,13 +42,42 @@ beforeAll(async () => {
   expect(res.status).toBe(200);
   guide = await res.text();
   workDir = mkdtempSync(path.join(tmpdir(), 'arena-quick-start-'));
-}, 60_000);
+}, BUILD_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {
-  for (const agent of agents) agent.kill('SIGKILL');
+  for (const agent of agents) killGroup(agent, 'SIGKILL');
   await t.close();
   rmSync(workDir, { recursive: true, force: true });
 });
+
+/** The lines of the guide's shell blocks. */
+function shellLines(markdown: string): string[] {
+  return shellBlocks(markdown).flatMap((block) => block.split('\n').map((line) => line.trim()));
+}
+
+/** The environment of a machine that never saw this project: no npm settings inherited from the npm running jest. */
+function strangerEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))), ...extra };
+}
+
+/** Runs one line as a reader types it into a shell; rejects with its output when it fails. */
+function runShell(line: string, cwd: string, env = strangerEnv()): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', ['-c', line], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${line} exited ${code}:\n${output}`))));
+  });
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // already gone
+  }
+}
 
 /** The one curl command of the guide that matches, with the reader's variables filled in. */
 function step(pattern: RegExp) {
@@ -63,13 +102,13 @@ async function startGuideAgent(language: 'ts' | 'python', secret: string, port: 
   expect(source).toBeDefined();
   let command: string[];
   if (language === 'ts') {
-    // The one edit a reader makes: where this project is checked out.
-    expect(source).toContain("from './agent-arena/runner/src/verify'");
+    expect(source).toContain("from 'arena-runner/verify'");
+    // The guide's install, as written: the runner package from the arena, beside the agent.
+    const install = shellLines(guide).filter((line) => line.startsWith('npm install '));
+    expect(install).toEqual([`npm install ${base}/downloads/arena-runner-${RUNNER_VERSION}.tgz`]);
+    await runShell(install[0]!, workDir);
     const file = path.join(workDir, 'agent.ts');
-    writeFileSync(
-      file,
-      source!.replace("'./agent-arena/runner/src/verify'", JSON.stringify(path.join(ROOT, 'runner', 'src', 'verify'))),
-    );
+    writeFileSync(file, source!);
     // tsx as a loader keeps it one process, so killing it stops the agent.
     command = [process.execPath, '--import', 'tsx', file];
   } else {
@@ -81,6 +120,7 @@ async function startGuideAgent(language: 'ts' | 'python', secret: string, port: 
     cwd: ROOT,
     env: { ...process.env, ARENA_WEBHOOK_SECRET: secret, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
   });
   agents.push(child);
   let stderr = '';
@@ -118,7 +158,7 @@ describe('the quick start, step by step', () => {
   it('2. creates a push agent, whose first ping fails while the webhook is not running', async () => {
     // The reader's own URL in place of the guide's example one.
     agentPort = await freePort();
-    const command = step(/-X POST \S+\/api\/agents \\/);
+    const command = step(PUSH_AGENT);
     expect(command.body).toContain(PLACEHOLDER_WEBHOOK);
     const res = await runCurl({
       ...command,
@@ -183,11 +223,79 @@ describe('the quick start, step by step', () => {
   }, 90_000);
 });
 
+describe('the quick start without a public URL', () => {
+  it('runs the printed run_command from an empty folder, which answers the gym and leaves the folder empty', async () => {
+    const created = await runCurl(step(/"mode": "pull"/));
+    expect(created.status).toBe(201);
+    const agent = created.json();
+    expect(agent.run_command).toBe(
+      `npx --yes --package ${base}/downloads/arena-runner-${RUNNER_VERSION}.tgz arena-runner run --base-url ${base} --agent ${agent.id} --secret <AGENT_SECRET> -- <your-agent-command>`,
+    );
+    // The guide's command, as the reader types it, is the printed one with the placeholders filled in.
+    const typed = shellLines(guide).filter((line) => line.startsWith('npx '));
+    expect(typed).toHaveLength(1);
+    const [sample] = typed;
+    expect(sample!.replace(/--agent \d+/, `--agent ${agent.id}`)).toBe(
+      agent.run_command.replace('<AGENT_SECRET>', 'agsec_...').replace('<your-agent-command>', 'python3 agent.py'),
+    );
+
+    const [program] = codeBlocks(guide, 'python').filter((block) => block.includes('json.load(sys.stdin)'));
+    expect(program).toBeDefined();
+    const agentFile = path.join(workDir, 'pull-agent.py');
+    writeFileSync(agentFile, program!);
+    const machine = mkdtempSync(path.join(tmpdir(), 'arena-stranger-'));
+    const home = path.join(machine, 'home');
+    const folder = path.join(machine, 'empty');
+    mkdirSync(home);
+    mkdirSync(folder);
+    const command = agent.run_command
+      .replace('<AGENT_SECRET>', agent.webhook_secret)
+      .replace('<your-agent-command>', `python3 ${agentFile}`);
+    const runner = spawn('sh', ['-c', command], {
+      cwd: folder,
+      env: strangerEnv({ HOME: home, npm_config_cache: path.join(home, '.npm') }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+    });
+    agents.push(runner);
+    let stderr = '';
+    runner.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    try {
+      const detail = await until(
+        'the runner to answer the gym',
+        async () => {
+          if (runner.exitCode !== null) throw new Error(`the runner exited ${runner.exitCode}:\n${stderr}`);
+          const body = (
+            await runCurl(
+              parseCurl(`curl -s ${base}/api/agents/${agent.id} -H "Authorization: Bearer $ARENA_API_KEY"`, shell),
+            )
+          ).json();
+          return body.gym.gym_complete ? body : undefined;
+        },
+        120_000,
+      );
+      expect(detail.gym).toMatchObject({ total: 6, done: 6, errors: 0 });
+      const feed = (await (await fetch(`${base}/api/agents/${agent.id}/activity?limit=10`)).json()) as {
+        sessions: Array<{ kind: string; status: string; category: string; prompt: string; response: string }>;
+      };
+      for (const s of feed.sessions.filter((entry) => entry.kind === 'gym'))
+        expect(s).toMatchObject({ status: 'answered', response: `You asked (${s.category}): ${s.prompt}` });
+      killGroup(runner, 'SIGINT');
+      await new Promise((resolve) => (runner.exitCode !== null ? resolve(null) : runner.once('exit', resolve)));
+      expect(stderr).not.toContain(agent.webhook_secret);
+      expect(readdirSync(folder)).toEqual([]);
+    } finally {
+      killGroup(runner, 'SIGKILL');
+      rmSync(machine, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
+
 describe("the quick start's Python agent", () => {
   it('passes the ping, answers a signed prompt and refuses an unsigned one', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/arena`;
-    const command = step(/-X POST \S+\/api\/agents \\/);
+    const command = step(PUSH_AGENT);
     const created = await runCurl({ ...command, body: command.body!.replace(PLACEHOLDER_WEBHOOK, url) });
     expect(created.status).toBe(201);
     const agent = created.json();
