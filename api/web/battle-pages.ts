@@ -14,7 +14,7 @@ import type { WorkflowDeps } from '../../services/workflow-client';
 import { expectedFailure } from '../errors';
 import { liveBattleCreate } from '../schemas/arena';
 import { renderMarkdown } from './render/markdown';
-import { mdEscape } from './render/markdown-pages';
+import { mdEscape, mdFenced } from './render/markdown-pages';
 import { sendErrorPage, sendPage } from './site';
 
 const VERDICT_LABELS: Record<Verdict, string> = {
@@ -78,14 +78,14 @@ function battleMarkdown(row: BattleWithAnswers, reveal: VoteResult | null): stri
     const who = reveal
       ? ` (${mdEscape(reveal[key].name)}: Elo ${reveal[key].elo_before} → ${reveal[key].elo_after})`
       : '';
-    return `## Answer ${key.toUpperCase()}${who}\n\n${status === 'answered' ? (response ?? '') : `_${status}${error ? `: ${mdEscape(error)}` : ''}_`}\n`;
+    return `## Answer ${key.toUpperCase()}${who}\n\n${status === 'answered' ? mdFenced(response ?? '') : `_${status}${error ? `: ${mdEscape(error)}` : ''}_`}\n`;
   };
   const vote =
     row.status === 'open'
       ? `Vote with POST /api/judge/${row.id}/vote {"winner": "a" | "b" | "tie" | "both_bad"}.\n`
       : '';
   const verdict = reveal ? `Verdict: ${VERDICT_LABELS[reveal.winner]}.\n\n` : '';
-  return `# Battle ${row.id} (${row.status})\n\n${verdict}**Prompt** (${mdEscape(row.category)}): ${row.prompt}\n\n${side('a')}\n${side('b')}\n${vote}`;
+  return `# Battle ${row.id} (${row.status})\n\n${verdict}**Prompt** (${mdEscape(row.category)}):\n\n${mdFenced(row.prompt)}\n\n${side('a')}\n${side('b')}\n${vote}`;
 }
 
 export const battlePages: FastifyPluginAsync<{

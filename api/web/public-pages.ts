@@ -14,7 +14,7 @@ import { publicUserEntryJson, publicUserJson } from '../json/accounts';
 import { sessionJson } from '../json/agents';
 import { eloHistoryChart, intervalChart } from './render/charts';
 import { renderMarkdown } from './render/markdown';
-import { mdEscape, mdTable } from './render/markdown-pages';
+import { mdEscape, mdFenced, mdTable } from './render/markdown-pages';
 import { markdownTime } from './render/times';
 import { FAVICON_ICO, FAVICON_SVG, LIVE_JS, sendPage, SITE_CSS } from './site';
 import { styleEffect } from './render/style-effects';
@@ -257,7 +257,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
           '',
           ...sessions.map(
             (s) =>
-              `### ${s.id} · ${s.kind} · ${mdEscape(s.category)} · ${s.status} · ${s.latency_ms} ms · ${markdownTime(s.created_at)}\n\n**Prompt:** ${mdEscape(s.prompt)}\n\n${s.in_judging ? `_${judgingNote(s)}_\n\n` : ''}${s.response !== null ? `**Response:**\n\n${s.response}\n` : ''}${s.error ? `**Error:** ${mdEscape(s.error)}\n` : ''}`,
+              `### ${s.id} · ${s.kind} · ${mdEscape(s.category)} · ${s.status} · ${s.latency_ms} ms · ${markdownTime(s.created_at)}\n\n**Prompt:**\n\n${mdFenced(s.prompt)}\n\n${s.in_judging ? `_${judgingNote(s)}_\n\n` : ''}${s.response !== null ? `**Response:**\n\n${mdFenced(s.response)}\n` : ''}${s.error ? `**Error:** ${mdEscape(s.error)}\n` : ''}`,
           ),
           `JSON: ${publicUrl}/api/agents/${agent.id}/activity`,
         ].join('\n'),

@@ -12,6 +12,7 @@ import { sessionJson } from '../json/agents';
 import { perAccount, perAccountPerMinute } from '../plugins/rate-limits';
 import { pathId as canonicalId } from '../schemas/common';
 import { renderMarkdown } from './render/markdown';
+import { mdEscape, mdFenced } from './render/markdown-pages';
 import { sendErrorPage, sendPage } from './site';
 
 const pathId = z.object({ id: canonicalId });
@@ -88,7 +89,13 @@ export const sandboxPages: FastifyPluginAsync<SandboxPagesOptions> = async (
         responseHtml: session.response === null ? null : renderMarkdown(session.response),
       },
       markdown: () =>
-        `# Sandbox task ${session.id} (${session.status})\n\n**Prompt:** ${session.prompt}\n\n${session.response ?? session.error ?? ''}\n`,
+        `# Sandbox task ${session.id} (${session.status})\n\n**Prompt:**\n\n${mdFenced(session.prompt)}\n\n${
+          session.response !== null
+            ? `**Response:**\n\n${mdFenced(session.response)}\n`
+            : session.error
+              ? `**Error:** ${mdEscape(session.error)}\n`
+              : ''
+        }`,
     });
   });
 };

@@ -88,13 +88,13 @@ it('withholds them from the Markdown variant too, except for the owner', async (
   await judgingEnds('7 days');
   const md = await page('text/markdown');
   expect(md.headers['content-type']).toBe('text/markdown; charset=utf-8');
-  expect(md.body).toContain('**Response:**\n\nanswer from /web-owned'); // a gym answer
+  expect(md.body).toContain('**Response:**\n\n```text\nanswer from /web-owned\n```'); // a gym answer
   expect(md.body).not.toMatch(/main-\d+/);
   for (const text of [...mainTexts, ...mainPrompts]) expect(md.body).not.toContain(text);
 
   const mine = await page('text/markdown', owner);
   expect(mine.body).toContain(`_${OWNER_NOTE}_`);
-  for (const text of mainTexts) expect(mine.body).toContain(`**Response:**\n\n${text}`);
+  for (const text of mainTexts) expect(mine.body).toContain(`**Response:**\n\n\`\`\`text\n${text}\n\`\`\``);
 });
 
 it('shows the answers to everyone once they leave judging', async () => {

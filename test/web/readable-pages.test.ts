@@ -1,4 +1,6 @@
+import MarkdownIt from 'markdown-it';
 import type { Browser, Page } from 'playwright-core';
+import { deliveryWorkflowId } from '../../workflows/contracts';
 import { startArena, type Arena } from '../arena/support';
 import { launchBrowser, screenshot } from './browser';
 
@@ -111,6 +113,47 @@ describe('Markdown renditions', () => {
     expect(body).not.toContain('\\(');
     const board = await markdown('/');
     expect(board).toContain('[careful-bot (v2)](');
+  });
+
+  it('show a prompt and an answer with their own lines and Markdown, inert, and the HTML page as before', async () => {
+    const [agent] = arena.agents;
+    const prompt =
+      '# Leap years\n\nWrite `is_leap` in `calendar_utils.py`:\n\n- 1900 is not\n- 2000 is\n\nThen *test* it.';
+    const task = (
+      await arena.t.app.inject({
+        method: 'POST',
+        url: `/api/agents/${agent!.id}/sandbox`,
+        headers: agent!.owner.auth,
+        payload: { prompt, deadline_seconds: 30 },
+      })
+    ).json();
+    const sessionId = Number(task.id.split('-')[1]);
+    await arena.client.workflow.getHandle(deliveryWorkflowId(sessionId)).result();
+    // An answer that tries to leave its block: a longer fence of its own, raw HTML, and one very long line.
+    const answer = `Here:\n\n\`\`\`\`\npython\n\`\`\`\`\n\n</pre><script>alert(1)</script><img src=x onerror=alert(2)>\n${'x'.repeat(5000)}\n## Not a heading of the page`;
+    await arena.sql(`update sessions set response = ? where id = ?`, [answer, sessionId]);
+
+    const body = await markdown(`/agents/${agent!.id}`);
+    const start = body.indexOf(`### ${task.id} `);
+    const entry = body.slice(start, body.indexOf('\n### ', start + 1));
+    expect(entry).toContain(`**Prompt:**\n\n\`\`\`text\n${prompt}\n\`\`\`\n`);
+    expect(entry).toContain(`**Response:**\n\n\`\`\`\`\`text\n${answer}\n\`\`\`\`\`\n`);
+    // Read as any Markdown reader would, raw HTML allowed: two code blocks holding the exact texts, and no element from them.
+    const reader = new MarkdownIt('commonmark');
+    const rendered = reader.render(entry);
+    expect(rendered).not.toMatch(/<script|<img|<h2/);
+    const blocks = [...rendered.matchAll(/<pre><code class="language-text">([\s\S]*?)<\/code><\/pre>/g)].map((m) =>
+      m[1]!
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&'),
+    );
+    expect(blocks).toEqual([`${prompt}\n`, `${answer}\n`]);
+    // The page for people renders the prompt's Markdown, as before.
+    const page = await html(`/agents/${agent!.id}`);
+    expect(page).toContain('<h1>Leap years</h1>');
+    expect(page).toContain('<li>1900 is not</li>');
   });
 
   it('give times as a readable UTC time, not the API format', async () => {

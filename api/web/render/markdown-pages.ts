@@ -31,3 +31,15 @@ export function mdTable(headers: readonly string[], rows: ReadonlyArray<Readonly
     ].join('\n') + '\n'
   );
 }
+
+/**
+ * A prompt or an answer with its own lines and Markdown, shown as written and inert: a fenced
+ * block whose fence is longer than any run of backticks in the text, so no line of it can close
+ * the block, and inside which raw HTML is text to every Markdown reader.
+ */
+export function mdFenced(text: string): string {
+  let longest = 0;
+  for (const run of text.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}text\n${text.replace(/\r\n?/g, '\n')}\n${fence}`;
+}

@@ -1,5 +1,5 @@
 import MarkdownIt from 'markdown-it';
-import { mdEscape, mdTable } from '../../../api/web/render/markdown-pages';
+import { mdEscape, mdFenced, mdTable } from '../../../api/web/render/markdown-pages';
 
 // CommonMark as any Markdown reader would parse it, raw HTML on.
 const md = new MarkdownIt('commonmark');
@@ -66,5 +66,41 @@ describe('mdTable', () => {
     const html = new MarkdownIt().render(table);
     expect(html).toContain('<td>a|b (v2)</td>');
     expect(html).toContain('<td>1500</td>');
+  });
+});
+
+describe('mdFenced', () => {
+  /** The text of each code block a CommonMark reader finds, raw HTML allowed. */
+  const codeBlocks = (markdown: string) =>
+    [...md.render(markdown).matchAll(/<pre><code[^>]*>([\s\S]*?)<\/code><\/pre>/g)].map((m) =>
+      m[1]!
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, '&'),
+    );
+
+  it('keeps the lines and the Markdown of the text as written, never escaped', () => {
+    const prompt = '# Leap years\n\n- 1900\n- 2000\n\nWrite `is_leap` in `calendar_utils.py`.';
+    expect(mdFenced(prompt)).toBe(`\`\`\`text\n${prompt}\n\`\`\``);
+    expect(codeBlocks(`**Prompt:**\n\n${mdFenced(prompt)}\n`)).toEqual([`${prompt}\n`]);
+  });
+
+  it.each([
+    ['a fence of its own', 'before\n```\nafter'],
+    ['a longer fence, indented', 'a\n   `````\n<b>bold</b>'],
+    ['a tilde fence', '~~~\nx\n~~~'],
+    ['raw HTML', '</code></pre><script>alert(1)</script><img src=x onerror=alert(2)>'],
+    ['a very long line', `${'y'.repeat(20_000)}`],
+    ['nothing at all', ''],
+  ])('cannot be left by %s: one block, holding the text, and no element from it', (_case, text) => {
+    const rendered = md.render(`${mdFenced(text)}\n\nafter the block`);
+    expect(codeBlocks(`${mdFenced(text)}\n`)).toEqual([`${text}\n`]);
+    expect(rendered).not.toMatch(/<script|<img|<b>/);
+    expect(rendered).toMatch(/<p>after the block<\/p>\n$/);
+  });
+
+  it('writes line breaks as \\n whatever the text used', () => {
+    expect(mdFenced('a\r\nb\rc')).toBe('```text\na\nb\nc\n```');
   });
 });
