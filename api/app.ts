@@ -36,7 +36,7 @@ import { WorkNotifier } from './work-notifier';
 import { website } from './web';
 import type { WorkflowDeps } from '../services/workflow-client';
 import { Client } from '@temporalio/client';
-import { loggerOptions, stdoutDestination } from '../infra/logging';
+import { loggerOptions, resolveLogFormat, stdoutDestination } from '../infra/logging';
 import { startupWarnings } from '../infra/config';
 import { RUNNER_VERSION } from '../infra/runner-package';
 import { runnerTarball } from '../domain/runner-download';
@@ -45,7 +45,10 @@ import { loadDownloads } from './discovery/downloads';
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    logger: { ...loggerOptions(config.logLevel), stream: deps.logStream ?? stdoutDestination() },
+    logger: {
+      ...loggerOptions(config.logLevel, 'api'),
+      stream: deps.logStream ?? stdoutDestination(resolveLogFormat(config.logFormat)),
+    },
     genReqId: requestIdFor,
     requestIdHeader: false,
     frameworkErrors: routerError,

@@ -5,6 +5,7 @@ import { startApi } from '../api/server';
 import { startWorker } from '../worker/main';
 import { installWorkerRuntime } from '../worker/runtime';
 import { ConfigError, loadConfig, type Config, type RuntimeConfig } from '../infra/config';
+import { createLogger, resolveLogFormat } from '../infra/logging';
 import { migrateDatabase } from '../infra/db/migrate';
 import { findOrInstallBubblewrap } from '../infra/embedded/bubblewrap';
 import { prepareDataFolder, PRIVATE_FOLDER_MODE } from '../infra/embedded/data-folder';
@@ -32,7 +33,8 @@ let interruptedExitCode = 0;
 
 class StartupInterrupted extends Error {}
 
-const say = (line: string): void => console.log(`[arena] ${line}`);
+/** Start-up and shutdown progress: `[arena] ...` beside JSON logs, a pretty line of process `arena` on a terminal. */
+let say = (line: string): void => console.log(`[arena] ${line}`);
 
 /** `npm start` / `arena start`: runs until a signal, then stops the API, the worker, Temporal and PostgreSQL in that order. */
 export async function runEmbeddedStack(): Promise<void> {
@@ -46,9 +48,14 @@ export async function runEmbeddedStack(): Promise<void> {
   }
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const logFormat = resolveLogFormat(config.logFormat);
+  if (logFormat === 'pretty') {
+    const progress = createLogger('info', { name: 'arena', format: 'pretty' });
+    say = (line) => progress.info(line);
+  }
   // By default the Temporal SDK stops every worker by itself when a signal arrives, before
   // the API (which still starts workflows) is closed; here the shutdown below does it in order.
-  await installWorkerRuntime({ logLevel: config.logLevel, metrics: true, shutdownSignals: [] });
+  await installWorkerRuntime({ logLevel: config.logLevel, logFormat, metrics: true, shutdownSignals: [] });
   process.on('uncaughtException', (err) => crashed(err));
   process.on('unhandledRejection', (reason) => crashed(reason));
 

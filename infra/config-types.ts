@@ -85,6 +85,8 @@ export interface Config {
   gymRetrySeconds: number;
   arena: ArenaSettings;
   logLevel: string;
+  /** `json` lines or `pretty` human lines on standard output; unset: pretty on a terminal, JSON otherwise. */
+  logFormat?: 'json' | 'pretty';
   /** How long a website sign-in lasts (the session cookie's Max-Age and the row's expiry). */
   sessionDays: number;
   /** Website log-in attempts per client address per 15 minutes. */

@@ -65,6 +65,7 @@ const envSchema = z
     ARENA_MIN_VOTES: positiveInt.default(10),
     ARENA_LEADERBOARD_THREADS: positiveInt.max(64, 'must be at most 64').default(2),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
     ARENA_SESSION_DAYS: positiveInt.max(365, 'must be at most 365').default(30),
     ARENA_LOGIN_RATE_LIMIT: positiveInt.default(10),
     ARENA_OIDC_ISSUER: z
@@ -173,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pushFailureSpanSeconds: e.ARENA_PUSH_FAILURE_SPAN,
     },
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
     sessionDays: e.ARENA_SESSION_DAYS,
     loginRateLimit: e.ARENA_LOGIN_RATE_LIMIT,
     oidc:

@@ -198,3 +198,82 @@ test(
   },
   2 * START_TIMEOUT_MS + 2 * STOP_TIMEOUT_MS,
 );
+
+/** `npm start` (after its build) in a pseudo-terminal, as a person runs it; Ctrl-C is typed into the terminal. */
+function startOnTerminal(): RunningStack & { type(text: string): void } {
+  const cliPath = process.env.TEST_TEMPORAL_CLI_PATH!;
+  // util-linux script(1) gives the command a terminal of its own and copies what it prints.
+  const child = spawn('script', ['-qfec', `${process.execPath} dist/cli/start.js`, '/dev/null'], {
+    cwd: REPO,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...stackEnv(), TEMPORAL_CLI_PATH: cliPath, LOG_LEVEL: 'info', LOG_FORMAT: '' },
+  });
+  const output: string[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  running = { child, output, exited };
+  return { ...running, type: (text) => child.stdin!.write(text) };
+}
+
+test(
+  'on a terminal, npm start prints short human lines and no JSON, with its banner once the servers are up',
+  async () => {
+    const stack = startOnTerminal();
+    await waitForHealth(stack);
+    // A delivery, so the worker has one to report: a pull agent's first gym prompt, answered.
+    const base = `http://127.0.0.1:${ports.api}`;
+    const { api_key: apiKey } = (await (await fetch(`${base}/api/register`, { method: 'POST' })).json()) as {
+      api_key: string;
+    };
+    const agent = (await (
+      await fetch(`${base}/api/agents`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'on-a-terminal', mode: 'pull' }),
+      })
+    ).json()) as { id: number; webhook_secret: string };
+    const secret = { 'x-arena-secret': agent.webhook_secret };
+    const work = (await (
+      await fetch(`${base}/api/agents/${agent.id}/work/next?wait=30`, { headers: secret })
+    ).json()) as { work_id: string };
+    const posted = await fetch(`${base}/api/agents/${agent.id}/work/${work.work_id}/result`, {
+      method: 'POST',
+      headers: { ...secret, 'content-type': 'application/json' },
+      body: JSON.stringify({ response: 'ready' }),
+    });
+    expect(posted.status).toBe(200);
+    const text = () =>
+      stack.output
+        .join('')
+        .replace(/\x1b\[[0-9;]*m/g, '')
+        .replace(/\r/g, '');
+    const recorded = `(worker): delivery recorded: ${work.work_id} answered in `;
+    const deadline = Date.now() + 30_000;
+    while (!text().includes(recorded) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+
+    stack.type('\x03');
+    expect(await stack.exited).toBe(0);
+    running = undefined;
+    const lines = text()
+      .split('\n')
+      // The terminal echoes the typed Ctrl-C as ^C in front of the next line.
+      .map((line) => line.replace(/^\^C/, ''))
+      .filter((line) => line.trim() !== '');
+    expect(lines.filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
+    const banner = lines.indexOf('Agent Arena is running.');
+    const listening = lines.findIndex((line) => /\(api\): Server listening at /.test(line));
+    expect(listening).toBeGreaterThan(-1);
+    expect(banner).toBeGreaterThan(listening);
+    // Before the banner, and after its last line, every line is time, level, process and message.
+    const pretty = /^\[\d\d:\d\d:\d\d\] (DEBUG|INFO|WARN|ERROR) \((arena|api|worker)\): \S/;
+    const end = lines.indexOf('Press Ctrl-C to stop.');
+    expect([...lines.slice(0, banner), ...lines.slice(end + 1)].filter((line) => !pretty.test(line))).toEqual([]);
+    expect(lines).toContainEqual(expect.stringContaining(recorded));
+    expect(lines).toContainEqual(expect.stringMatching(/ \(api\): \[[0-9a-f]{8}\] POST \/api\/register$/));
+    expect(lines).toContainEqual(expect.stringMatching(/ \(arena\): PostgreSQL stopped$/));
+    expect(text()).not.toContain(agent.webhook_secret);
+  },
+  START_TIMEOUT_MS + STOP_TIMEOUT_MS,
+);

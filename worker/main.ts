@@ -4,6 +4,7 @@ import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { serveMetrics } from './metrics-server';
 import { installWorkerRuntime } from './runtime';
+import { resolveLogFormat } from '../infra/logging';
 import { ensureSchedules } from './schedules';
 import { createActivities } from '../activities';
 import { createSessionEndActivities, createWorkspaceActivities } from '../activities/workspaces';
@@ -116,7 +117,12 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
  */
 export async function runWorkerProcess(): Promise<void> {
   const config = requireRuntime(loadConfig(), ['database', 'temporal', 'key']);
-  await installWorkerRuntime({ logLevel: config.logLevel, metrics: true, shutdownSignals: [] });
+  await installWorkerRuntime({
+    logLevel: config.logLevel,
+    logFormat: resolveLogFormat(config.logFormat),
+    metrics: true,
+    shutdownSignals: [],
+  });
   const worker = await startWorker(config);
   const sandboxWarning = await isolationWarning(probeOf(config.sandbox));
   if (sandboxWarning) console.warn(`worker: warning: ${sandboxWarning}`);

@@ -5,7 +5,7 @@
  */
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { freePort } from '../infra/ports';
-import { createLogger } from '../infra/logging';
+import { createLogger, type LogFormat } from '../infra/logging';
 import { setSdkMetricsAddress } from '../infra/metrics';
 
 const SDK_LEVELS: Record<string, LogLevel> = {
@@ -20,6 +20,8 @@ const SDK_LEVELS: Record<string, LogLevel> = {
 
 export interface WorkerRuntimeOptions {
   logLevel: string;
+  /** JSON lines or, for a person at a terminal, pretty ones (see resolveLogFormat). */
+  logFormat: LogFormat;
   /** Export the SDK's metrics (workflow and activity task latencies, slots, polls…). */
   metrics: boolean;
   /** Signals on which the SDK stops every worker by itself; `npm start` passes none and stops them in order. */
@@ -33,10 +35,11 @@ export function isExpectedSdkWarning(message: string): boolean {
 
 export async function installWorkerRuntime({
   logLevel,
+  logFormat,
   metrics,
   shutdownSignals,
 }: WorkerRuntimeOptions): Promise<void> {
-  const log = createLogger(logLevel);
+  const log = createLogger(logLevel, { name: 'worker', format: logFormat });
   const level = SDK_LEVELS[logLevel] ?? 'INFO';
   const logger = new DefaultLogger(level, (entry) => {
     if (logLevel === 'silent' || isExpectedSdkWarning(entry.message)) return;

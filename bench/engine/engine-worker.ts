@@ -42,7 +42,12 @@ async function startStepWorker(
 let pending: Array<[string, number]> = [];
 
 async function main(): Promise<void> {
-  await installWorkerRuntime({ logLevel: process.env.LOG_LEVEL ?? 'info', metrics: true, shutdownSignals: [] });
+  await installWorkerRuntime({
+    logLevel: process.env.LOG_LEVEL ?? 'info',
+    logFormat: 'json',
+    metrics: true,
+    shutdownSignals: [],
+  });
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const worker = await Worker.create({
     connection,

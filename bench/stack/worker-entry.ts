@@ -10,7 +10,7 @@ import { startApi } from '../../api/server';
 
 async function main(): Promise<void> {
   const config = requireRuntime(loadConfig(), ['database', 'temporal', 'key']);
-  await installWorkerRuntime({ logLevel: config.logLevel, metrics: true, shutdownSignals: [] });
+  await installWorkerRuntime({ logLevel: config.logLevel, logFormat: 'json', metrics: true, shutdownSignals: [] });
   const bundle = process.env.BENCH_WORKFLOW_BUNDLE;
   // Dispatch and leaderboard schedules would send main-arena prompts to the bench's agents mid-run.
   const worker = await startWorker(config, {

@@ -86,7 +86,7 @@ it('takes a caller’s X-Request-Id, answers with it and logs under it; anything
 
 it('redacts secret fields and headers in anything logged, here and in the worker', () => {
   const captured: string[] = [];
-  const log = createLogger('info', { write: (line: string) => void captured.push(line) });
+  const log = createLogger('info', { stream: { write: (line: string) => void captured.push(line) } });
   log.info(
     {
       password: 'hidden-p1',
