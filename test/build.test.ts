@@ -3,6 +3,7 @@
  * worker processes of `npm run api|worker|migrate` run from it, with the files they read at run time.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../infra/ports';
@@ -41,6 +42,12 @@ it('serves the API, the website and the guides, and runs the worker, from dist/'
     expect({ status: page.status, html: (await page.text()).includes('</html>') }).toEqual({ status: 200, html: true });
     expect((await fetch(`${base}/docs/guides/quick-start`, { headers: { accept: 'text/markdown' } })).status).toBe(200);
     expect((await fetch(`${base}/favicon.ico`)).status).toBe(200);
+    // The runner the build packed, from the copy beside the compiled server, with the digest it is listed with.
+    const { runner } = (await (await fetch(`${base}/downloads/`)).json()) as {
+      runner: { url: string; sha256: string };
+    };
+    const tarball = Buffer.from(await (await fetch(`${base}${new URL(runner.url).pathname}`)).arrayBuffer());
+    expect(createHash('sha256').update(tarball).digest('hex')).toBe(runner.sha256);
     // A pull agent's first work (the gym's) is queued by the compiled worker's workflow and activities.
     const owner = await register(t.app);
     const created = await fetch(`${base}/api/agents`, {

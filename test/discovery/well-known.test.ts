@@ -201,6 +201,7 @@ describe('HEAD on every discovery document', () => {
     '/docs/guides/quick-start.md',
     '/docs/reference/',
     '/api/version',
+    '/downloads/',
     '/health',
   ])('%s', async (url) => {
     const [head, full] = await Promise.all([t.app.inject({ method: 'HEAD', url }), get(url)]);
