@@ -1,3 +1,4 @@
+import { RUNNER_VERSION } from '../../infra/runner-package';
 import { createHmac } from 'node:crypto';
 import { answer, closedPortUrl, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
@@ -71,7 +72,7 @@ describe('POST /api/agents', () => {
     expect(body).toMatchObject({ mode: 'pull', active: true, ping_error: null });
     expect(body.webhook_url).toBeUndefined();
     expect(body.run_command).toBe(
-      `npx arena-runner --base-url http://arena.test --agent ${body.id} --secret <AGENT_SECRET> -- <your-agent-command>`,
+      `npx --yes --package http://arena.test/downloads/arena-runner-${RUNNER_VERSION}.tgz arena-runner run --base-url http://arena.test --agent ${body.id} --secret <AGENT_SECRET> -- <your-agent-command>`,
     );
     expect(agentServer.received).toHaveLength(before);
   });

@@ -1,3 +1,4 @@
+import { RUNNER_VERSION } from '../../infra/runner-package';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Client } from '@temporalio/client';
 import { deliveryWorkflowId } from '../../workflows/contracts';
@@ -44,12 +45,21 @@ it('answers the gym and a sandbox task through arena-runner, then stops cleanly 
     })
   ).json();
   // run_command shows exactly how to run it; the placeholders are filled in here.
-  const [, ...args] = agent.run_command
+  const words = agent.run_command
     .replace('<AGENT_SECRET>', agent.webhook_secret)
     .replace('<your-agent-command>', 'AGENT')
     .split(' ');
-  expect(args.slice(0, 2)).toEqual(['arena-runner', '--base-url']);
-  const cliArgs = args.slice(1).map((a: string) => (a === 'http://arena.test' ? baseUrl : a));
+  // npx runs the runner the arena serves; here the same runner runs from its sources.
+  expect(words.slice(0, 7)).toEqual([
+    'npx',
+    '--yes',
+    '--package',
+    `http://arena.test/downloads/arena-runner-${RUNNER_VERSION}.tgz`,
+    'arena-runner',
+    'run',
+    '--base-url',
+  ]);
+  const cliArgs = words.slice(5).map((a: string) => (a === 'http://arena.test' ? baseUrl : a));
   const commandAt = cliArgs.indexOf('AGENT');
   cliArgs.splice(commandAt, 1, process.execPath, '-e', AGENT);
   const [node, ...entry] = RUNNER_FROM_SOURCE;
