@@ -182,7 +182,7 @@ export const downloadRoutes: FastifyPluginAsyncZod<{
         summary: 'One download (a gzipped tarball npm installs), or its SHA-256 line with the .sha256 suffix',
         tags: ['discovery'],
         params: z.object({
-          name: z.string().max(200).describe('a file listed at /downloads/, or that name + .sha256'),
+          name: z.string().max(100).describe('a file listed at /downloads/, or that name + .sha256'),
         }),
         response: {
           200: {
