@@ -18,7 +18,7 @@ const UNIT = [
   '**/test/web/render/**/*.test.ts',
   '**/test/web/auth/{config,passwords}.test.ts',
   '**/test/sandbox/task-catalogue.test.ts',
-  '**/test/sandbox/{clean-room-files,containment,isolation,sandbox-config,session-processes,workspaces}.test.ts',
+  '**/test/sandbox/{clean-room-files,containment,humaneval-cheats,isolation,sandbox-config,session-processes,workspaces}.test.ts',
   '**/test/runner/{adapter,backoff,cli,command-env,pull,push,replay-guard,sandbox}.test.ts',
   '**/test/webhook/{address-guard,client-failures,client-guard,client-responses,failure,ping,signing}.test.ts',
 ];

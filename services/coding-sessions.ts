@@ -3,6 +3,7 @@
  * and the agent works it step by step with the session's token or its own secret. Each step is
  * written as a row, then run by the session's workflow on the worker that holds the workspace.
  */
+import { ARENA_SUITE, HUMANEVAL_SUITE, type CodingSuite } from '../domain/sandbox/suites';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { isAgentActive } from '../domain/agent-state';
@@ -162,21 +163,29 @@ export async function startCodingTask(
 }
 
 /**
- * A benchmark run: every active task `trials` times, one run at a time per agent. Its workflow opens
- * the sessions as the account's cap of live sessions lets it, all tasks once before any twice.
+ * A benchmark run: every active task of a suite `trials` times, one run at a time per agent. Its
+ * workflow opens the sessions as the account's cap of live sessions lets it, all tasks once before
+ * any twice.
  */
 export async function startBenchmark(
   em: EntityManager,
   deps: CodingDeps,
   agent: Agent,
-  request: { deadline_seconds?: number; trials?: number },
+  request: { deadline_seconds?: number; trials?: number; suite?: CodingSuite },
   log: FastifyBaseLogger,
-): Promise<{ run_id: number; tasks: number; trials: number; sessions: number }> {
+): Promise<{ run_id: number; suite: CodingSuite; tasks: number; trials: number; sessions: number }> {
   assertCanStart(agent);
-  const tasks = await activeTasks(em);
-  if (tasks.length === 0) throw new ArenaError('conflict', 'no coding task is active');
+  const suite = request.suite ?? ARENA_SUITE;
+  const tasks = await activeTasks(em, suite);
+  if (tasks.length === 0)
+    throw new ArenaError(
+      'conflict',
+      suite === HUMANEVAL_SUITE
+        ? 'no task of the humaneval suite is active: an operator imports it with `arena tasks import humaneval`'
+        : `no task of the ${suite} suite is active`,
+    );
   const trials = request.trials ?? BENCHMARK_TRIALS.default;
-  const runId = await startBenchmarkRun(em, agent.id, tasks.length, trials);
+  const runId = await startBenchmarkRun(em, agent.id, suite, tasks.length, trials);
   if (runId === undefined) throw new ArenaError('conflict', 'this agent already has a benchmark run in progress');
   try {
     await startBenchmarkWorkflow(deps.workflows, {
@@ -193,7 +202,7 @@ export async function startBenchmark(
     log.error({ err, runId }, 'could not start a benchmark run');
     throw new ArenaError('unavailable', 'the delivery service is unavailable; try again shortly', 5);
   }
-  return { run_id: runId, tasks: tasks.length, trials, sessions: tasks.length * trials };
+  return { run_id: runId, suite, tasks: tasks.length, trials, sessions: tasks.length * trials };
 }
 
 /**

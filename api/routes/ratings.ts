@@ -6,7 +6,7 @@ import { codingRecord } from '../../domain/sandbox/pass-rate';
 import { ratingHistory } from '../../infra/db/repositories/rating.repository';
 import { notFound } from '../../domain/errors';
 import { tierFor } from '../../domain/ratings/tiers';
-import { findAgent } from '../../services/profiles';
+import { codingSuitesOf, findAgent } from '../../services/profiles';
 import { openVoteExport, readBoard } from '../../services/leaderboards';
 import { csvLines } from '../../domain/ratings/vote-export';
 import { ratingHistoryJson } from '../json/arena';
@@ -52,11 +52,16 @@ export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
     async (request) => {
       const { category, style_control } = request.query;
       const { rows } = await readBoard(request.em, { category, styleControl: style_control === 'true' });
+      const suites = await codingSuitesOf(
+        request.em,
+        rows.map((r) => r.agent_id),
+      );
       return rows.map(({ computed_ms: _computed, coding, ...row }) => ({
         ...row,
         provisional: row.rank === null,
         tier: tierFor(row.elo),
         coding: codingRecord(coding),
+        coding_suites: suites.get(row.agent_id) ?? [],
       }));
     },
   );

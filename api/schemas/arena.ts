@@ -94,10 +94,35 @@ export const codingRecordSchema = z
   })
   .describe("the agent's coding sandbox record");
 
-/** An agent's coding record, whole and per task. */
+/** An agent's figure on one suite of coding tasks, read like a published HumanEval score. */
+export const suiteRecordSchema = z
+  .object({
+    suite: z.string().describe("`arena` (the arena's own tasks) or `humaneval` (OpenAI's HumanEval problems)"),
+    tasks: z.number().int().describe("the suite's active tasks"),
+    tasks_attempted: z.number().int(),
+    attempted: z.number().int().describe('attempts, counted as in the whole record'),
+    passed: z.number().int(),
+    pass_at_1: z
+      .number()
+      .nullable()
+      .describe(
+        'the mean over the tasks attempted of passed / attempted: the unbiased estimate of pass@1; null with none',
+      ),
+    ci_low: z.number().nullable().describe('95% Wilson interval over every attempt of the suite, 0..1'),
+    ci_high: z.number().nullable(),
+    pass_at_k: z
+      .array(z.object({ k: z.number().int(), value: z.number() }))
+      .describe(
+        'for k from 2 up to the fewest attempts of any task attempted (at most 5): the mean over those tasks of the unbiased estimator 1 - C(n - c, k) / C(n, k)',
+      ),
+  })
+  .describe("the agent's figure on one suite");
+
+/** An agent's coding record, whole, per suite and per task. */
 export const codingProfile = z.object({
   agent_id: z.number().int(),
   record: codingRecordSchema,
+  suites: z.array(suiteRecordSchema),
   tasks: z.array(
     codingRecordSchema.extend({
       task: z.string(),
@@ -128,6 +153,7 @@ export const leaderboardEntry = z.object({
   losses: z.number().int(),
   ties: z.number().int(),
   coding: codingRecordSchema,
+  coding_suites: z.array(suiteRecordSchema).describe('the coding figure per suite, as on the profile'),
 });
 
 export const leaderboardQuery = z.object({

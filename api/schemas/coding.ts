@@ -1,4 +1,5 @@
 /** Coding sandbox sessions: starting one, and the steps an agent takes in it. */
+import { ARENA_SUITE, CODING_SUITES } from '../../domain/sandbox/suites';
 import { z } from 'zod';
 import { BENCHMARK_TRIALS, CODING_DEADLINE } from '../../services/coding-sessions';
 import { sandboxCreate } from './session';
@@ -72,7 +73,13 @@ export const benchmarkStart = z
       .min(BENCHMARK_TRIALS.min)
       .max(BENCHMARK_TRIALS.max)
       .default(BENCHMARK_TRIALS.default)
-      .describe('sessions per task: pass@1 and its interval are over all of them'),
+      .describe(
+        'sessions per task: pass@1 and its interval are over all of them, and pass@k is shown up to k = trials',
+      ),
+    suite: z
+      .enum(CODING_SUITES)
+      .default(ARENA_SUITE)
+      .describe("the suite whose every active task the run attempts: `arena` (the arena's own tasks) or `humaneval`"),
   })
   .strict();
 

@@ -3,13 +3,13 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { pathId } from '../schemas/common';
 import { boardCategories, readBoard } from '../../services/leaderboards';
-import { codingRecord, type CodingRecord } from '../../domain/sandbox/pass-rate';
+import type { CodingRecord, SuiteRecord } from '../../domain/sandbox/pass-rate';
 import { ratingHistory } from '../../infra/db/repositories/rating.repository';
 import { agentFeed, gymCounts } from '../../infra/db/repositories/session-read.repository';
 import { isAgentActive } from '../../domain/agent-state';
 import { tierFor } from '../../domain/ratings/tiers';
 import { agentsOf } from '../../services/agents';
-import { codingProfileOf, findAgent, findUser, searchUsers } from '../../services/profiles';
+import { codingProfileOf, codingSuitesOf, findAgent, findUser, searchUsers } from '../../services/profiles';
 import { publicUserEntryJson, publicUserJson } from '../json/accounts';
 import { sessionJson } from '../json/agents';
 import { eloHistoryChart, intervalChart } from './render/charts';
@@ -48,6 +48,29 @@ function codingCell(record: CodingRecord): string {
   return `${record.passed}/${record.attempted} (${pct(record.ci_low).slice(0, -1)}–${pct(record.ci_high)}) · ${steps(record.mean_steps)} · ${wallTime(record.mean_seconds)}`;
 }
 
+const SUITE_NAMES: Record<string, string> = { arena: 'Arena tasks', humaneval: 'HumanEval' };
+const suiteName = (suite: string) => SUITE_NAMES[suite] ?? suite;
+
+/** "HumanEval 62% (55–69%)": a suite's pass@1 with its 95% interval; the suites attempted, or "–". */
+function suitesCell(suites: readonly SuiteRecord[] | undefined): string {
+  const tried = (suites ?? []).filter((s) => s.pass_at_1 !== null);
+  if (tried.length === 0) return '–';
+  return tried
+    .map((s) => `${suiteName(s.suite)} ${pct(s.pass_at_1)} (${pct(s.ci_low).slice(0, -1)}–${pct(s.ci_high)})`)
+    .join(' · ');
+}
+
+/** A suite's row on the profile: what was attempted, pass@1 with its interval, and pass@k where k trials ran. */
+function suiteRow(s: SuiteRecord) {
+  return {
+    suite: suiteName(s.suite),
+    tasks: `${s.tasks_attempted} of ${s.tasks}`,
+    attempted: s.attempted,
+    passAt1: s.pass_at_1 === null ? '–' : `${pct(s.pass_at_1)} (${pct(s.ci_low).slice(0, -1)}–${pct(s.ci_high)})`,
+    passAtK: s.pass_at_k.map((p) => `pass@${p.k} ${pct(p.value)}`).join(' · ') || '–',
+  };
+}
+
 /** What the profile says under its coding table: what counts, and what was set apart. */
 function codingNote(record: CodingRecord): string {
   const apart = [
@@ -77,10 +100,14 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
       readBoard(request.em, { category: query.category, styleControl }),
       boardCategories(request.em),
     ]);
+    const suites = await codingSuitesOf(
+      request.em,
+      board.rows.map((r) => r.agent_id),
+    );
     const rows = board.rows.map((r) => ({
       ...r,
       tier: tierFor(r.elo),
-      coding: codingCell(codingRecord(r.coding)),
+      coding: suitesCell(suites.get(r.agent_id)),
     }));
     const updated = rows[0] ? new Date(rows[0].computed_ms) : null;
     const chart = intervalChart(
@@ -204,6 +231,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
         coding: {
           cell: codingCell(codingProfile.record),
           note: codingNote(codingProfile.record),
+          suites: codingProfile.suites.filter((s) => s.attempted > 0).map(suiteRow),
           tasks: codingProfile.tasks.map((t) => ({
             task: t.task,
             attempted: t.attempted,
@@ -239,6 +267,13 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
                 '',
                 codingNote(codingProfile.record),
                 '',
+                mdTable(
+                  ['Suite', 'Tasks attempted', 'Attempts', 'pass@1 (95% interval)', 'pass@k'],
+                  codingProfile.suites
+                    .filter((s) => s.attempted > 0)
+                    .map(suiteRow)
+                    .map((s) => [s.suite, s.tasks, s.attempted, s.passAt1, s.passAtK]),
+                ),
                 mdTable(
                   ['Task', 'Attempts', 'Passed', 'pass@1', 'Steps', 'Wall time'],
                   codingProfile.tasks.map((t) => [

@@ -71,3 +71,65 @@ export function taskRecord(task: string, counts: CodingCounts): TaskRecord {
   const record = codingRecord(counts);
   return { task, ...record, pass_at_1: counts.attempted > 0 ? round(counts.passed / counts.attempted, 3) : null };
 }
+
+/** One task's attempts and passes, as a suite's figure reads them. */
+export interface TaskTally {
+  attempted: number;
+  passed: number;
+}
+
+/**
+ * An agent's figure on one suite, read like the literature reads a HumanEval score: pass@1 is the
+ * mean over the tasks attempted of each task's passed / attempted (the unbiased estimate from n
+ * attempts with c passes), with a 95% Wilson interval over every attempt; pass@k for each k up to
+ * the fewest attempts any of those tasks had (a benchmark run of k trials gives every task k).
+ */
+export interface SuiteRecord {
+  suite: string;
+  /** Active tasks in the suite now. */
+  tasks: number;
+  tasks_attempted: number;
+  attempted: number;
+  passed: number;
+  pass_at_1: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  pass_at_k: Array<{ k: number; value: number }>;
+}
+
+/**
+ * The unbiased estimator of pass@k from n attempts with c passes (Chen et al., 2021, "Evaluating
+ * Large Language Models Trained on Code"): 1 - C(n - c, k) / C(n, k), as the product
+ * 1 - Π_{i = n - c + 1}^{n} (1 - k / i), which stays exact where the binomials would overflow.
+ */
+export function passAtK(n: number, c: number, k: number): number {
+  if (!(Number.isInteger(n) && Number.isInteger(c) && Number.isInteger(k)) || n < 1 || c < 0 || c > n || k < 1 || k > n)
+    throw new RangeError(`pass@k needs 1 <= k <= n and 0 <= c <= n (n ${n}, c ${c}, k ${k})`);
+  if (n - c < k) return 1;
+  let none = 1;
+  for (let i = n - c + 1; i <= n; i++) none *= 1 - k / i;
+  return 1 - none;
+}
+
+/** Never pass@k past this k: benchmark runs make at most five trials of a task. */
+const LARGEST_K = 5;
+
+export function suiteRecord(suite: string, activeTasks: number, tallies: readonly TaskTally[]): SuiteRecord {
+  const tried = tallies.filter((t) => t.attempted > 0);
+  const attempted = tried.reduce((sum, t) => sum + t.attempted, 0);
+  const passed = tried.reduce((sum, t) => sum + t.passed, 0);
+  const interval = wilsonInterval(passed, attempted);
+  const mean = (k: number) => tried.reduce((sum, t) => sum + passAtK(t.attempted, t.passed, k), 0) / tried.length;
+  const fewest = tried.length === 0 ? 0 : Math.min(LARGEST_K, ...tried.map((t) => t.attempted));
+  return {
+    suite,
+    tasks: activeTasks,
+    tasks_attempted: tried.length,
+    attempted,
+    passed,
+    pass_at_1: tried.length === 0 ? null : round(mean(1), 3),
+    ci_low: interval?.low ?? null,
+    ci_high: interval?.high ?? null,
+    pass_at_k: Array.from({ length: Math.max(0, fewest - 1) }, (_, i) => ({ k: i + 2, value: round(mean(i + 2), 3) })),
+  };
+}

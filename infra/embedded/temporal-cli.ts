@@ -88,7 +88,7 @@ export async function findOrInstallTemporalCli(opts: FindTemporalCliOptions): Pr
  * Installs into a private staging folder and renames it into place, so that two processes
  * racing (two jest runs, npm start beside CI) never see or produce a half-written CLI.
  */
-async function installInto(target: string, install: (staging: string) => Promise<unknown>): Promise<void> {
+export async function installInto(target: string, install: (staging: string) => Promise<unknown>): Promise<void> {
   const staging = `${target}.tmp-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
   try {
     await install(staging);

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { ARENA_SUITE } from '../../domain/sandbox/suites';
 import { SANDBOX_LANGUAGES, type SandboxLanguage } from '../../domain/sandbox/languages';
 
 /** The catalogue shipped with the service; from dist/ it is the copy the build makes beside the compiled code. */
@@ -177,6 +178,7 @@ export async function storedTask(task: SandboxTask): Promise<{
   manifest: TaskManifest;
   files: Array<{ path: string; content: string }>;
   hiddenTests: Array<{ path: string; content: string }>;
+  suite: string;
 }> {
   const text = (file: TaskFile, prefix = '') => {
     try {
@@ -193,5 +195,7 @@ export async function storedTask(task: SandboxTask): Promise<{
     manifest: task.manifest,
     files: (await task.readStartingFiles()).map((f) => text(f)),
     hiddenTests: (await task.readHiddenTests()).map((f) => text(f, `${HIDDEN_TESTS_DIR}/`)),
+    // A task folder is one of the arena's own; imported data sets have suites of their own.
+    suite: ARENA_SUITE,
   };
 }

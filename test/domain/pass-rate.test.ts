@@ -1,4 +1,11 @@
-import { codingRecord, NO_CODING, taskRecord, wilsonInterval } from '../../domain/sandbox/pass-rate';
+import {
+  codingRecord,
+  NO_CODING,
+  passAtK,
+  suiteRecord,
+  taskRecord,
+  wilsonInterval,
+} from '../../domain/sandbox/pass-rate';
 
 const counts = (passed: number, attempted: number) => ({ ...NO_CODING, passed, attempted });
 
@@ -35,5 +42,73 @@ describe('taskRecord', () => {
   it('gives pass@1 as the share of attempts passed, none without attempts', () => {
     expect(taskRecord('python/leap-year', counts(2, 3)).pass_at_1).toBe(0.667);
     expect(taskRecord('python/leap-year', NO_CODING).pass_at_1).toBeNull();
+  });
+});
+
+describe('passAtK', () => {
+  /** The estimator's definition, with exact binomials: small enough here to count. */
+  const binomial = (n: number, k: number): number =>
+    k < 0 || k > n ? 0 : k === 0 ? 1 : (binomial(n - 1, k - 1) * n) / k;
+  const byDefinition = (n: number, c: number, k: number) => 1 - binomial(n - c, k) / binomial(n, k);
+
+  it('is the share of passes for k = 1, and 1 - C(n - c, k) / C(n, k) for every k', () => {
+    expect(passAtK(5, 2, 1)).toBeCloseTo(0.4, 12);
+    expect(passAtK(5, 2, 2)).toBeCloseTo(0.7, 12);
+    for (let n = 1; n <= 12; n++)
+      for (let c = 0; c <= n; c++)
+        for (let k = 1; k <= n; k++) expect(passAtK(n, c, k)).toBeCloseTo(byDefinition(n, c, k), 12);
+  });
+
+  it('stays exact where the binomials overflow', () => {
+    expect(passAtK(2000, 1, 1)).toBeCloseTo(1 / 2000, 15);
+    expect(passAtK(2000, 0, 1000)).toBe(0);
+    expect(passAtK(2000, 1999, 2)).toBe(1);
+  });
+
+  it.each([
+    [0, 0, 1],
+    [3, 4, 1],
+    [3, 1, 4],
+    [3, 1, 0],
+    [2.5, 1, 1],
+  ])('refuses n %s, c %s, k %s', (n, c, k) => expect(() => passAtK(n, c, k)).toThrow(RangeError));
+});
+
+describe('suiteRecord', () => {
+  it('averages pass@1 over the tasks attempted, with the interval over every attempt, and pass@k up to the fewest attempts', () => {
+    const record = suiteRecord('humaneval', 164, [
+      { attempted: 3, passed: 3 },
+      { attempted: 3, passed: 0 },
+      { attempted: 4, passed: 1 },
+      { attempted: 0, passed: 0 },
+    ]);
+    expect(record).toEqual({
+      suite: 'humaneval',
+      tasks: 164,
+      tasks_attempted: 3,
+      attempted: 10,
+      passed: 4,
+      pass_at_1: Math.round(((1 + 0 + 0.25) / 3) * 1000) / 1000,
+      ci_low: wilsonInterval(4, 10)!.low,
+      ci_high: wilsonInterval(4, 10)!.high,
+      pass_at_k: [
+        { k: 2, value: Math.round(((1 + 0 + passAtK(4, 1, 2)) / 3) * 1000) / 1000 },
+        { k: 3, value: Math.round(((1 + 0 + passAtK(4, 1, 3)) / 3) * 1000) / 1000 },
+      ],
+    });
+  });
+
+  it('says nothing it does not know: no attempt, no figure', () => {
+    expect(suiteRecord('arena', 16, [])).toEqual({
+      suite: 'arena',
+      tasks: 16,
+      tasks_attempted: 0,
+      attempted: 0,
+      passed: 0,
+      pass_at_1: null,
+      ci_low: null,
+      ci_high: null,
+      pass_at_k: [],
+    });
   });
 });

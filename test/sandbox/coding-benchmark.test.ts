@@ -59,7 +59,7 @@ it('attempts every task `trials` times, as many at once as the account may hold,
   const started = await benchmark({ trials: 2 });
   expect(started.statusCode).toBe(202);
   const { run_id: runId, ...plan } = started.json();
-  expect(plan).toEqual({ tasks: 2, trials: 2, sessions: 4 });
+  expect(plan).toEqual({ suite: 'arena', tasks: 2, trials: 2, sessions: 4 });
   expect(await benchmarkProgressOf(t.orm.em.fork(), agent.id)).toEqual({
     tasks: 4,
     ended: 0,

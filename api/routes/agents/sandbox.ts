@@ -1,4 +1,5 @@
 /** Sandbox tasks: an owner sends a prompt of their own to their agent, end to end, never judged. */
+import { CODING_SUITES } from '../../../domain/sandbox/suites';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { cancelSandboxTask, ownedAgent, startSandboxTask } from '../../../services/agents';
@@ -55,7 +56,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{
       config: perAccount('benchmark', benchmarksPerHour, '1 hour'),
       schema: {
         summary:
-          'Start a benchmark run: every active task `trials` times, its sessions opened as the account may hold them; one run at a time per agent',
+          "Start a benchmark run: every active task of a suite (`arena`, the arena's own, or `humaneval`) `trials` times, its sessions opened as the account may hold them; one run at a time per agent",
         tags: ['sandbox'],
         security,
         params: idParam,
@@ -63,7 +64,8 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{
         response: {
           202: z.object({
             run_id: z.number().int(),
-            tasks: z.number().int().describe('active tasks when the run started'),
+            suite: z.enum(CODING_SUITES),
+            tasks: z.number().int().describe("the suite's active tasks when the run started"),
             trials: z.number().int().describe('sessions per task'),
             sessions: z
               .number()

@@ -6,7 +6,9 @@ export class BenchmarkRun {
   [OptionalProps]?: 'createdAt' | 'finishedAt' | 'trials';
   id!: number;
   agent!: Ref<Agent>;
-  /** Active tasks when it started. */
+  /** The suite whose active tasks it attempts. */
+  suite!: string;
+  /** The suite's active tasks when it started. */
   tasks!: number;
   /** Sessions per task: the run has `tasks × trials`. */
   trials = 1;
@@ -27,6 +29,7 @@ export const BenchmarkRunSchema = new EntitySchema<BenchmarkRun>({
   properties: {
     id: { type: 'integer', primary: true, autoincrement: true },
     agent: { kind: 'm:1', entity: () => Agent, ref: true, deleteRule: 'cascade', index: true },
+    suite: { type: 'string', length: 40 },
     tasks: { type: 'integer' },
     trials: { type: 'integer', default: 1 },
     createdAt: { type: 'datetime', length: 6 },

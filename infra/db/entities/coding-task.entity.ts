@@ -9,7 +9,7 @@ export interface StoredTaskFile {
 }
 
 export class CodingTask {
-  [OptionalProps]?: 'active' | 'addedAt' | 'retiredAt';
+  [OptionalProps]?: 'active' | 'addedAt' | 'retiredAt' | 'origin';
   /** `<language>/<slug>` */
   id!: string;
   title!: string;
@@ -19,6 +19,10 @@ export class CodingTask {
   manifest!: TaskManifest;
   files!: StoredTaskFile[];
   hiddenTests!: StoredTaskFile[];
+  /** The suite a benchmark run is made of: `arena` (written for this arena) or `humaneval`. */
+  suite!: string;
+  /** Where an imported task came from, and its licence; null for the arena's own. */
+  origin: string | null = null;
   /** Retired tasks are kept (their sessions point at them) but no new session gets them. */
   active = true;
   addedAt: Date = new Date();
@@ -28,6 +32,7 @@ export class CodingTask {
 export const CodingTaskSchema = new EntitySchema<CodingTask>({
   class: CodingTask,
   tableName: 'coding_tasks',
+  indexes: [{ name: 'coding_tasks_suite_active_index', properties: ['suite', 'active'] }],
   properties: {
     id: { type: 'string', length: 100, primary: true },
     title: { type: 'string', length: 200 },
@@ -36,6 +41,8 @@ export const CodingTaskSchema = new EntitySchema<CodingTask>({
     manifest: { type: 'json' },
     files: { type: 'json' },
     hiddenTests: { type: 'json' },
+    suite: { type: 'string', length: 40 },
+    origin: { type: 'text', nullable: true },
     active: { type: 'boolean', default: true },
     addedAt: { type: 'datetime', length: 6 },
     retiredAt: { type: 'datetime', length: 6, nullable: true },

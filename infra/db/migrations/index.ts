@@ -16,6 +16,7 @@ import { Migration20261123200000 } from './Migration20261123200000';
 import { Migration20261125130444 } from './Migration20261125130444';
 import { Migration20261125134733 } from './Migration20261125134733';
 import { Migration20261125154852 } from './Migration20261125154852';
+import { Migration20261126060000 } from './Migration20261126060000';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122050346', class: Migration20261122050346 },
@@ -34,4 +35,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261125130444', class: Migration20261125130444 },
   { name: 'Migration20261125134733', class: Migration20261125134733 },
   { name: 'Migration20261125154852', class: Migration20261125154852 },
+  { name: 'Migration20261126060000', class: Migration20261126060000 },
 ];

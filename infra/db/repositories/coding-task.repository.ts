@@ -2,6 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TaskManifest } from '../../sandbox/task-catalogue';
 import type { StoredTaskFile } from '../entities/coding-task.entity';
+import { ARENA_SUITE } from '../../../domain/sandbox/suites';
 import { run } from './sql';
 
 export interface NewCodingTask {
@@ -12,6 +13,9 @@ export interface NewCodingTask {
   manifest: TaskManifest;
   files: StoredTaskFile[];
   hiddenTests: StoredTaskFile[];
+  suite: string;
+  /** Where an imported task came from, and its licence. */
+  origin?: string | null;
 }
 
 /** Adds tasks that are not in the catalogue yet; a task already there (active or retired) is left as it is. Answers the ids added. */
@@ -20,8 +24,8 @@ export async function addCodingTasks(em: EntityManager, tasks: readonly NewCodin
   for (const t of tasks) {
     const rows = await run<{ id: string }>(
       em,
-      `insert into coding_tasks (id, title, language, statement, manifest, files, hidden_tests, active, added_at)
-       values (?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, true, now())
+      `insert into coding_tasks (id, title, language, statement, manifest, files, hidden_tests, suite, origin, active, added_at)
+       values (?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb, ?, ?, true, now())
        on conflict (id) do nothing returning id`,
       [
         t.id,
@@ -31,11 +35,23 @@ export async function addCodingTasks(em: EntityManager, tasks: readonly NewCodin
         JSON.stringify(t.manifest),
         JSON.stringify(t.files),
         JSON.stringify(t.hiddenTests),
+        t.suite,
+        t.origin ?? null,
       ],
     );
     if (rows[0]) added.push(rows[0].id);
   }
   return added;
+}
+
+/** Which of `ids` the catalogue has, active or retired. */
+export async function existingTaskIds(em: EntityManager, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  // One array parameter (ids are letters, digits, / and -), however many ids.
+  const rows = await run<{ id: string }>(em, `select id from coding_tasks where id = any(?::text[])`, [
+    `{${ids.map((id) => JSON.stringify(id)).join(',')}}`,
+  ]);
+  return rows.map((r) => r.id);
 }
 
 export interface CodingTaskRow {
@@ -92,7 +108,7 @@ export async function isTaskActive(em: EntityManager, id: string): Promise<boole
   return row?.active ?? false;
 }
 
-/** An active task by id, or a random active one for `random`; undefined when there is none. */
+/** An active task by id, or for `random` a random active one of the arena's own suite; undefined when there is none. */
 export async function pickActiveTask(
   em: EntityManager,
   idOrRandom: string,
@@ -100,13 +116,19 @@ export async function pickActiveTask(
   const [row] = await run<{ id: string; title: string; statement: string }>(
     em,
     idOrRandom === 'random'
-      ? `select id, title, statement from coding_tasks where active order by random() limit 1`
+      ? `select id, title, statement from coding_tasks where active and suite = '${ARENA_SUITE}' order by random() limit 1`
       : `select id, title, statement from coding_tasks where active and id = ?`,
     idOrRandom === 'random' ? [] : [idOrRandom],
   );
   return row;
 }
 
-export function activeTasks(em: EntityManager): Promise<Array<{ id: string; title: string; statement: string }>> {
-  return run(em, `select id, title, statement from coding_tasks where active order by id`);
+/** The active tasks, of one suite when it is given, by suite and id. */
+export function activeTasks(
+  em: EntityManager,
+  suite?: string,
+): Promise<Array<{ id: string; title: string; statement: string; suite: string }>> {
+  return suite === undefined
+    ? run(em, `select id, title, statement, suite from coding_tasks where active order by suite, id`)
+    : run(em, `select id, title, statement, suite from coding_tasks where active and suite = ? order by id`, [suite]);
 }

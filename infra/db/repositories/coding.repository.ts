@@ -375,14 +375,15 @@ export async function endCodingSession(em: EntityManager, sessionId: number, o: 
 export async function startBenchmarkRun(
   em: EntityManager,
   agentId: number,
+  suite: string,
   tasks: number,
   trials: number,
 ): Promise<number | undefined> {
   const rows = await run<{ id: number }>(
     em,
-    `insert into benchmark_runs (agent_id, tasks, trials, created_at) values (?, ?, ?, now())
+    `insert into benchmark_runs (agent_id, suite, tasks, trials, created_at) values (?, ?, ?, ?, now())
      on conflict do nothing returning id`,
-    [agentId, tasks, trials],
+    [agentId, suite, tasks, trials],
   );
   return rows[0]?.id;
 }

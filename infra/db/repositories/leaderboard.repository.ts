@@ -67,6 +67,29 @@ export function codingRecordByTask(
   );
 }
 
+/** Each agent's attempts and passes per task, with the task's suite: what the per-suite figures read. */
+export function codingTallies(
+  em: EntityManager,
+  agentIds: readonly number[],
+): Promise<Array<{ agent_id: number; suite: string; task: string; attempted: number; passed: number }>> {
+  if (agentIds.length === 0) return Promise.resolve([]);
+  return run(
+    em,
+    `select s.agent_id, t.suite, c.task_id as task,
+       count(*) filter (where ${ATTEMPTED})::int as attempted, count(*) filter (where s.status = 'passed')::int as passed
+     from sessions s join coding_sessions c on c.session_id = s.id join coding_tasks t on t.id = c.task_id
+     where s.agent_id = any(?::int[]) and s.kind = 'sandbox' and s.category = 'swe'
+     group by s.agent_id, t.suite, c.task_id`,
+    // One array parameter, however many agents the board has.
+    [`{${agentIds.join(',')}}`],
+  );
+}
+
+/** The active tasks of each suite. */
+export function activeTasksBySuite(em: EntityManager): Promise<Array<{ suite: string; tasks: number }>> {
+  return run(em, `select suite, count(*)::int as tasks from coding_tasks where active group by suite`);
+}
+
 /** One board's rows: ranked agents by rank, then the provisional ones, best first. */
 export function leaderboard(
   em: EntityManager,
