@@ -63,6 +63,12 @@ export interface BenchProfile {
     refitTimeoutSeconds: number;
     refitMaxRssMb: number;
   };
+  humaneval: {
+    /** HumanEval problems the scripted agent solves (the first ones by number; 164 is the whole suite). */
+    problems: number;
+    /** Sessions at once: the account's default cap of live coding sessions. */
+    concurrency: number;
+  };
   sandbox: {
     /** exec steps of one session one after another, and as many bare isolated spawns. */
     steps: number;
@@ -99,6 +105,7 @@ export const FULL: BenchProfile = {
     refitMaxRssMb: 4_096,
   },
   sandbox: { steps: 100, sessions: 20, concurrentSteps: 10, thinkMs: 2_000 },
+  humaneval: { problems: 164, concurrency: 4 },
 };
 
 export const QUICK: BenchProfile = {
@@ -127,4 +134,5 @@ export const QUICK: BenchProfile = {
     refitMaxRssMb: 4_096,
   },
   sandbox: { steps: 30, sessions: 20, concurrentSteps: 3, thinkMs: 2_000 },
+  humaneval: { problems: 24, concurrency: 4 },
 };

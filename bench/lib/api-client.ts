@@ -31,7 +31,7 @@ export class ApiClient {
   }
 
   async request<T>(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'PUT',
     path: string,
     opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
   ): Promise<{ status: number; body: T }> {

