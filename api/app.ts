@@ -155,6 +155,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         workflows,
         adminUsernames: config.adminUsernames,
         namespace: config.temporalNamespace,
+        taskQueue: config.taskQueue,
         temporalUiUrl: config.temporalUiUrl,
       });
     },

@@ -48,7 +48,7 @@ export async function listDeliveriesCommand(
 ): Promise<void> {
   const found = await listDeliveries(
     client,
-    { namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl },
+    { namespace: config.temporalNamespace, taskQueue: config.taskQueue, uiUrl: config.temporalUiUrl },
     parseFilter(options),
   );
   if (options.json) {
@@ -103,7 +103,7 @@ export async function redeliverCommand(
     const result = await redeliverMatching(
       orm.em.fork(),
       workflows,
-      { namespace: config.temporalNamespace, uiUrl: config.temporalUiUrl },
+      { namespace: config.temporalNamespace, taskQueue: config.taskQueue, uiUrl: config.temporalUiUrl },
       // A bulk run goes through up to 1000 deliveries unless told otherwise (a listing shows 100).
       { ...parseFilter(options), ...(options.limit ? {} : { limit: 1000 }) },
       (done, total, last) => {

@@ -37,7 +37,11 @@ const envSchema = z
       .regex(/^[^\s:]+:\d+$/, 'expected host:port')
       .optional(),
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-    TEMPORAL_TASK_QUEUE: z.string().min(1).default('arena'),
+    TEMPORAL_TASK_QUEUE: z
+      .string()
+      .min(1)
+      .regex(/^[^'"\\]+$/, 'must not contain quotes or backslashes')
+      .default('arena'),
     TEMPORAL_CLI_PATH: z.string().min(1).optional(),
     TEMPORAL_API_KEY: z.string().min(1).optional(),
     TEMPORAL_TLS: bool.optional(),

@@ -29,9 +29,13 @@ export const deliveryFilter = z.object({
 });
 export type DeliveryFilter = z.output<typeof deliveryFilter>;
 
-/** The visibility query for a filter; every value is validated first, so nothing is spliced in raw. */
-export function deliveryQuery(filter: Omit<DeliveryFilter, 'limit'>, now = Date.now()): string {
-  const parts = [`WorkflowType = 'deliverPrompt'`];
+/**
+ * The visibility query for a filter, on this arena's task queue only (another arena may share the
+ * namespace); every value is validated first (the queue by the configuration), so nothing is
+ * spliced in raw.
+ */
+export function deliveryQuery(filter: Omit<DeliveryFilter, 'limit'>, taskQueue: string, now = Date.now()): string {
+  const parts = [`WorkflowType = 'deliverPrompt'`, `TaskQueue = '${taskQueue}'`];
   if (filter.agent !== undefined) parts.push(`${ArenaAgentId.name} = ${filter.agent}`);
   if (filter.kind) parts.push(`${ArenaKind.name} = '${filter.kind}'`);
   if (filter.outcome === 'failed') parts.push(`${ArenaOutcome.name} IN ('error', 'timeout')`);
@@ -89,15 +93,22 @@ function listing(info: WorkflowExecutionInfo, namespace: string, uiUrl: string |
   };
 }
 
+/** Where an arena's deliveries are: its namespace and task queue, and the Web UI that shows them. */
+export interface DeliverySearch {
+  namespace: string;
+  taskQueue: string;
+  uiUrl?: string;
+}
+
 /** Deliveries matching the filter, newest first, at most `limit`. */
 export async function listDeliveries(
   client: Client,
-  options: { namespace: string; uiUrl?: string },
+  options: DeliverySearch,
   filter: DeliveryFilter,
 ): Promise<DeliveryListing[]> {
   const found: DeliveryListing[] = [];
   for await (const info of client.workflow.list({
-    query: deliveryQuery(filter),
+    query: deliveryQuery(filter, options.taskQueue),
     pageSize: Math.min(filter.limit, 1000),
   })) {
     found.push(listing(info, options.namespace, options.uiUrl));

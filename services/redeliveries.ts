@@ -11,7 +11,7 @@ import { CODING_CATEGORY, parseSessionPublicId, sessionPublicId } from '../domai
 import { redeliverCodingSession } from './coding-sessions';
 import { startDelivery, type WorkflowDeps } from './workflow-client';
 import { ArenaError } from '../domain/errors';
-import { listDeliveries, type DeliveryFilter } from './delivery-search';
+import { listDeliveries, type DeliveryFilter, type DeliverySearch } from './delivery-search';
 
 export interface Redelivery {
   /** The new delivery's session, `<kind>-<n>`. */
@@ -100,7 +100,7 @@ export interface BulkRedelivery {
 export async function redeliverMatching(
   em: EntityManager,
   workflows: WorkflowDeps,
-  search: { namespace: string; uiUrl?: string },
+  search: DeliverySearch,
   filter: DeliveryFilter,
   onEach: (done: number, total: number, last: Redelivery | { session_id: string; reason: string }) => void = () =>
     undefined,

@@ -19,12 +19,13 @@ export interface AdminOptions {
   workflows: WorkflowDeps;
   adminUsernames: string[];
   namespace: string;
+  taskQueue: string;
   temporalUiUrl?: string;
 }
 
 export const adminRoutes: FastifyPluginAsyncZod<AdminOptions> = async (
   app,
-  { workflows, adminUsernames, namespace, temporalUiUrl },
+  { workflows, adminUsernames, namespace, taskQueue, temporalUiUrl },
 ) => {
   app.addHook('onRequest', app.requireAccount);
   app.addHook('onRequest', async (request) => {
@@ -32,7 +33,7 @@ export const adminRoutes: FastifyPluginAsyncZod<AdminOptions> = async (
       throw new ApiError(403, 'operators only: this account is not in ARENA_ADMIN_USERNAMES');
   });
   const security = [{ bearerAuth: [] }];
-  const search = { namespace, uiUrl: temporalUiUrl };
+  const search = { namespace, taskQueue, uiUrl: temporalUiUrl };
 
   app.get(
     '/deliveries',

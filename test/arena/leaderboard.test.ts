@@ -53,6 +53,7 @@ it('is empty before any vote, then lists voted agents with BT ratings, intervals
         'ci_high',
         'ci_low',
         'coding',
+        'coding_suites',
         'elo',
         'losses',
         'name',

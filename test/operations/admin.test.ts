@@ -121,3 +121,24 @@ it('redelivers a filtered set in bulk, skipping what was already redelivered', a
   expect((await post('/api/admin/redeliveries', admin, { outcome: 'pending' })).statusCode).toBe(400);
   expect((await post('/api/admin/redeliveries', admin, { kind: 'nonsense' })).statusCode).toBe(400);
 });
+
+it("lists only this arena's deliveries: another arena's on the same namespace (its own task queue) are not in them", async () => {
+  const other = await arena.client.workflow.start('deliverPrompt', {
+    taskQueue: `another-arena-${Date.now()}`,
+    workflowId: `delivery-${2_000_000_000 + (Date.now() % 100_000_000)}`,
+    args: [{}],
+  });
+  try {
+    // Visible to a search of the namespace first, so that its absence below means something.
+    await eventually(async () => {
+      for await (const info of arena.client.workflow.list({ query: `WorkflowId = '${other.workflowId}'` }))
+        return info.workflowId;
+      return undefined;
+    }, "the other arena's delivery in visibility");
+    const listed = (await get('/api/admin/deliveries?limit=10000', admin)).json() as Array<{ workflow_id: string }>;
+    expect(listed.map((d) => d.workflow_id)).not.toContain(other.workflowId);
+    expect(listed.length).toBeGreaterThan(0);
+  } finally {
+    await other.terminate();
+  }
+});
