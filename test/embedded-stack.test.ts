@@ -202,12 +202,14 @@ test(
 /** `npm start` (after its build) in a pseudo-terminal, as a person runs it; Ctrl-C is typed into the terminal. */
 function startOnTerminal(): RunningStack & { type(text: string): void } {
   const cliPath = process.env.TEST_TEMPORAL_CLI_PATH!;
-  // util-linux script(1) gives the command a terminal of its own and copies what it prints.
-  const child = spawn('script', ['-qfec', `${process.execPath} dist/cli/start.js`, '/dev/null'], {
+  // util-linux script(1) gives the command a terminal of its own and copies what it prints. It runs
+  // the command with $SHELL -c; `exec` leaves node alone in the terminal's foreground group, so the
+  // Ctrl-C reaches node and not a shell that would die of it (dash, /bin/sh here, does not exec by itself).
+  const child = spawn('script', ['-qfec', `exec ${process.execPath} dist/cli/start.js`, '/dev/null'], {
     cwd: REPO,
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...stackEnv(), TEMPORAL_CLI_PATH: cliPath, LOG_LEVEL: 'info', LOG_FORMAT: '' },
+    env: { ...stackEnv(), SHELL: '/bin/sh', TEMPORAL_CLI_PATH: cliPath, LOG_LEVEL: 'info', LOG_FORMAT: '' },
   });
   const output: string[] = [];
   child.stdout?.on('data', (chunk: Buffer) => output.push(chunk.toString()));
