@@ -6,9 +6,11 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { openSecret } from '../domain/credentials';
 import { interpretPushResponse } from '../domain/push-response';
 import { publicFailureMessage } from '../infra/webhook/failure';
+import { promptPayload } from '../domain/delivery-payload';
 import {
   deadlineExceededMessage,
   EMPTY_RESPONSE,
+  isCodingSession,
   isBlankAnswer,
   sessionPublicId,
   statusForMissedDeadline,
@@ -89,14 +91,16 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
       // Earlier attempts never reached the agent, and the time to send is over: nothing ever left.
       if (answerWithinMs !== undefined && Date.now() >= deadlineAt) return { status: 'deadline' };
       // A coding session's prompt carries its sandbox: where to take steps, and the session's token.
-      const coding = claimed.kind === 'sandbox' ? await findCodingSession(orm.em, sessionId) : undefined;
-      const body = JSON.stringify({
-        prompt_id: claimed.prompt_id,
-        prompt: claimed.text,
-        category: claimed.category,
-        deadline_seconds: claimed.deadline_seconds,
-        ...(coding ? { sandbox: sandboxPayload(coding, publicUrl, encryptionKey) } : {}),
-      });
+      const coding = isCodingSession(claimed) ? await findCodingSession(orm.em, sessionId) : undefined;
+      const body = JSON.stringify(
+        promptPayload({
+          promptId: claimed.prompt_id,
+          text: claimed.text,
+          category: claimed.category,
+          deadlineSeconds: claimed.deadline_seconds,
+          ...(coding ? { sandbox: sandboxPayload(coding, publicUrl, encryptionKey) } : {}),
+        }),
+      );
       const context = Context.current();
       // Heartbeats let Temporal notice a dead worker (the retry then records the interruption) and
       // carry a cancellation (the deadline, an owner's cancel) to the open request.
@@ -172,7 +176,9 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
       settlement: Settlement;
     }): Promise<{ status: SessionStatus }> {
       const recorded = await orm.em.fork().transactional(async (em) => {
-        const row = outcomeRow(input, await leasedAtMs(em, input.sessionId));
+        // Only a pulled result's latency counts from the lease: no other delivery reads it.
+        const leasedAt = input.settlement.status === 'pulled' ? await leasedAtMs(em, input.sessionId) : null;
+        const row = outcomeRow(input, leasedAt);
         // The returned error is the owner's version: it feeds ping_error and the logs, never the public.
         const updated = await recordSessionOutcome(em, input.sessionId, row);
         if (!updated) return { status: await sessionStatus(em, input.sessionId), firstWrite: null };
@@ -182,7 +188,8 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
           await startJudging(em, input.sessionId, arena.judgingDays);
           await pairNewAnswer(em, input.sessionId, arena.pairsPerAnswer);
         }
-        await settleWork(em, input.sessionId, input.settlement.status === 'pulled' ? 'completed' : 'expired');
+        if (updated.mode === 'pull')
+          await settleWork(em, input.sessionId, input.settlement.status === 'pulled' ? 'completed' : 'expired');
         const madeInactive =
           updated.mode === 'push'
             ? await trackPushFailures(em, arena, {

@@ -14,14 +14,9 @@ import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { z } from 'zod';
-import { claimWork, releaseWork } from '../infra/db/repositories/work-item.repository';
-import { findCodingSession } from '../infra/db/repositories/coding.repository';
-import { sandboxPayload } from '../domain/sandbox/payload';
-import { sessionPublicId } from '../domain/sessions';
+import { returnWork, takeNextWork, type SandboxKeys } from '../services/pull-work';
 import { ApiError, errorAnswer } from './errors';
 import { OpenPolls } from './open-polls';
-import type { workPayload } from './schemas/session';
 import type { WorkNotifier, WorkSubscriber } from './work-notifier';
 
 /** The route's pattern, as the metrics name it. */
@@ -32,7 +27,7 @@ const FASTIFY_FINISH_LISTENER = 'onResFinished';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-export interface LongPollsOptions {
+export interface LongPollsOptions extends SandboxKeys {
   db: EntityManager;
   notifier: Pick<WorkNotifier, 'subscribe' | 'unsubscribe'>;
   log: FastifyBaseLogger;
@@ -45,9 +40,6 @@ export interface LongPollsOptions {
   maxOpenPolls: number;
   /** Sets what the app's hooks put on every answer besides the request id (security headers, the API catalog link). */
   setAnswerHeaders: (res: ServerResponse) => void;
-  /** A coding session's work item names its step API under this address, with the session's token. */
-  publicUrl: string;
-  encryptionKey: Buffer;
 }
 
 interface Answer {
@@ -198,28 +190,13 @@ export class HeldPoll implements WorkSubscriber {
         if (this.ended) return this.finish(NO_WORK);
         if (this.notified) {
           this.notified = false;
-          const work = await claimWork(db, this.agentId);
+          const work = await takeNextWork(db, this.agentId, { publicUrl, encryptionKey });
           // The response is destroyed once the runner has left.
           if (work && res.destroyed) {
-            await releaseWork(db, work.id);
+            await returnWork(db, work.id);
             return this.finish(NO_WORK);
           }
-          if (work) {
-            const coding = work.coding ? await findCodingSession(db, work.id) : undefined;
-            const payload: z.input<typeof workPayload> = {
-              prompt_id: work.prompt_id,
-              prompt: work.text,
-              category: work.category,
-              deadline_seconds: work.remaining_seconds,
-              kind: work.kind,
-              work_id: sessionPublicId(work.kind, work.id),
-              ...(work.redelivery_of_id === null
-                ? {}
-                : { redelivery_of: sessionPublicId(work.kind, work.redelivery_of_id) }),
-              ...(coding ? { sandbox: sandboxPayload(coding, publicUrl, encryptionKey) } : {}),
-            };
-            return this.finish({ status: 200, body: JSON.stringify(payload) });
-          }
+          if (work) return this.finish({ status: 200, body: JSON.stringify(work.payload) });
           continue;
         }
         const left = held.until - Date.now();

@@ -23,6 +23,11 @@ export type WorkItemState = 'queued' | 'leased' | 'completed' | 'expired';
 /** The category of a coding sandbox session (a `sandbox` session with a task and a workspace). */
 export const CODING_CATEGORY = 'swe';
 
+/** Whether a delivery is a coding session: kind `sandbox` covers owners' prompts and coding sessions alike. */
+export function isCodingSession(delivery: { kind: SessionKind; category: string }): boolean {
+  return delivery.kind === 'sandbox' && delivery.category === CODING_CATEGORY;
+}
+
 export const DEFAULT_DEADLINE_SECONDS: Record<SessionKind, number> = { main: 300, gym: 300, sandbox: 60 };
 export const MAX_RESPONSE_CHARS = 100_000;
 

@@ -6,12 +6,13 @@ import { Prompt } from '../infra/db/entities/prompt.entity';
 import { withdrawPairsOf } from '../infra/db/repositories/pair.repository';
 import { addSession, closeUnstartedSessions } from '../infra/db/repositories/session.repository';
 import { findSession, type SessionRow } from '../infra/db/repositories/session-read.repository';
-import { isAgentActive } from '../domain/agent-state';
+import { assertCanTakeDelivery } from '../domain/agent-state';
 import { ArenaError, notFound } from '../domain/errors';
 import { parseSessionPublicId } from '../domain/sessions';
 import { hashToken, newAgentSecret, sealSecret } from '../domain/credentials';
 import { refusals } from '../workflows/contracts';
 import { cancelSandbox, startDelivery, type WorkflowDeps } from './workflow-client';
+import { openDelivery } from './open-delivery';
 
 /** The agent if this account owns it; a missing agent and someone else's look the same (404). */
 export async function ownedAgent(em: EntityManager, agentId: number, ownerId: number): Promise<Agent> {
@@ -62,30 +63,24 @@ export async function startSandboxTask(
   { prompt: text, category, deadline_seconds: deadlineSeconds }: SandboxRequest,
   log: FastifyBaseLogger,
 ): Promise<SessionRow> {
-  if (agent.deactivated) throw new ArenaError('conflict', 'agent is deactivated');
-  if (!isAgentActive(agent))
-    throw new ArenaError(
-      'conflict',
-      `agent is not active: its last ping failed (${agent.pingError}); fix the webhook and retest`,
-    );
+  assertCanTakeDelivery(agent);
   const prompt = em.create(Prompt, { source: 'sandbox', category, text });
   const session = addSession(em, { agent, kind: 'sandbox', prompt, mode: agent.mode, category, deadlineSeconds });
   await em.flush();
-  try {
-    await startDelivery(workflows, {
-      sessionId: session.id,
-      agentId: agent.id,
-      kind: 'sandbox',
-      mode: agent.mode,
-      category,
-      deadlineSeconds,
-    });
-  } catch (err) {
-    // Nothing will deliver it: close the session so the feed does not show it pending for ever.
-    await closeUnstartedSessions(em, [session], 'the delivery could not be started');
-    log.error({ err, sessionId: session.id }, 'could not start a sandbox delivery');
-    throw new ArenaError('unavailable', 'the delivery service is unavailable; try again shortly', 5);
-  }
+  await openDelivery({
+    start: () =>
+      startDelivery(workflows, {
+        sessionId: session.id,
+        agentId: agent.id,
+        kind: 'sandbox',
+        mode: agent.mode,
+        category,
+        deadlineSeconds,
+      }),
+    closeUnstarted: (error) => closeUnstartedSessions(em, [session], error),
+    log,
+    context: { sessionId: session.id },
+  });
   return (await findSession(em, agent.id, session.id))!;
 }
 

@@ -6,7 +6,7 @@
 import { ARENA_SUITE, HUMANEVAL_SUITE, type CodingSuite } from '../domain/sandbox/suites';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
-import { isAgentActive } from '../domain/agent-state';
+import { assertCanTakeDelivery } from '../domain/agent-state';
 import { hashToken, looksLikeSessionToken } from '../domain/credentials';
 import { ArenaError, notFound } from '../domain/errors';
 import { CODING_CATEGORY, parseSessionPublicId } from '../domain/sessions';
@@ -39,6 +39,7 @@ import {
   submitCodingSession,
   type WorkflowDeps,
 } from './workflow-client';
+import { deliveryUnavailable, openDelivery } from './open-delivery';
 
 export const CODING_DEADLINE = { default: 1_800, min: 60, max: 3_600 } as const;
 
@@ -66,15 +67,6 @@ export function codingDepsOf(
   return { workflows, maxSteps: sandbox.maxSteps, capacity: sandbox.capacity };
 }
 
-function assertCanStart(agent: Agent): void {
-  if (agent.deactivated) throw new ArenaError('conflict', 'agent is deactivated');
-  if (!isAgentActive(agent))
-    throw new ArenaError(
-      'conflict',
-      `agent is not active: its last ping failed (${agent.pingError}); fix the webhook and retest`,
-    );
-}
-
 const sessionCapReached = (cap: number) =>
   new ArenaError(
     'rate_limited',
@@ -92,23 +84,23 @@ async function startOpenedSession(
   redeliveryOf: string | undefined,
   log: Pick<FastifyBaseLogger, 'error'>,
 ): Promise<void> {
-  try {
-    await startCodingSessionWorkflow(workflows, {
-      sessionId,
-      agentId: agent.id,
-      kind: 'sandbox',
-      mode: agent.mode,
-      category: CODING_CATEGORY,
-      deadlineSeconds: open.deadlineSeconds,
-      taskId: open.task.id,
-      maxSteps: open.maxSteps,
-      ...(redeliveryOf ? { redeliveryOf } : {}),
-    });
-  } catch (err) {
-    await closeUnstartedCodingSession(em, sessionId, 'the delivery could not be started');
-    log.error({ err, sessionId }, 'could not start a coding session');
-    throw new ArenaError('unavailable', 'the delivery service is unavailable; try again shortly', 5);
-  }
+  await openDelivery({
+    start: () =>
+      startCodingSessionWorkflow(workflows, {
+        sessionId,
+        agentId: agent.id,
+        kind: 'sandbox',
+        mode: agent.mode,
+        category: CODING_CATEGORY,
+        deadlineSeconds: open.deadlineSeconds,
+        taskId: open.task.id,
+        maxSteps: open.maxSteps,
+        ...(redeliveryOf ? { redeliveryOf } : {}),
+      }),
+    closeUnstarted: (error) => closeUnstartedCodingSession(em, sessionId, error),
+    log,
+    context: { sessionId },
+  });
 }
 
 const openedFor = (agent: Agent) => ({ id: agent.id, ownerId: agent.owner.id, mode: agent.mode });
@@ -145,7 +137,7 @@ export async function startCodingTask(
   request: { task: string; deadline_seconds?: number },
   log: FastifyBaseLogger,
 ): Promise<SessionRow> {
-  assertCanStart(agent);
+  assertCanTakeDelivery(agent);
   const task = await pickActiveTask(em, request.task);
   if (!task) {
     if (request.task === 'random') throw new ArenaError('conflict', 'no coding task is active');
@@ -174,7 +166,7 @@ export async function startBenchmark(
   request: { deadline_seconds?: number; trials?: number; suite?: CodingSuite },
   log: FastifyBaseLogger,
 ): Promise<{ run_id: number; suite: CodingSuite; tasks: number; trials: number; sessions: number }> {
-  assertCanStart(agent);
+  assertCanTakeDelivery(agent);
   const suite = request.suite ?? ARENA_SUITE;
   const tasks = await activeTasks(em, suite);
   if (tasks.length === 0)
@@ -200,7 +192,7 @@ export async function startBenchmark(
   } catch (err) {
     await finishBenchmarkRun(em, runId);
     log.error({ err, runId }, 'could not start a benchmark run');
-    throw new ArenaError('unavailable', 'the delivery service is unavailable; try again shortly', 5);
+    throw deliveryUnavailable();
   }
   return { run_id: runId, suite, tasks: tasks.length, trials, sessions: tasks.length * trials };
 }

@@ -15,6 +15,7 @@ import { addSession, closeUnstartedSessions } from '../infra/db/repositories/ses
 import type { DeliveryInput } from '../workflows/contracts';
 import { startLiveBattle, type WorkflowDeps } from './workflow-client';
 import { ArenaError } from '../domain/errors';
+import { openDelivery } from './open-delivery';
 
 /** A person's prompt for two agents at once (api/schemas/arena's liveBattleCreate is checked against it). */
 export interface LiveBattleRequest {
@@ -71,16 +72,17 @@ export async function startLiveBattleFor(
     category,
     deadlineSeconds,
   });
-  try {
-    await startLiveBattle(deps.workflows, {
-      battleId: battle.id,
-      deliveries: [delivery(sessionA, first), delivery(sessionB, second)],
-    });
-  } catch (err) {
-    // Nothing will deliver it: close it so nothing shows as pending for ever.
-    voidUnstartedBattle(battle);
-    await closeUnstartedSessions(em, [sessionA, sessionB], 'the delivery could not be started');
-    throw err;
-  }
+  await openDelivery({
+    start: () =>
+      startLiveBattle(deps.workflows, {
+        battleId: battle.id,
+        deliveries: [delivery(sessionA, first), delivery(sessionB, second)],
+      }),
+    closeUnstarted: (error) => {
+      voidUnstartedBattle(battle);
+      return closeUnstartedSessions(em, [sessionA, sessionB], error);
+    },
+    context: { battleId: battle.id },
+  });
   return asJudgeSeesIt((await findBattle(em, battle.id))!);
 }

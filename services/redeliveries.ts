@@ -6,12 +6,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Agent } from '../infra/db/entities/agent.entity';
 import { Session } from '../infra/db/entities/session.entity';
 import { addSession, closeUnstartedSessions, redeliveredSessions } from '../infra/db/repositories/session.repository';
-import { isAgentActive } from '../domain/agent-state';
-import { CODING_CATEGORY, parseSessionPublicId, sessionPublicId } from '../domain/sessions';
+import { assertCanTakeDelivery } from '../domain/agent-state';
+import { isCodingSession, parseSessionPublicId, sessionPublicId } from '../domain/sessions';
 import { redeliverCodingSession } from './coding-sessions';
 import { startDelivery, type WorkflowDeps } from './workflow-client';
 import { ArenaError } from '../domain/errors';
 import { listDeliveries, type DeliveryFilter, type DeliverySearch } from './delivery-search';
+import { openDelivery } from './open-delivery';
 
 export interface Redelivery {
   /** The new delivery's session, `<kind>-<n>`. */
@@ -34,12 +35,10 @@ export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publ
       `delivery ${publicId} is still running; only a delivery that has ended can be sent again`,
     );
   const agent: Agent = original.agent.getEntity();
-  if (agent.deactivated) throw new ArenaError('conflict', `agent ${agent.id} is deactivated`);
-  if (!isAgentActive(agent))
-    throw new ArenaError('conflict', `agent ${agent.id} is not active (${agent.pingError}); retest it first`);
+  assertCanTakeDelivery(agent);
   const rootId = original.redeliveryOf?.id ?? original.id;
   const root = sessionPublicId(original.kind, rootId);
-  if (original.kind === 'sandbox' && original.category === CODING_CATEGORY) {
+  if (isCodingSession(original)) {
     const id = await redeliverCodingSession(
       em,
       workflows,
@@ -58,21 +57,20 @@ export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publ
     redeliveryOf: rootId,
   });
   await em.flush();
-  try {
-    await startDelivery(workflows, {
-      sessionId: session.id,
-      agentId: agent.id,
-      kind: session.kind,
-      mode: session.mode,
-      category: session.category,
-      deadlineSeconds: session.deadlineSeconds,
-      redeliveryOf: root,
-    });
-  } catch (err) {
-    // Nothing will deliver it: close it rather than leave it pending in the feed.
-    await closeUnstartedSessions(em, [session], 'the redelivery could not be started');
-    throw err;
-  }
+  await openDelivery({
+    start: () =>
+      startDelivery(workflows, {
+        sessionId: session.id,
+        agentId: agent.id,
+        kind: session.kind,
+        mode: session.mode,
+        category: session.category,
+        deadlineSeconds: session.deadlineSeconds,
+        redeliveryOf: root,
+      }),
+    closeUnstarted: (error) => closeUnstartedSessions(em, [session], error),
+    context: { sessionId: session.id, redeliveryOf: root },
+  });
   return {
     session_id: sessionPublicId(session.kind, session.id),
     redelivery_of: root,
@@ -125,7 +123,8 @@ export async function redeliverMatching(
         last = await redeliver(em.fork(), workflows, delivery.session_id);
         result.redelivered.push(last);
       } catch (err) {
-        if (!(err instanceof ArenaError)) throw err;
+        // Temporal unreachable stops the run: every later start would wait out the same timeout.
+        if (!(err instanceof ArenaError) || err.kind === 'unavailable') throw err;
         last = { session_id: delivery.session_id, reason: err.detail };
         result.skipped.push(last);
       }

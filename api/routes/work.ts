@@ -1,51 +1,11 @@
 /** Pull-mode work, authenticated by `X-Arena-Secret`: the long-poll for the next prompt, and posting its result. */
-import { createHash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { findPullAgent, type PullAgentRow } from '../../infra/db/repositories/agent.repository';
-import { findSession, type SessionRow } from '../../infra/db/repositories/session-read.repository';
-import { recordCodingSummary } from '../../infra/db/repositories/coding.repository';
-import { tokenMatchesHash } from '../../domain/credentials';
-import { CODING_CATEGORY, parseSessionPublicId } from '../../domain/sessions';
-import { refusals } from '../../workflows/contracts';
-import { submitPullResult, type WorkflowDeps } from '../../services/workflow-client';
-import { notFound } from '../../domain/errors';
-import { ApiError } from '../errors';
+import { authenticatePullAgent, submitWorkResult } from '../../services/pull-work';
+import type { WorkflowDeps } from '../../services/workflow-client';
 import { errors, idParam } from '../schemas/common';
 import { workNextQuery, workParams, workPayload, workRecorded, workResult } from '../schemas/session';
 import { LongPolls, type LongPollsOptions } from '../long-polls';
-
-/** The agent a pull call names, once its secret checks out: the columns it needs, no entity. */
-async function pullAgent(
-  em: EntityManager,
-  agentId: number,
-  secret: string | string[] | undefined,
-  { lookAtQueue = false } = {},
-): Promise<PullAgentRow> {
-  const agent = await findPullAgent(em, agentId, { lookAtQueue });
-  if (!agent) throw notFound('agent');
-  if (typeof secret !== 'string' || !tokenMatchesHash(secret, agent.secret_hash)) {
-    throw new ApiError(403, 'invalid or missing X-Arena-Secret');
-  }
-  if (agent.mode !== 'pull') throw new ApiError(409, refusals.notPullMode);
-  if (agent.deactivated) throw new ApiError(409, 'agent is deactivated');
-  return agent;
-}
-
-function resultHash(body: { response?: string; error?: string }): string {
-  return createHash('sha256')
-    .update(JSON.stringify([body.response ?? null, body.error ?? null]))
-    .digest('hex');
-}
-
-/** Why a result for an already settled item is refused, or null when it is the same result again. */
-function settledConflict(row: SessionRow, hash: string): string | null {
-  if (row.result_hash === hash) return null;
-  if (row.result_hash) return refusals.differentResult;
-  if (row.status === 'cancelled') return refusals.cancelled;
-  return refusals.expired(row.deadline_seconds);
-}
 
 /** The long-polls' settings (LongPollsOptions, but the database, log and metrics, which come from the app), and: */
 export interface WorkRoutesOptions extends Omit<LongPollsOptions, 'db' | 'log' | 'metrics'> {
@@ -93,7 +53,9 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
       const poll = longPolls.subscribe(request.params.id);
       try {
         // The agent, and whether it has queued work, in one query: most long-polls find none.
-        const agent = await pullAgent(db, request.params.id, request.headers['x-arena-secret'], { lookAtQueue: true });
+        const agent = await authenticatePullAgent(db, request.params.id, request.headers['x-arena-secret'], {
+          lookAtQueue: true,
+        });
         await pollLimit.call(app, request, reply);
         longPolls.hold(poll, request, reply, { queued: agent.queued === true, waitSeconds: request.query.wait });
         return reply;
@@ -118,39 +80,8 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
     },
     async (request) => {
       const receivedAt = Date.now();
-      const agent = await pullAgent(db, request.params.id, request.headers['x-arena-secret']);
-      const workId = request.params.work_id;
-      const parsed = parseSessionPublicId(workId);
-      const row = parsed ? await findSession(db, agent.id, parsed.id) : undefined;
-      if (!parsed || !row || row.kind !== parsed.kind || row.mode !== 'pull') throw notFound('work item');
-      const recorded = { work_id: workId, recorded: true as const };
-      if (row.kind === 'sandbox' && row.category === CODING_CATEGORY) {
-        // A coding session goes on until submit or its deadline: the runner's answer is its summary.
-        if (row.work_state === 'queued')
-          throw new ApiError(409, 'work item has not been handed out yet; fetch it with work/next first');
-        await recordCodingSummary(db, row.id, request.body.response ?? request.body.error ?? '');
-        return recorded;
-      }
-      const hash = resultHash(request.body);
-      if (row.status === 'pending' && row.work_state !== 'leased') {
-        throw new ApiError(409, 'work item has not been handed out yet; fetch it with work/next first');
-      }
-      if (row.status === 'pending') {
-        const steer = await submitPullResult(workflows, row.id, {
-          response: request.body.response ?? null,
-          error: request.body.error ?? null,
-          agentLatencyMs: request.body.latency_ms ?? null,
-          resultHash: hash,
-          receivedAt,
-        });
-        if (steer.kind === 'done') return recorded;
-        if (steer.kind === 'refused') throw new ApiError(409, steer.reason);
-      }
-      // Settled already (or it settled while we asked): the same result again is fine, anything else is a conflict.
-      const settled = row.status === 'pending' ? await findSession(db, agent.id, row.id) : row;
-      const conflict = settledConflict(settled!, hash);
-      if (conflict) throw new ApiError(409, conflict);
-      return recorded;
+      const agent = await authenticatePullAgent(db, request.params.id, request.headers['x-arena-secret']);
+      return submitWorkResult(db, workflows, agent, request.params.work_id, request.body, receivedAt);
     },
   );
 };

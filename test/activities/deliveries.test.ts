@@ -128,6 +128,22 @@ describe('deliverPush', () => {
     expect(requestsFor(id)).toHaveLength(1);
   });
 
+  it("runs only a push delivery's own statements: no coding-session lookup, no work-item statements", async () => {
+    const id = await newSession();
+    const statements: string[] = [];
+    const knex = t.orm.em.getConnection().getKnex();
+    const onQuery = (query: { sql: string }) => statements.push(query.sql);
+    knex.on('query', onQuery);
+    try {
+      expect(await run(() => activities.deliverPush(input(id)))).toEqual({ status: 'answered' });
+    } finally {
+      knex.off('query', onQuery);
+    }
+    expect(statements.filter((sql) => /work_items|coding_sessions/.test(sql))).toEqual([]);
+    // The claim and the outcome, each one statement (the outcome in its transaction), and the run of failures.
+    expect(statements.filter((sql) => !/^(begin|commit|rollback)/i.test(sql.trim()))).toHaveLength(3);
+  });
+
   it('gives the request the deadline plus the time the prompt takes to arrive', async () => {
     const requests: { timeoutMs: number }[] = [];
     const recording = {
