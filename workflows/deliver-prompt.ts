@@ -12,8 +12,8 @@ import {
   ApplicationFailure,
   CancellationScope,
   condition,
+  deprecatePatch,
   isCancellation,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -45,30 +45,23 @@ const writeOptions = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
 } as const;
-const remote = proxyActivities<Activities>(writeOptions);
-const local = proxyLocalActivities<Activities>(writeOptions);
-
 /**
  * Queueing pull work and recording the outcome are single idempotent database writes, so they run
  * as local activities: in the workflow task that asks for them, with no round trip through a task
- * queue. Deliveries begun before that change keep their activities (the patch marker tells them apart).
+ * queue.
  */
-const LOCAL_WRITES_PATCH = 'local-database-writes';
-function writes(): Pick<Activities, 'queueWork' | 'recordOutcome'> {
-  return patched(LOCAL_WRITES_PATCH) ? local : remote;
-}
+const local = proxyLocalActivities<Activities>(writeOptions);
 
 /**
- * The agent's deadline counts from the moment its prompt left (the POST sent, the work item leased),
- * not from the start of the workflow: connecting, a retry or a queue before it no longer eat into
- * it. Deliveries begun before keep the deadline from their start (the patch marker tells them apart).
+ * Retired patches (docs/decisions.md, "Workflow versions"): every delivery begun before them has
+ * ended, so their old branches are gone; the markers stay until the executions begun while they
+ * were `patched()` have ended too. Queueing and recording are local activities
+ * (`local-database-writes`), the deadline counts from the moment the prompt left
+ * (`deadline-from-prompt-left`), and a push delivery is one activity that sends, waits and records
+ * (`push-activity-records-outcome`).
  */
+const LOCAL_WRITES_PATCH = 'local-database-writes';
 const DEADLINE_FROM_PROMPT_LEFT_PATCH = 'deadline-from-prompt-left';
-/**
- * A push delivery is one activity that sends, waits and records, with no workflow timer: three
- * billable actions (start, activity, the outcome's search attribute) instead of five. Deliveries
- * begun before send from one activity and record from another (the patch marker tells them apart).
- */
 const PUSH_RECORDS_OUTCOME_PATCH = 'push-activity-records-outcome';
 /** How long past the agent's deadline the push activity may still run (every attempt included) before it is given up on. */
 const PUSH_BACKSTOP_GRACE_MS = 10_000;
@@ -120,37 +113,35 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
     },
   );
 
-  if (input.mode === 'push' && patched(PUSH_RECORDS_OUTCOME_PATCH)) {
-    const outcome = await pushAndRecord(input, deadlineMs, () => cancelRequested);
-    return finish(outcome);
+  if (input.mode === 'push') {
+    deprecatePatch(PUSH_RECORDS_OUTCOME_PATCH);
+    return finish(await pushAndRecord(input, deadlineMs, () => cancelRequested));
   }
 
-  let settlement: Settlement;
-  if (input.mode === 'push') {
-    settlement = await push(input, deadlineMs, () => cancelRequested);
-  } else {
-    await writes().queueWork({ sessionId: input.sessionId });
-    const resolved = () => pulled !== undefined || cancelRequested;
-    let settled = await condition(resolved, deadlineMs);
-    if (!settled && patched(DEADLINE_FROM_PROMPT_LEFT_PATCH)) {
-      // The deadline from the start has passed. A runner that took the item since has its whole
-      // deadline from then; an item nobody took is expired now, so no runner takes it any more.
-      for (;;) {
-        const { leaseLeftMs } = await local.closeUnleasedWork({
-          sessionId: input.sessionId,
-          deadlineSeconds: input.deadlineSeconds,
-        });
-        if (leaseLeftMs <= 0) break;
-        settled = await condition(resolved, leaseLeftMs);
-        if (settled) break;
-      }
+  // Pull: the item is queued, and the workflow waits for the runner's result.
+  deprecatePatch(LOCAL_WRITES_PATCH);
+  await local.queueWork({ sessionId: input.sessionId });
+  const resolved = () => pulled !== undefined || cancelRequested;
+  let settled = await condition(resolved, deadlineMs);
+  if (!settled) {
+    deprecatePatch(DEADLINE_FROM_PROMPT_LEFT_PATCH);
+    // The deadline from the start has passed. A runner that took the item since has its whole
+    // deadline from then; an item nobody took is expired now, so no runner takes it any more.
+    for (;;) {
+      const { leaseLeftMs } = await local.closeUnleasedWork({
+        sessionId: input.sessionId,
+        deadlineSeconds: input.deadlineSeconds,
+      });
+      if (leaseLeftMs <= 0) break;
+      settled = await condition(resolved, leaseLeftMs);
+      if (settled) break;
     }
-    settlement = pulled
-      ? { status: 'pulled', result: pulled }
-      : settled
-        ? { status: 'cancelled' }
-        : { status: 'deadline' };
   }
+  const settlement: Settlement = pulled
+    ? { status: 'pulled', result: pulled }
+    : settled
+      ? { status: 'cancelled' }
+      : { status: 'deadline' };
   closedReason =
     settlement.status === 'cancelled'
       ? refusals.cancelled
@@ -158,7 +149,7 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
         ? refusals.expired(input.deadlineSeconds)
         : refusals.answered;
 
-  const outcome = await writes().recordOutcome({
+  const outcome = await local.recordOutcome({
     sessionId: input.sessionId,
     kind: input.kind,
     deadlineSeconds: input.deadlineSeconds,
@@ -234,31 +225,4 @@ function pushActivityOptions(boundMs: number) {
     heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
   } as const;
-}
-
-async function push(input: DeliveryInput, deadlineMs: number, cancelled: () => boolean): Promise<Settlement> {
-  const fromPromptLeft = patched(DEADLINE_FROM_PROMPT_LEFT_PATCH);
-  const answerWithinMs = input.deadlineSeconds * 1000;
-  // The prompt may leave until the deadline (counted from the start); then the agent has its whole
-  // deadline, which the activity's request keeps. The workflow's bound only stops a lost activity.
-  const boundMs = fromPromptLeft ? deadlineMs + answerWithinMs + PUSH_BACKSTOP_GRACE_MS : deadlineMs;
-  const { pushPrompt } = proxyActivities<Activities>(pushActivityOptions(boundMs));
-  let answer: Settlement | undefined;
-  const deadlineAt = Date.now() + deadlineMs;
-  const scope = new CancellationScope();
-  scope
-    .run(() => pushPrompt({ sessionId: input.sessionId, deadlineAt, ...(fromPromptLeft ? { answerWithinMs } : {}) }))
-    .then(
-      (result) => {
-        answer = result;
-      },
-      (err: unknown) => {
-        // Attempts ran out within the bound: report it as the deadline. A cancellation is ours.
-        if (!isCancellation(err)) answer = { status: 'deadline' };
-      },
-    );
-  const settled = await condition(() => answer !== undefined || cancelled(), boundMs);
-  if (answer) return answer;
-  scope.cancel();
-  return settled ? { status: 'cancelled' } : { status: 'deadline' };
 }

@@ -1,10 +1,13 @@
 /** dispatchArena, run by the dispatch schedule: one step of the main arena, a pool prompt to every due agent. */
-import { continueAsNew, ParentClosePolicy, patched, startChild, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, deprecatePatch, ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
 import { arenaActivities } from './arena-activities';
 import { deliveryStartOptions, type DeliveryInput, type DispatchCursor } from './contracts';
 import { deliverPrompt } from './deliver-prompt';
 
-/** Steps started before this serve one batch (ARENA_DISPATCH_BATCH agents) and leave the rest for the next step. */
+/**
+ * Every due agent in one step, in batches. Retired (docs/decisions.md, "Workflow versions"): no step
+ * begun before it (one batch a step) runs any more; the marker stays for the steps begun since.
+ */
 const EVERY_DUE_AGENT_PATCH = 'dispatch-every-due-agent';
 
 /**
@@ -15,7 +18,7 @@ const EVERY_DUE_AGENT_PATCH = 'dispatch-every-due-agent';
  * running and skips the next until it ends. Returns the agents served.
  */
 export async function dispatchArena(cursor?: DispatchCursor): Promise<number> {
-  if (!cursor && !patched(EVERY_DUE_AGENT_PATCH)) return dispatchOneBatch();
+  if (!cursor) deprecatePatch(EVERY_DUE_AGENT_PATCH);
   let step: DispatchCursor = cursor ?? {
     ...(await arenaActivities.beginDispatchStep()),
     stepKey: workflowInfo().firstExecutionRunId,
@@ -48,17 +51,4 @@ async function startDeliveries(deliveries: DeliveryInput[]): Promise<void> {
       }),
     ),
   );
-}
-
-/** The step as it ran before batches, kept so steps recorded then replay unchanged. */
-async function dispatchOneBatch(): Promise<number> {
-  const deliveries = await arenaActivities.dispatchMainPrompts({ dispatchKey: workflowInfo().runId });
-  for (const delivery of deliveries) {
-    await startChild(deliverPrompt, {
-      ...deliveryStartOptions(delivery),
-      args: [delivery],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-    });
-  }
-  return deliveries.length;
 }

@@ -3,12 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { executionCost, type HistoryEventLike } from '../../bench/engine/billable-actions';
 
-const history = (name: string): HistoryEventLike[] =>
-  (
-    JSON.parse(fs.readFileSync(path.resolve(__dirname, '..', 'histories', `${name}.json`), 'utf8')) as {
-      events: HistoryEventLike[];
-    }
-  ).events;
+const readEvents = (file: string): HistoryEventLike[] =>
+  (JSON.parse(fs.readFileSync(file, 'utf8')) as { events: HistoryEventLike[] }).events;
+const history = (name: string) => readEvents(path.resolve(__dirname, '..', 'histories', `${name}.json`));
+/** A push delivery of a retired version, kept as data for the counter only (it is no longer replayed). */
+const retiredHistory = (name: string) =>
+  readEvents(path.resolve(__dirname, '..', 'fixtures', 'histories', `${name}.json`));
 
 describe('executionCost', () => {
   it('counts a push delivery: start, its one activity, the outcome upsert; not the patch marker or its upsert', () => {
@@ -21,7 +21,7 @@ describe('executionCost', () => {
 
   it('counts an older push delivery: a timer, local activities once per task, and each upsert but the patches', () => {
     // Three upserts in its history: two of TemporalChangeVersion (one per patch), exempt from billing.
-    expect(executionCost(history('push-answered.v3'))).toEqual({
+    expect(executionCost(retiredHistory('push-answered.v3'))).toEqual({
       events: 19,
       actions: 5,
       byKind: { 'workflow started': 1, activity: 1, timer: 1, 'search attributes': 1, 'local activities': 1 },

@@ -11,7 +11,8 @@
  * identities and the host name (which name the recording machine) replaced. When a workflow change
  * makes a saved history fail to replay, do not just record it again: executions still running on
  * the old code would fail the same way in production. Make the change with `patched()`, rename the
- * old file (say push-answered.v1.json) so that it is still replayed, then record the new one.
+ * old file (say push-answered.v1.json) so that it is still replayed, then record the new one. The
+ * old file goes when its patch is retired (docs/decisions.md, "Workflow versions").
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
