@@ -15,7 +15,6 @@ import {
   sessionPublicId,
   statusForMissedDeadline,
   type SessionKind,
-  type SessionStatus,
 } from '../domain/sessions';
 import { findCodingSession } from '../infra/db/repositories/coding.repository';
 import { pairNewAnswer } from '../infra/db/repositories/pair.repository';
@@ -26,7 +25,7 @@ import {
   releasePush,
   sessionStatus,
   startJudging,
-  type SessionOutcome,
+  type OutcomeRow,
 } from '../infra/db/repositories/session.repository';
 import {
   closeUnleasedWork,
@@ -37,7 +36,7 @@ import {
 import { deliveriesTotal, deliveryLatency, pushAgentsMadeInactive } from '../infra/metrics';
 import { sandboxPayload } from '../domain/sandbox/payload';
 import { trackPushFailures } from './push-failures';
-import type { Settlement } from '../workflows/contracts';
+import type { DeliveryOutcome, Settlement } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 
 /**
@@ -174,7 +173,7 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
       kind: SessionKind;
       deadlineSeconds: number;
       settlement: Settlement;
-    }): Promise<{ status: SessionStatus }> {
+    }): Promise<DeliveryOutcome> {
       const recorded = await orm.em.fork().transactional(async (em) => {
         // Only a pulled result's latency counts from the lease: no other delivery reads it.
         const leasedAt = input.settlement.status === 'pulled' ? await leasedAtMs(em, input.sessionId) : null;
@@ -244,7 +243,7 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
       deadlineSeconds: number;
       deadlineAt: number;
       answerWithinMs: number;
-    }): Promise<{ status: SessionStatus }> {
+    }): Promise<DeliveryOutcome> {
       const { sessionId, kind, deadlineSeconds, deadlineAt, answerWithinMs } = input;
       const answer = await activities.pushPrompt({ sessionId, deadlineAt, answerWithinMs });
       const cancelled = Context.current().cancellationDetails?.cancelRequested === true;
@@ -257,7 +256,7 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
 function outcomeRow(
   input: { kind: SessionKind; deadlineSeconds: number; settlement: Settlement },
   leasedAtMs: number | null,
-): SessionOutcome {
+): OutcomeRow {
   const base = {
     response: null,
     error: null,

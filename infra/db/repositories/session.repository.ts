@@ -165,8 +165,8 @@ export async function releasePush(
   );
 }
 
-/** The outcome of a delivery as it is written. */
-export interface SessionOutcome {
+/** The columns a delivery's outcome writes (from its Settlement). */
+export interface OutcomeRow {
   status: SessionStatus;
   response: string | null;
   error: string | null;
@@ -179,7 +179,8 @@ export interface SessionOutcome {
   keepLastAttempt: boolean;
 }
 
-export interface RecordedOutcome {
+/** What the outcome's write returns: what the activity needs to count and log it. */
+export interface RecordedRow {
   status: SessionStatus;
   mode: AgentMode;
   agent_id: number;
@@ -191,9 +192,9 @@ export interface RecordedOutcome {
 export async function recordSessionOutcome(
   em: EntityManager,
   sessionId: number,
-  outcome: SessionOutcome,
-): Promise<RecordedOutcome | undefined> {
-  const [row] = await run<RecordedOutcome>(
+  outcome: OutcomeRow,
+): Promise<RecordedRow | undefined> {
+  const [row] = await run<RecordedRow>(
     em,
     `update sessions set status = ?, response = ?, latency_ms = ?, agent_latency_ms = ?, result_hash = ?, completed_at = now(),
        error = case when ? and error is not null then ? || '; last attempt: ' || error else ? end,
