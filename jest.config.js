@@ -15,6 +15,8 @@ const UNIT = [
   '**/test/prompts/**/*.test.ts',
   '**/test/bench/**/*.test.ts',
   '**/test/cli/leaderboard-fit.test.ts',
+  // The app itself, built with nothing behind it (test/support/offline-app.ts).
+  '**/test/discovery/{docs,openapi}.test.ts',
   '**/test/web/render/**/*.test.ts',
   '**/test/web/auth/{config,passwords}.test.ts',
   '**/test/sandbox/task-catalogue.test.ts',

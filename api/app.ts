@@ -32,10 +32,8 @@ import { battleRoutes } from './routes/battles';
 import { judgeRoutes } from './routes/judge';
 import { ratingRoutes } from './routes/ratings';
 import { adminRoutes } from './routes/admin';
-import { WorkNotifier } from './work-notifier';
 import { website } from './web';
 import type { WorkflowDeps } from '../services/workflow-client';
-import { Client } from '@temporalio/client';
 import { loggerOptions, resolveLogFormat, stdoutDestination } from '../infra/logging';
 import { startupWarnings } from '../infra/config';
 import { RUNNER_VERSION } from '../infra/runner-package';
@@ -89,15 +87,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(authPlugin, { publicUrl: config.publicUrl });
 
   const workflows: WorkflowDeps = {
-    client: new Client({ connection: deps.temporal, namespace: config.temporalNamespace }),
+    client: deps.temporal,
     taskQueue: config.taskQueue,
     gymRetrySeconds: config.gymRetrySeconds,
     callTimeoutMs: deps.workflowCallTimeoutMs ?? 10_000,
     eagerStart: deps.eagerStart ?? false,
   };
-  const notifier = new WorkNotifier(deps.orm.config.get('clientUrl')!, app.log);
-  await notifier.start();
-  app.addHook('onClose', () => notifier.close());
   // Graceful shutdown: before the server stops accepting, waiting long-polls answer 204 so close() need not wait them out.
   const draining = new AbortController();
   app.addHook('preClose', async () => draining.abort());
@@ -107,7 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const catalogLink = apiCatalogLinkHeader(config.publicUrl);
-  await app.register(healthRoutes, { orm: deps.orm, temporal: deps.temporal });
+  await app.register(healthRoutes, { orm: deps.orm, temporal: deps.temporal.connection });
   const downloads = loadDownloads(deps.downloadsDir);
   if (!downloads.has(runnerTarball(RUNNER_VERSION)))
     app.log.warn(`no ${runnerTarball(RUNNER_VERSION)} to serve under /downloads/: run \`npm run build\` first`);
@@ -123,7 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await api.register(workRoutes, {
         prefix: '/agents',
         workflows,
-        notifier,
+        notifier: deps.notifier,
         draining: draining.signal,
         pollsPerMinute: config.limits.workPollsPerMinute,
         pollsPerAgent: config.limits.pollsPerAgent,

@@ -1,17 +1,24 @@
 /** What the API needs from the outside world, built once by the server (or a test) and injected. */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { DestinationStream } from 'pino';
-import type { ConnectionLike } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Config } from '../infra/config';
 import type { WebhookClient } from '../infra/webhook/client';
 import type { OpenidClientLoader } from './web/auth/oidc-client';
+import type { WorkNotifier } from './work-notifier';
 
 export interface AppDeps {
   config: Config & { encryptionKey: Buffer };
   orm: MikroORM;
-  temporal: ConnectionLike;
+  /** The Temporal client workflows are started and steered with; the health check asks its connection. */
+  temporal: Client;
   /**
-   * `temporal` is the connection of a worker in this process (the embedded stack): deliveries and
+   * Wakes this process's long-polls when pull work is queued (one LISTEN connection). The caller
+   * starts and closes it; tests that hold no long-poll pass a stand-in.
+   */
+  notifier: Pick<WorkNotifier, 'subscribe' | 'unsubscribe'>;
+  /**
+   * `temporal` is on the connection of a worker in this process (the embedded stack): deliveries and
    * votes are started eagerly, their first workflow task handed to that worker in the start's reply.
    */
   eagerStart?: boolean;

@@ -1,7 +1,7 @@
 /** The API process (`npm run api`): builds the real dependencies, listens, and closes gracefully. */
 import type { Server } from 'node:http';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { Connection, type ConnectionLike } from '@temporalio/client';
+import { Client, Connection, type ConnectionLike } from '@temporalio/client';
 import {
   ConfigError,
   loadConfig,
@@ -10,8 +10,10 @@ import {
   type RuntimeConfig,
 } from '../infra/config';
 import { ormConfig } from '../infra/db/orm.config';
+import { createLogger, resolveLogFormat } from '../infra/logging';
 import { WebhookClient } from '../infra/webhook/client';
 import { buildApp } from './app';
+import { WorkNotifier } from './work-notifier';
 
 /** A client that has not sent its request's headers by then is let go (slow-header attacks hold sockets). */
 const HEADERS_TIMEOUT_MS = 20_000;
@@ -36,12 +38,24 @@ export async function startApi(config: RuntimeConfig, workerConnection?: Connect
   const temporal = workerConnection ?? (await Connection.connect(temporalConnectionOptions(config)));
   const closeTemporal = () => (workerConnection ? Promise.resolve() : temporal.close());
   const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks });
-  const app = await buildApp({ config, orm, temporal, webhooks, eagerStart: workerConnection !== undefined });
+  const notifier = new WorkNotifier(
+    config.databaseUrl,
+    createLogger(config.logLevel, { name: 'api', format: resolveLogFormat(config.logFormat) }),
+  );
+  await notifier.start();
+  const app = await buildApp({
+    config,
+    orm,
+    temporal: new Client({ connection: temporal, namespace: config.temporalNamespace }),
+    notifier,
+    webhooks,
+    eagerStart: workerConnection !== undefined,
+  });
   limitConnections(app.server, config.limits.maxConnections);
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
-    await Promise.allSettled([app.close(), orm.close(), closeTemporal(), webhooks.close()]);
+    await Promise.allSettled([app.close(), notifier.close(), orm.close(), closeTemporal(), webhooks.close()]);
     throw err;
   }
   const address = app.server.address();
@@ -51,7 +65,7 @@ export async function startApi(config: RuntimeConfig, workerConnection?: Connect
     async close() {
       // Stop accepting and finish in-flight requests first, then release what they used.
       await app.close();
-      await Promise.allSettled([orm.close(), closeTemporal(), webhooks.close()]);
+      await Promise.allSettled([notifier.close(), orm.close(), closeTemporal(), webhooks.close()]);
     },
   };
 }

@@ -1,11 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { Connection } from '@temporalio/client';
-import { buildApp } from '../../api/app';
-import { loadConfig } from '../../infra/config';
-import { ormConfig } from '../../infra/db/orm.config';
-import { WebhookClient } from '../../infra/webhook/client';
-import { closedPortUrl } from '../support/agent-server';
+import { buildOfflineApp } from '../support/offline-app';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 
 let t: TestApp;
@@ -247,31 +240,17 @@ describe('GET /health', () => {
   });
 
   it('is 503 naming each part that is down, and API calls answer 503, not 500', async () => {
-    const deadDb = new URL(await closedPortUrl());
-    const orm = await MikroORM.init(
-      ormConfig(`postgres://nobody:x@127.0.0.1:${deadDb.port}/none`, {
-        connect: false,
-        pool: { min: 0, max: 1, acquireTimeoutMillis: 2000 },
-      }),
-    );
-    const temporal = Connection.lazy({ address: `127.0.0.1:${deadDb.port}` });
-    const webhooks = new WebhookClient({ allowPrivate: true });
-    const config = {
-      ...loadConfig({ DATABASE_URL: 'postgres://x@127.0.0.1/x', TEMPORAL_ADDRESS: '127.0.0.1:1', LOG_LEVEL: 'silent' }),
-      encryptionKey: randomBytes(32),
-    };
-    const down = await buildApp({ config, orm, temporal, webhooks });
+    const down = await buildOfflineApp();
     try {
-      const health = await down.inject({ method: 'GET', url: '/health' });
+      const health = await down.app.inject({ method: 'GET', url: '/health' });
       expect(health.statusCode).toBe(503);
       expect(health.json()).toEqual({ status: 'degraded', database: 'unavailable', temporal: 'unavailable' });
-      const account = await down.inject({ method: 'GET', url: '/api/account', headers: me.auth });
+      const account = await down.app.inject({ method: 'GET', url: '/api/account', headers: me.auth });
       expect(account.statusCode).toBe(503);
       expect(account.headers['retry-after']).toBe('5');
       expect(expectDetail(account)).toMatch(/database is unavailable/);
     } finally {
       await down.close();
-      await Promise.allSettled([orm.close(), temporal.close(), webhooks.close()]);
     }
   });
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app';
 import { loadConfig } from '../../infra/config';
@@ -27,7 +27,14 @@ beforeAll(async () => {
     ...loadConfig({ DATABASE_URL: db.url, TEMPORAL_ADDRESS: `127.0.0.1:${deadPort}`, LOG_LEVEL: 'silent' }),
     encryptionKey: randomBytes(32),
   };
-  app = await buildApp({ config, orm, temporal, webhooks, workflowCallTimeoutMs: 1500 });
+  app = await buildApp({
+    config,
+    orm,
+    temporal: new Client({ connection: temporal, namespace: config.temporalNamespace }),
+    notifier: { subscribe: () => undefined, unsubscribe: () => undefined },
+    webhooks,
+    workflowCallTimeoutMs: 1500,
+  });
 });
 afterAll(async () => {
   await app.close();

@@ -1,5 +1,5 @@
 import type { RouteOptions } from 'fastify';
-import { startTestApp, type TestApp } from '../support/test-app';
+import { buildOfflineApp, type OfflineApp } from '../support/offline-app';
 import { validateOpenApi } from './support/validate-openapi';
 
 /** Every route the app registers, as Fastify announces it (the app's own onRoute hooks may still mark it hidden). */
@@ -27,10 +27,10 @@ type Document = {
   components: { securitySchemes: Record<string, Record<string, string>>; schemas: Record<string, unknown> };
 };
 
-let t: TestApp;
+let t: OfflineApp;
 let doc: Document;
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await buildOfflineApp();
   const res = await t.app.inject({ method: 'GET', url: '/openapi.json' });
   expect(res.statusCode).toBe(200);
   expect(res.headers['content-type']).toMatch(/^application\/json/);

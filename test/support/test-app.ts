@@ -1,7 +1,7 @@
 /** The real app on a real database and Temporal server, configured like production, for `inject` tests. */
 import { randomBytes } from 'node:crypto';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { Connection } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app';
 import type { OpenidClientLoader } from '../../api/web/auth/oidc-client';
@@ -9,6 +9,8 @@ import type { AppDeps } from '../../api/deps';
 import { loadConfig, type RuntimeConfig } from '../../infra/config';
 import { ormConfig } from '../../infra/db/orm.config';
 import { WebhookClient } from '../../infra/webhook/client';
+import { createLogger } from '../../infra/logging';
+import { WorkNotifier } from '../../api/work-notifier';
 import type { HostResolver } from '../../infra/webhook/guarded-lookup';
 import { startWorker, type RunningWorker } from '../../worker/main';
 import { isExpectedSdkWarning } from '../../worker/runtime';
@@ -85,10 +87,13 @@ export async function startTestApp(
   const orm = await MikroORM.init(ormConfig(db.url));
   const temporal = await Connection.connect({ address: temporalAddress });
   const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks, resolveHost: options.resolveHost });
+  const notifier = new WorkNotifier(db.url, createLogger(config.logLevel, { stream: options.logStream }));
+  await notifier.start();
   const app = await buildApp({
     config,
     orm,
-    temporal,
+    temporal: new Client({ connection: temporal, namespace: config.temporalNamespace }),
+    notifier,
     webhooks,
     pingTimeoutMs: options.pingTimeoutMs,
     loadOpenidClient: options.loadOpenidClient,
@@ -115,7 +120,7 @@ export async function startTestApp(
     async close() {
       await Promise.allSettled(workers.map((w) => w.close()));
       await app.close();
-      await Promise.allSettled([orm.close(), temporal.close(), webhooks.close()]);
+      await Promise.allSettled([notifier.close(), orm.close(), temporal.close(), webhooks.close()]);
       await db.drop();
     },
   };
