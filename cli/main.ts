@@ -1,6 +1,7 @@
 /** `arena` (also `npm run arena --`): operator commands. */
 import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from '../infra/config';
+import { backupCommand, restoreCommand, type RestoreOptions } from './backup';
 import { CommandError, type Print } from './command';
 import { withDatabase } from './database';
 import { listDeliveriesCommand, redeliverCommand, type FilterOptions } from './deliveries';
@@ -59,6 +60,20 @@ export async function main(
     .command('migrate')
     .description('apply pending migrations and seed the prompt pool (needs DATABASE_URL)')
     .action(() => (require('../infra/db/migrate') as typeof import('../infra/db/migrate')).runMigrateProcess());
+
+  program
+    .command('backup <file>')
+    .description(
+      "write a pg_dump archive of the arena's database to a new file (never overwritten); keep the encryption key with it",
+    )
+    .action((file: string) => backupCommand(loadConfig(env), file, print));
+  program
+    .command('restore <file>')
+    .description(
+      'restore a backup into an empty data folder or database; deliveries in flight at backup time end as errors',
+    )
+    .option('--force', 'replace what a non-empty database holds')
+    .action((file: string, opts: RestoreOptions) => restoreCommand(loadConfig(env), file, opts, print));
 
   const withFilters = (command: Command) =>
     command
