@@ -10,7 +10,7 @@ export interface Arena {
   client: Client;
   server: TestAgentServer;
   owners: Registered[];
-  agents: Array<{ id: number; owner: Registered; path: string }>;
+  agents: Array<{ id: number; owner: Registered; path: string; secret: string }>;
   /** Runs one dispatch step now (the schedule does this in production) and awaits every delivery it started. */
   dispatch(): Promise<number[]>;
   sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
@@ -21,8 +21,12 @@ export interface Arena {
 
 let dispatches = 0;
 
-export async function startArena(agentCount: number, env: Record<string, string> = {}): Promise<Arena> {
-  const t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ...env });
+export async function startArena(
+  agentCount: number,
+  env: Record<string, string> = {},
+  options: Parameters<typeof startTestApp>[1] = {},
+): Promise<Arena> {
+  const t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ...env }, options);
   const client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   // Each agent answers with its own path, so answers tell who wrote them.
   const server = await startAgentServer((req, res) => answer(200, { response: `answer from ${req.url}` })(req, res));
@@ -40,7 +44,7 @@ export async function startArena(agentCount: number, env: Record<string, string>
       headers: owner.auth,
       payload: { name: `agent-${i}`, webhook_url: server.url.replace('/hook', path) },
     });
-    agents.push({ id: res.json().id, owner, path });
+    agents.push({ id: res.json().id, owner, path, secret: res.json().webhook_secret });
   }
   await Promise.all(agents.map((a) => client.workflow.getHandle(`gym-${a.id}-1`).result()));
   return {
