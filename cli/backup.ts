@@ -232,7 +232,7 @@ function describeInterrupted(ended: InterruptedWork): string[] {
     lines.push(`finished ${ended.benchmarkRuns} benchmark run(s) with the sessions they had`);
   if (ended.unfinishedGyms.length > 0)
     lines.push(
-      `the gym of agent(s) ${ended.unfinishedGyms.join(', ')} had not finished: their owners restart it from the agent's page`,
+      `the gym of agent(s) ${ended.unfinishedGyms.join(', ')} had not finished: their owners restart it (POST /api/agents/<id>/gym/restart)`,
     );
   return lines;
 }
