@@ -29,6 +29,7 @@ import {
 } from '../infra/db/repositories/session.repository';
 import {
   closeUnleasedWork,
+  deleteSettledWork,
   leasedAtMs,
   queueWorkItem,
   settleWork,
@@ -165,6 +166,11 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
       deadlineSeconds: number;
     }): Promise<{ leaseLeftMs: number }> {
       return { leaseLeftMs: await closeUnleasedWork(orm.em.fork(), sessionId, deadlineSeconds) };
+    },
+
+    /** One batch of the work items' retention: how many settled items it deleted. */
+    async deleteSettledWork({ days, batch }: { days: number; batch: number }): Promise<number> {
+      return deleteSettledWork(orm.em.fork(), days, batch);
     },
 
     /** Writes the outcome once (`where status = 'pending'`); a retry, or a second call, returns what is recorded. */

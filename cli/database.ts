@@ -5,8 +5,8 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { Client } from 'pg';
 import { ConfigError, type Config } from '../infra/config';
 import { ormConfig } from '../infra/db/orm.config';
-import { PRIVATE_FOLDER_MODE } from '../infra/embedded/data-folder';
 import { startEmbeddedPostgres } from '../infra/embedded/postgres';
+import { openLogFile } from '../infra/embedded/log-files';
 import { CommandError } from './command';
 
 export function operatorDatabaseUrl(config: Config): string {
@@ -79,20 +79,19 @@ export async function withDatabaseServer<T>(
   }
   if (!clusterExists && !opts.mayInitialise)
     throw new CommandError(`there is no embedded database in ${config.dataDir}; set ARENA_DATA_DIR, or DATABASE_URL`);
-  const logDir = path.join(config.dataDir, 'logs');
-  const pg = await startEmbeddedPostgres({
-    dataDir: config.dataDir,
-    port: config.pgPort,
-    log: (line) => {
-      fs.mkdirSync(logDir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
-      fs.appendFileSync(path.join(logDir, 'postgres.log'), `${line}\n`);
+  const logFile = openLogFile(path.join(config.dataDir, 'logs'), 'postgres.log', config.retention);
+  const pg = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.pgPort, log: logFile.write }).catch(
+    async (err: unknown) => {
+      await logFile.close();
+      throw err;
     },
-  });
+  );
   opts.log(`started ${where} on 127.0.0.1:${config.pgPort} for this command`);
   try {
     return await work({ url: pg.url, where, embedded: true });
   } finally {
     await pg.stop();
+    await logFile.close();
   }
 }
 

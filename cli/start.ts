@@ -1,5 +1,4 @@
 /** `npm start`: the whole arena in one process tree, with embedded PostgreSQL and Temporal unless configured otherwise. */
-import fs from 'node:fs';
 import path from 'node:path';
 import { startApi } from '../api/server';
 import { startWorker } from '../worker/main';
@@ -8,9 +7,10 @@ import { ConfigError, loadConfig, type Config, type RuntimeConfig } from '../inf
 import { createLogger, resolveLogFormat } from '../infra/logging';
 import { migrateDatabase } from '../infra/db/migrate';
 import { findOrInstallBubblewrap } from '../infra/embedded/bubblewrap';
-import { prepareDataFolder, PRIVATE_FOLDER_MODE } from '../infra/embedded/data-folder';
+import { prepareDataFolder } from '../infra/embedded/data-folder';
 import { readOrCreateEncryptionKey } from '../infra/embedded/encryption-key';
 import { startEmbeddedPostgres } from '../infra/embedded/postgres';
+import { openLogFile, type LogFile } from '../infra/embedded/log-files';
 import { findOrInstallTemporalCli } from '../infra/embedded/temporal-cli';
 import { startTemporalDevServer } from '../infra/embedded/temporal-server';
 import { isolationWarning, probeOf } from '../infra/sandbox/isolation';
@@ -30,6 +30,8 @@ let stopRequested = false;
 let shuttingDown = false;
 /** What a stop after an interrupted start-up exits with: 1 once something has crashed. */
 let interruptedExitCode = 0;
+/** The embedded servers' log files, closed last. */
+const logFiles: LogFile[] = [];
 
 class StartupInterrupted extends Error {}
 
@@ -85,9 +87,9 @@ export async function runEmbeddedStack(): Promise<void> {
 async function startStack(config: Config): Promise<{ runtime: RuntimeConfig; apiUrl: string; temporalUiUrl?: string }> {
   const logDir = path.join(config.dataDir, 'logs');
   const fileLog = (name: string) => {
-    fs.mkdirSync(logDir, { recursive: true, mode: PRIVATE_FOLDER_MODE });
-    const file = path.join(logDir, name);
-    return (line: string) => fs.appendFileSync(file, `${line}\n`);
+    const file = openLogFile(logDir, name, config.retention);
+    logFiles.push(file);
+    return file.write;
   };
 
   if (!config.databaseUrl || !config.temporalAddress || !config.encryptionKey)
@@ -119,6 +121,7 @@ async function startStack(config: Config): Promise<{ runtime: RuntimeConfig; api
       port: config.temporalPort,
       uiPort: config.temporalUiPort,
       namespace: config.temporalNamespace,
+      retentionDays: config.retention.temporalDays,
       log: fileLog('temporal.log'),
     });
     started.temporal = { name: 'Temporal dev server', stop: server.stop };
@@ -217,6 +220,8 @@ async function shutdown(code: number): Promise<void> {
       console.error(`[arena] stopping the ${part.name} failed: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
+  // The servers' last lines are written out before the process ends.
+  await Promise.allSettled(logFiles.map((file) => file.close()));
   process.exit(clean ? code : 1);
 }
 

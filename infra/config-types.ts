@@ -102,9 +102,22 @@ export interface Config {
   /** When set, /metrics wants `Authorization: Bearer <token>`. */
   metricsToken?: string;
   limits: AbuseLimits;
+  retention: RetentionLimits;
   sandbox: SandboxSettings;
   /** The coding-task catalogue: one folder per task, `<language>/<slug>/`. */
   sandboxTasksDir: string;
+}
+
+/** What grows with use and is not the product, and how much of it is kept (docs/guides/operations.md). */
+export interface RetentionLimits {
+  /** Days a settled pull work item is kept after its delivery ended (the delivery itself stays). */
+  workItemDays: number;
+  /** Days the embedded Temporal keeps a closed workflow's history (the namespace's retention). */
+  temporalDays: number;
+  /** Size at which each of the embedded servers' log files in the data folder is rotated, in bytes. */
+  logFileBytes: number;
+  /** Rotated log files kept beside each current one. */
+  logFilesKept: number;
 }
 
 export interface OidcSettings {

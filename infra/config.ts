@@ -68,6 +68,9 @@ const envSchema = z
     ARENA_LEADERBOARD_INTERVAL: positiveInt.default(60),
     ARENA_MIN_VOTES: positiveInt.default(10),
     ARENA_LEADERBOARD_THREADS: positiveInt.max(64, 'must be at most 64').default(2),
+    ARENA_WORK_ITEM_RETENTION_DAYS: positiveInt.max(36_500, 'must be at most 36500').default(7),
+    ARENA_TEMPORAL_RETENTION_DAYS: positiveInt.max(365, 'must be at most 365').default(7),
+    ARENA_LOG_FILE_MB: positiveInt.max(10_000, 'must be at most 10000').default(10),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
     ARENA_SESSION_DAYS: positiveInt.max(365, 'must be at most 365').default(30),
@@ -193,6 +196,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.ARENA_METRICS_TOKEN,
     sandboxTasksDir: sandboxTasksDir(e),
     sandbox: sandboxSettings(e),
+    retention: {
+      workItemDays: e.ARENA_WORK_ITEM_RETENTION_DAYS,
+      temporalDays: e.ARENA_TEMPORAL_RETENTION_DAYS,
+      logFileBytes: e.ARENA_LOG_FILE_MB * 1024 * 1024,
+      logFilesKept: 3,
+    },
     limits: {
       votesPerMinute: e.ARENA_VOTE_RATE_LIMIT,
       sandboxPerMinute: e.ARENA_SANDBOX_RATE_LIMIT,

@@ -56,10 +56,13 @@ export async function ensureSchedules(connection: Connection, config: RuntimeCon
         workflowType: applyRetention,
         workflowId: `retention${ids.retention.slice('arena-retention'.length)}`,
         taskQueue: config.taskQueue,
-        args: [{ codingStepDays: config.sandbox.stepRetentionDays }],
+        args: [{ codingStepDays: config.sandbox.stepRetentionDays, workItemDays: config.retention.workItemDays }],
       },
       policies: { overlap: 'SKIP', catchupWindow: '1 minute' },
-      memo: { about: 'Cuts the steps of coding sessions past their retention down to their transcript' },
+      memo: {
+        about:
+          'Cuts the steps of coding sessions past their retention down to their transcript, deletes settled work items',
+      },
     },
   ];
   for (const options of schedules) {

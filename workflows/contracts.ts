@@ -215,6 +215,8 @@ export interface BenchmarkOutcome {
 export interface RetentionSettings {
   /** Days a coding session's steps keep their full request and output after it ended (ARENA_CODING_STEP_RETENTION_DAYS). */
   codingStepDays: number;
+  /** Days a settled work item is kept after its delivery ended (ARENA_WORK_ITEM_RETENTION_DAYS); schedules made before it omit it. */
+  workItemDays?: number;
 }
 
 export function benchmarkWorkflowId(runId: number): string {

@@ -2,6 +2,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { PRIVATE_FOLDER_MODE } from './data-folder';
 import { spawnService, waitUntilReady } from './processes';
 
@@ -13,6 +14,8 @@ export interface TemporalDevServerOptions {
   /** Omitted: no Web UI (--headless). */
   uiPort?: number;
   namespace: string;
+  /** Days a closed workflow's history is kept (the namespace's retention); omitted: the dev server's default. */
+  retentionDays?: number;
   log?: (line: string) => void;
 }
 
@@ -86,6 +89,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
       try {
         await connection.workflowService.getSystemInfo({});
         await ensureSearchAttributes(connection, opts.namespace);
+        if (opts.retentionDays !== undefined) await ensureRetention(connection, opts.namespace, opts.retentionDays);
       } finally {
         await connection.close();
       }
@@ -99,6 +103,28 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions): Pr
     uiUrl: opts.uiPort === undefined ? undefined : `http://127.0.0.1:${opts.uiPort}`,
     stop: () => server.stop('SIGTERM', 10_000),
   };
+}
+
+const DAY_SECONDS = 86_400;
+
+/**
+ * The namespace keeps a closed workflow's history (and its visibility record, which delivery search
+ * reads) for `days`, then deletes it: without a bound set here, every delivery's history stays in
+ * the data folder for as long as the dev server's default says.
+ */
+async function ensureRetention(connection: Connection, namespace: string, days: number): Promise<void> {
+  const { config } = await connection.workflowService.describeNamespace({ namespace });
+  if (Number(config?.workflowExecutionRetentionTtl?.seconds ?? 0) === days * DAY_SECONDS) return;
+  await connection.workflowService.updateNamespace({
+    namespace,
+    config: { workflowExecutionRetentionTtl: msToTs(days * DAY_SECONDS * 1000) },
+  });
+}
+
+/** The namespace's retention as the server holds it, in days. */
+export async function namespaceRetentionDays(connection: Connection, namespace: string): Promise<number> {
+  const { config } = await connection.workflowService.describeNamespace({ namespace });
+  return Number(config?.workflowExecutionRetentionTtl?.seconds ?? 0) / DAY_SECONDS;
 }
 
 /**

@@ -5,7 +5,11 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../../infra/embedded/postgres';
-import { ARENA_SEARCH_ATTRIBUTES, startTemporalDevServer } from '../../infra/embedded/temporal-server';
+import {
+  ARENA_SEARCH_ATTRIBUTES,
+  namespaceRetentionDays,
+  startTemporalDevServer,
+} from '../../infra/embedded/temporal-server';
 import { freePort } from '../../infra/ports';
 import { portIsOpen } from '../support/net';
 
@@ -55,13 +59,23 @@ test('PostgreSQL keeps its data, its password and its database across a restart,
   expect(await portIsOpen(port)).toBe(false);
 });
 
-test('the Temporal dev server serves the namespace with the arena search attributes, also after a restart', async () => {
+test('the Temporal dev server serves the namespace with the arena search attributes and the retention asked for, also after a restart', async () => {
   const cliPath = process.env.TEST_TEMPORAL_CLI_PATH;
   if (!cliPath) throw new Error('TEST_TEMPORAL_CLI_PATH is unset: is test/support/global-setup.ts configured?');
   const [port, uiPort] = [await freePort(), await freePort()];
 
-  for (const run of ['fresh database', 'restart on the same database']) {
-    const server = await startTemporalDevServer({ cliPath, dataDir, port, uiPort, namespace: 'arena-test' });
+  for (const [run, retentionDays] of [
+    ['fresh database', 3],
+    ['restart on the same database, with another retention', 5],
+  ] as const) {
+    const server = await startTemporalDevServer({
+      cliPath,
+      dataDir,
+      port,
+      uiPort,
+      namespace: 'arena-test',
+      retentionDays,
+    });
     try {
       expect(server.address).toBe(`127.0.0.1:${port}`);
       expect(server.uiUrl).toBe(`http://127.0.0.1:${uiPort}`);
@@ -73,6 +87,10 @@ test('the Temporal dev server serves the namespace with the arena search attribu
         expect(Object.keys(customAttributes ?? {})).toEqual(
           expect.arrayContaining(Object.keys(ARENA_SEARCH_ATTRIBUTES)),
         );
+        expect({ run, days: await namespaceRetentionDays(connection, 'arena-test') }).toEqual({
+          run,
+          days: retentionDays,
+        });
       } finally {
         await connection.close();
       }

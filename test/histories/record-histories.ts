@@ -250,9 +250,13 @@ recording('recording workflow histories', () => {
     await client.workflow.start(applyRetention, {
       taskQueue: t.config.taskQueue,
       workflowId: 'recorded-retention',
-      args: [{ codingStepDays: 30 }],
+      args: [{ codingStepDays: 30, workItemDays: 7 }],
     });
-    await save('apply-retention', 'recorded-retention', '0 coding steps cut to their transcript');
+    await save(
+      'apply-retention',
+      'recorded-retention',
+      '0 coding steps cut to their transcript; 0 settled work items deleted',
+    );
   }, 120_000);
 
   it('a leaderboard refresh', async () => {

@@ -29,9 +29,12 @@ const SCENARIOS = [
   // patch), and one scored in its workspace, from before.
   'coding-session-pull',
   'coding-session-pull.v1',
-  // A benchmark run of one task, twice (its sessions children of it), and a run of the hourly retention.
+  // A benchmark run of one task, twice (its sessions children of it).
   'run-benchmark',
+  // A run of the hourly retention that also deletes settled work items (the retention-work-items
+  // patch), and one from before.
   'apply-retention',
+  'apply-retention.v1',
   // A leaderboard refresh given minutes and heartbeats (the refresh-minutes-with-heartbeats patch), and one from before.
   'refresh-leaderboard',
   'refresh-leaderboard.v1',

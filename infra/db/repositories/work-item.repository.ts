@@ -118,6 +118,24 @@ export async function settleWork(
   ]);
 }
 
+/**
+ * The retention of work items: deletes up to `batch` settled items whose delivery ended more than
+ * `days` ago. The delivery keeps its outcome, latency and result hash; the item only told a runner
+ * what to take. Returns how many went.
+ */
+export async function deleteSettledWork(em: EntityManager, days: number, batch: number): Promise<number> {
+  const rows = await run<{ session_id: number }>(
+    em,
+    `delete from work_items where session_id in (
+       select w.session_id from work_items w join sessions s on s.id = w.session_id
+       where w.state in ('completed', 'expired') and s.completed_at < now() - make_interval(days => ?)
+       order by w.session_id limit ? for update of w skip locked)
+     returning session_id`,
+    [days, batch],
+  );
+  return rows.length;
+}
+
 /** Work items queued and not yet handed to a runner, over all agents. */
 export async function queuedWorkCount(em: EntityManager): Promise<number> {
   const rows = await run<{ n: number }>(em, `select count(*)::int as n from work_items where state = 'queued'`);
