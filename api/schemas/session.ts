@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { MAX_RESPONSE_CHARS, SESSION_KINDS, SESSION_STATUSES } from '../../domain/sessions';
 import type { SandboxRequest } from '../../services/agents';
+import type { WorkPayload } from '../../domain/delivery-payload';
+import type { WorkResult } from '../../services/pull-work';
 import { pathId, timestamp } from './common';
 
 export const activitySession = z.object({
@@ -70,7 +72,7 @@ export const workPayload = z.object({
     .optional()
     .describe('present when an operator sent this prompt again: the original delivery, `<kind>-<n>`'),
   sandbox: sandboxObject.optional().describe("a coding session's sandbox: where its steps go and its token"),
-});
+}) satisfies z.ZodType<WorkPayload>;
 
 export const workParams = z.object({
   id: pathId,
@@ -91,7 +93,7 @@ export const workResult = z
   .refine((b) => (b.response === undefined) !== (b.error === undefined), {
     message: 'send exactly one of response or error',
   })
-  .meta({ oneOf: [{ required: ['response'] }, { required: ['error'] }] });
+  .meta({ oneOf: [{ required: ['response'] }, { required: ['error'] }] }) satisfies z.ZodType<WorkResult>;
 
 export const workRecorded = z.object({ work_id: z.string(), recorded: z.literal(true) });
 
