@@ -12,9 +12,9 @@ import path from 'node:path';
 import { Client as TemporalClient, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { migrateDatabase } from '../../infra/db/migrate';
-import { startEmbeddedPostgres } from '../../infra/embedded/postgres';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../infra/embedded/postgres';
 import { findOrInstallTemporalCli } from '../../infra/embedded/temporal-cli';
-import { startTemporalDevServer } from '../../infra/embedded/temporal-server';
+import { startTemporalDevServer, type TemporalDevServer } from '../../infra/embedded/temporal-server';
 import { freePort } from '../../infra/ports';
 import { waitFor } from '../lib/clock';
 import { findPid } from '../lib/proc';
@@ -38,6 +38,14 @@ export interface BenchStack {
   pids(): Record<string, number>;
   /** A fresh API process (same port), e.g. so a memory figure starts from a clean heap. */
   restartApi(): Promise<void>;
+  /** The worker SIGKILLed, as in a crash (no shutdown), then a fresh one started; resolves once it polls. */
+  killAndRestartWorker(): Promise<void>;
+  /** PostgreSQL stopped (fast shutdown), for an outage; `startPostgres` brings it back on the same port and data. */
+  stopPostgres(): Promise<void>;
+  startPostgres(): Promise<void>;
+  /** The Temporal dev server stopped; `startTemporal` brings it back on the same port and database file. */
+  stopTemporal(): Promise<void>;
+  startTemporal(): Promise<void>;
   /** Path of a workflow bundle built from `workflowsPath`. */
   bundle(name: string, workflowsPath: string): Promise<string>;
   logFile(name: string): string;
@@ -53,6 +61,8 @@ export interface StackOptions {
   keepDir?: boolean;
   /** The API in the worker's process on its connection, as `npm start` runs them (eager workflow start). */
   embedded?: boolean;
+  /** Run `npm run build` before starting the API (default); false when the caller has just built. */
+  build?: boolean;
 }
 
 /**
@@ -123,22 +133,30 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
       explicitPath: process.env.TEMPORAL_CLI_PATH || undefined,
       log: opts.log,
     });
-    const postgres = startEmbeddedPostgres({ dataDir: dir, port: pgPort, log: fileLog('postgres') }).then((server) => {
-      stops.push(server.stop);
+    // The servers' handles change when a fault stops and starts them; teardown stops the current ones.
+    let pgServer: EmbeddedPostgres | undefined;
+    let temporalDev: TemporalDevServer | undefined;
+    const startPg = () => startEmbeddedPostgres({ dataDir: dir, port: pgPort, log: fileLog('postgres') });
+    const postgres = startPg().then((server) => {
+      pgServer = server;
+      stops.push(() => pgServer?.stop() ?? Promise.resolve());
       return server;
     });
+    const startTemporal = (cliPath: string) =>
+      startTemporalDevServer({
+        cliPath,
+        dataDir: dir,
+        port: temporalPort,
+        namespace: 'default',
+        log: fileLog('temporal'),
+      });
     const [pg, temporalServer, arenaBundle] = await Promise.all([
       postgres,
       // Temporal binds ports of its own choosing as it starts: once PostgreSQL holds its port, none can be that one.
       Promise.all([cli, postgres.catch(() => undefined)]).then(([cliPath]) =>
-        startTemporalDevServer({
-          cliPath,
-          dataDir: dir,
-          port: temporalPort,
-          namespace: 'default',
-          log: fileLog('temporal'),
-        }).then((server) => {
-          stops.push(server.stop);
+        startTemporal(cliPath).then((server) => {
+          temporalDev = server;
+          stops.push(() => temporalDev?.stop() ?? Promise.resolve());
           return server;
         }),
       ),
@@ -146,7 +164,7 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
     ]);
     const temporalCliPath = await cli;
     const temporalCliVersion = execFileSync(temporalCliPath, ['--version'], { encoding: 'utf8' }).trim();
-    if (!opts.embedded) {
+    if (!opts.embedded && opts.build !== false) {
       opts.log('building the API (npm run build)');
       execFileSync('npm', ['run', 'build'], { cwd: REPO, stdio: 'ignore' });
     }
@@ -173,14 +191,16 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
     const apiUrl = `http://127.0.0.1:${apiPort}`;
 
     opts.log('starting the worker and the API');
-    const worker = startChild({
-      name: 'worker',
-      script: 'bench/stack/worker-entry.ts',
-      env,
-      logFile: logFile('worker'),
-      ipc: true,
-      nodeArgs: opts.nodeArgs,
-    });
+    const startWorkerChild = () =>
+      startChild({
+        name: 'worker',
+        script: 'bench/stack/worker-entry.ts',
+        env,
+        logFile: logFile('worker'),
+        ipc: true,
+        nodeArgs: opts.nodeArgs,
+      });
+    let worker = startWorkerChild();
     stops.push(() => worker.stop(30_000));
     const startApiChild = async (): Promise<BenchChild> => {
       // The built API with the flags `npm run api` gives Node, as production runs it (tsx would add its compiler's memory).
@@ -206,7 +226,10 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
       return child;
     };
     const workerReady = () =>
-      worker.message((m): m is { ready: true } => typeof m === 'object' && m !== null && 'ready' in m, 120_000);
+      worker.message<{ ready: true }>(
+        (m): m is { ready: true } => typeof m === 'object' && m !== null && 'ready' in m,
+        120_000,
+      );
     // Embedded, the worker's process is the API's: it is ready once the worker says so.
     let api = opts.embedded ? (await workerReady(), worker) : await startApiChild();
     if (!opts.embedded) {
@@ -227,7 +250,9 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
       get api() {
         return api;
       },
-      worker,
+      get worker() {
+        return worker;
+      },
       env,
       pids() {
         // Embedded, one process is both: its CPU is counted once, as the worker's.
@@ -245,6 +270,27 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
           throw new Error('the API shares the worker process in --embedded runs; it cannot restart alone');
         await api.stop(30_000);
         api = await startApiChild();
+      },
+      async killAndRestartWorker() {
+        if (opts.embedded) throw new Error('the API shares the worker process in --embedded runs');
+        worker.process.kill('SIGKILL');
+        await worker.exited;
+        worker = startWorkerChild();
+        await workerReady();
+      },
+      async stopPostgres() {
+        await pgServer?.stop();
+        pgServer = undefined;
+      },
+      async startPostgres() {
+        pgServer ??= await startPg();
+      },
+      async stopTemporal() {
+        await temporalDev?.stop();
+        temporalDev = undefined;
+      },
+      async startTemporal() {
+        temporalDev ??= await startTemporal(temporalCliPath);
       },
       bundle,
       logFile,

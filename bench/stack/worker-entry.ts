@@ -6,6 +6,7 @@
 import { loadConfig, requireRuntime } from '../../infra/config';
 import { installWorkerRuntime } from '../../worker/runtime';
 import { startWorker } from '../../worker/main';
+import { serveMetrics } from '../../worker/metrics-server';
 import { startApi } from '../../api/server';
 
 async function main(): Promise<void> {
@@ -18,10 +19,13 @@ async function main(): Promise<void> {
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
   });
   const api = process.env.BENCH_EMBEDDED_API === '1' ? await startApi(config, worker.connection) : undefined;
+  // As `npm run worker` serves them (the soak reads the heap there); ARENA_WORKER_METRICS_PORT=0 picks a free port.
+  const metrics = await serveMetrics(config.workerMetricsPort, config.host, config.metricsToken);
+  console.log(`bench worker ready; metrics at ${metrics.url}`);
   process.send?.({ ready: true });
   const stop = () => {
     (api?.close() ?? Promise.resolve())
-      .then(() => worker.close())
+      .then(() => Promise.all([worker.close(), metrics.close()]))
       .then(
         () => process.exit(0),
         () => process.exit(1),
