@@ -1,0 +1,461 @@
+/**
+ * The soak: the bench's stack under a steady mixed load for a number of minutes while faults are
+ * injected on a schedule, then the accounting of every delivery it started. Memory is sampled all
+ * along; latencies are kept per request. `npm run soak` and the short test both run `runSoak`.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { sleep, waitFor } from '../lib/clock';
+import { benchPool } from '../lib/db';
+import { rssBytes } from '../lib/proc';
+import { REPO } from '../stack/child';
+import { startStack, type BenchStack } from '../stack/stack';
+import { BEHAVIOURS, PullRunners, startPushAgents, type Behaviour, type PullAgent, type RequestSample } from './agents';
+import {
+  latencyRows,
+  latencySeries,
+  secondHalfSlopes,
+  type DeliveryRow,
+  type FaultRecord,
+  type MemorySample,
+  type SoakResult,
+} from './report';
+
+export interface SoakOptions {
+  minutes: number;
+  /** Fault rounds; each kills the worker, restarts the API, stops PostgreSQL, then Temporal, once. Default: one per 5 minutes. */
+  rounds?: number;
+  /** How long PostgreSQL and Temporal stay down. */
+  outageMs?: number;
+  /** Requests a second per kind of load. */
+  rates?: Partial<Record<LoadKind, number>>;
+  deadlineSeconds?: number;
+  sampleMs?: number;
+  /** Upper bound on the wait for started deliveries to end once the load stops. */
+  settleMs?: number;
+  /** false when dist/ was just built by the caller. */
+  build?: boolean;
+  keepDir?: boolean;
+  log: (line: string) => void;
+  /** Called once the stack is up, so a caller that gives up early (a test's timeout) can still stop it. */
+  onStack?: (stack: BenchStack) => void;
+}
+
+export type LoadKind = 'sandbox push' | 'sandbox pull' | 'page' | 'feed';
+
+const DEFAULT_RATES: Record<LoadKind, number> = { 'sandbox push': 2, 'sandbox pull': 1, page: 1, feed: 2 };
+/** Requests of one kind in flight at most: past it a tick is skipped, so an outage never piles up requests. */
+const MAX_IN_FLIGHT = 16;
+const REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * Where each fault sits in its round, as a fraction of the round: after its first fifth and done
+ * before its last (20 s outages in a 2-minute round just fit), so with one round the latencies of
+ * the first and last fifths are the stack's own, not an outage's.
+ */
+const FAULT_PLACES: Array<[FaultRecord['kind'], number]> = [
+  ['worker-kill', 0.22],
+  ['api-restart', 0.32],
+  ['postgres-stop', 0.42],
+  ['temporal-stop', 0.6],
+];
+
+export const LEFT_OUT = [
+  "the dispatcher's main prompts (its schedule is pushed out of the run, as in the bench)",
+  'judges voting',
+  'coding sessions',
+];
+
+interface Started {
+  mode: 'push' | 'pull';
+  behaviour: Behaviour;
+}
+
+function git(args: string[]): string {
+  try {
+    return execFileSync('git', args, { cwd: REPO, encoding: 'utf8' }).trim();
+  } catch {
+    return '';
+  }
+}
+
+async function folderBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += await folderBytes(full);
+    else if (entry.isFile()) total += (await fs.stat(full).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}
+
+/** V8 heap used from a Prometheus text page, MB; NaN when it cannot be read (the process is down). */
+async function heapUsedMb(url: string | undefined): Promise<number> {
+  if (!url) return Number.NaN;
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+    const text = await res.text();
+    const match = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? ([\d.e+]+)/m.exec(text);
+    return match ? Number(match[1]) / 2 ** 20 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The worker prints its metrics address when it polls; a restarted worker prints a new one. */
+async function workerMetricsUrl(logFile: string): Promise<string | undefined> {
+  const text = await fs.readFile(logFile, 'utf8').catch(() => '');
+  const all = [...text.matchAll(/metrics at (http:\/\/\S+)/g)];
+  return all.at(-1)?.[1];
+}
+
+/** First writes per session id, from the worker's `delivery recorded` / `delivery failed` lines (one per write that changed the row). */
+async function firstWritesBySession(logFile: string): Promise<Map<number, number>> {
+  const text = await fs.readFile(logFile, 'utf8').catch(() => '');
+  const counts = new Map<number, number>();
+  for (const line of text.split('\n')) {
+    if (!line.includes('delivery recorded') && !line.includes('delivery failed')) continue;
+    const id = /"sessionId":\s*(\d+)/.exec(line) ?? /sessionId[=:]\s*(\d+)/.exec(line);
+    if (id) counts.set(Number(id[1]), (counts.get(Number(id[1])) ?? 0) + 1);
+  }
+  return counts;
+}
+
+export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; loadMs: number; dir: string }> {
+  const loadMs = opts.minutes * 60_000;
+  const rounds = opts.rounds ?? Math.max(1, Math.floor(opts.minutes / 5));
+  const outageMs = opts.outageMs ?? 20_000;
+  const rates = { ...DEFAULT_RATES, ...opts.rates };
+  const deadlineSeconds = opts.deadlineSeconds ?? 20;
+  const sampleMs = opts.sampleMs ?? 5_000;
+  const settleMs = opts.settleMs ?? 180_000;
+  const startedAt = new Date();
+  const log = opts.log;
+
+  const stack: BenchStack = await startStack({ log, keepDir: opts.keepDir, build: opts.build });
+  opts.onStack?.(stack);
+  const pool = benchPool(stack.databaseUrl);
+  // One push and one pull agent per behaviour, two fast ones of each.
+  const mix: Behaviour[] = ['fast', ...BEHAVIOURS];
+  const agents = await startPushAgents(mix);
+  const samples: RequestSample[] = [];
+  let loadStart = Date.now();
+  const record = (s: Omit<RequestSample, 'at'> & { start: number }) =>
+    samples.push({ kind: s.kind, at: s.start - loadStart, ms: s.ms, status: s.status });
+  const runners = new PullRunners(stack.apiUrl, record);
+  const timers: NodeJS.Timeout[] = [];
+  // Cleared in teardown, so a run that fails half way leaves no sampler or fault running.
+  let sampling = true;
+  let faultsOn = true;
+  const inFlight = new Map<string, Set<Promise<void>>>();
+  try {
+    const json = async <T>(method: string, url: string, key?: string, body?: unknown): Promise<T> => {
+      const res = await fetch(`${stack.apiUrl}${url}`, {
+        method,
+        headers: {
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
+      return (await res.json()) as T;
+    };
+    const { api_key: key } = await json<{ api_key: string }>('POST', '/api/register');
+    const pushAgents: Array<{ id: number; behaviour: Behaviour }> = [];
+    const pullAgents: PullAgent[] = [];
+    for (const [i, behaviour] of mix.entries()) {
+      const push = await json<{ id: number }>('POST', '/api/agents', key, {
+        name: `soak-push-${behaviour}-${i}`,
+        webhook_url: agents.urls[i],
+      });
+      pushAgents.push({ id: push.id, behaviour });
+      const pull = await json<{ id: number; webhook_secret: string }>('POST', '/api/agents', key, {
+        name: `soak-pull-${behaviour}-${i}`,
+        mode: 'pull',
+      });
+      pullAgents.push({ id: pull.id, secret: pull.webhook_secret, behaviour });
+    }
+    const agentBehaviour = new Map<number, Started>([
+      ...pushAgents.map((a) => [a.id, { mode: 'push', behaviour: a.behaviour }] as const),
+      ...pullAgents.map((a) => [a.id, { mode: 'pull', behaviour: a.behaviour }] as const),
+    ]);
+    runners.start(pullAgents);
+    log(
+      `${pushAgents.length} push and ${pullAgents.length} pull agents; load for ${opts.minutes} min, ${rounds} fault round(s)`,
+    );
+
+    // The load: each kind a ticker at its rate; a request that is still running when its cap is reached skips a tick.
+    const started = new Map<number, Started>();
+    let turn = 0;
+    const request = async (
+      kind: string,
+      method: string,
+      url: string,
+      body?: unknown,
+    ): Promise<Response | undefined> => {
+      const start = Date.now();
+      try {
+        const res = await fetch(`${stack.apiUrl}${url}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          body: body ? JSON.stringify(body) : undefined,
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        record({ kind, start, ms: Date.now() - start, status: res.status });
+        return res;
+      } catch {
+        record({ kind, start, ms: Date.now() - start, status: 0 });
+        return undefined;
+      }
+    };
+    const sandbox = (mode: 'push' | 'pull') => async () => {
+      const list = mode === 'push' ? pushAgents : pullAgents;
+      const agent = list[turn++ % list.length]!;
+      const res = await request(`sandbox ${mode}`, 'POST', `/api/agents/${agent.id}/sandbox`, {
+        prompt: `soak prompt ${turn}`,
+        deadline_seconds: deadlineSeconds,
+      });
+      if (res?.status === 202) {
+        const { id } = (await res.json()) as { id: string };
+        started.set(Number(id.split('-')[1]), { mode, behaviour: agent.behaviour });
+      } else await res?.body?.cancel();
+    };
+    const pages = ['/', '/users', ...pushAgents.slice(0, 2).map((a) => `/agents/${a.id}`)];
+    const load: Record<LoadKind, () => Promise<void>> = {
+      'sandbox push': sandbox('push'),
+      'sandbox pull': sandbox('pull'),
+      page: async () => void (await request('page', 'GET', pages[turn++ % pages.length]!))?.body?.cancel(),
+      feed: async () => {
+        const all = [...pushAgents, ...pullAgents];
+        const res = await request('feed', 'GET', `/api/agents/${all[turn++ % all.length]!.id}/activity`);
+        await res?.body?.cancel();
+      },
+    };
+
+    loadStart = Date.now();
+    for (const [kind, perSecond] of Object.entries(rates) as Array<[LoadKind, number]>) {
+      if (!(perSecond > 0)) continue;
+      const set = new Set<Promise<void>>();
+      inFlight.set(kind, set);
+      timers.push(
+        setInterval(() => {
+          if (set.size >= MAX_IN_FLIGHT) return;
+          const p = load[kind]().catch(() => undefined);
+          set.add(p);
+          void p.finally(() => set.delete(p));
+        }, 1000 / perSecond),
+      );
+    }
+
+    // Memory: every process's RSS, and the API's and worker's V8 heap from their /metrics.
+    const memory: MemorySample[] = [];
+    let workerMetrics: { pid: number; url?: string } = { pid: 0 };
+    const sample = async () => {
+      const pids = stack.pids();
+      if (workerMetrics.pid !== pids.worker) {
+        const url = await workerMetricsUrl(stack.logFile('worker'));
+        workerMetrics = { pid: pids.worker ?? 0, url };
+      }
+      const rssMb: Record<string, number> = {};
+      for (const name of ['api', 'worker', 'postgres', 'temporal'])
+        rssMb[name] = pids[name] ? rssBytes(pids[name]) / 2 ** 20 : Number.NaN;
+      const [api, worker] = await Promise.all([heapUsedMb(`${stack.apiUrl}/metrics`), heapUsedMb(workerMetrics.url)]);
+      memory.push({ t: Date.now() - loadStart, rssMb, heapMb: { api, worker } });
+    };
+    const sampler = (async () => {
+      while (sampling) {
+        await sample().catch(() => undefined);
+        await sleep(sampleMs);
+      }
+    })();
+
+    // The faults, one after another on their schedule; each restores what it broke before the next.
+    const faults: FaultRecord[] = [];
+    const roundMs = loadMs / rounds;
+    const schedule = Array.from({ length: rounds }, (_, r) =>
+      FAULT_PLACES.map(([kind, place]) => ({ kind, at: r * roundMs + place * roundMs })),
+    ).flat();
+    const inject = async (kind: FaultRecord['kind']) => {
+      switch (kind) {
+        case 'worker-kill':
+          return stack.killAndRestartWorker();
+        case 'api-restart':
+          return stack.restartApi();
+        case 'postgres-stop':
+          await stack.stopPostgres();
+          await sleep(outageMs); // the outage's length is the point here, not a condition
+          return stack.startPostgres();
+        case 'temporal-stop':
+          await stack.stopTemporal();
+          await sleep(outageMs);
+          return stack.startTemporal();
+      }
+    };
+    const faulter = (async () => {
+      for (const f of schedule) {
+        // Short steps, so teardown is never held up by a fault still to come.
+        while (faultsOn && Date.now() - loadStart < f.at) await sleep(Math.min(1_000, f.at - (Date.now() - loadStart)));
+        if (!faultsOn || Date.now() - loadStart >= loadMs) break;
+        const startMs = Date.now() - loadStart;
+        log(`fault at ${Math.round(startMs / 1000)} s: ${f.kind}`);
+        let error: string | undefined;
+        try {
+          await inject(f.kind);
+        } catch (err) {
+          error = err instanceof Error ? err.message : String(err);
+          log(`fault ${f.kind} failed: ${error}`);
+        }
+        faults.push({ kind: f.kind, startMs, endMs: Date.now() - loadStart, ...(error ? { error } : {}) });
+      }
+    })();
+
+    await sleep(loadMs); // the run's length
+    for (const t of timers.splice(0)) clearInterval(t);
+    log('load stopped; waiting for the last fault to be restored and the requests in flight');
+    await faulter;
+    // Whatever a failed fault left down is started again (no-ops when it is up).
+    await stack.startPostgres().catch(() => undefined);
+    await stack.startTemporal().catch(() => undefined);
+    await Promise.all([...inFlight.values()].flatMap((set) => [...set]));
+
+    // Every delivery the soak started, and every gym, must end: wait for it, bounded.
+    const ours = [...agentBehaviour.keys()];
+    const pendingCount = async () => {
+      const { rows } = await pool.query<{ n: number }>(
+        `select count(*)::int as n from sessions where agent_id = any($1::int[]) and status = 'pending'`,
+        [ours],
+      );
+      return rows[0]!.n;
+    };
+    const settleStart = Date.now();
+    await waitFor(
+      async () => (await pendingCount().catch(() => 1)) === 0,
+      'every delivery to end',
+      settleMs,
+      1_000,
+    ).catch((err: Error) => log(`${err.message}: the pending ones count as lost`));
+    log(`settled in ${Math.round((Date.now() - settleStart) / 1000)} s`);
+    await runners.stop();
+    sampling = false;
+    await sampler;
+
+    // The accounting, per kind of work and mode.
+    const { rows } = await pool.query<{ id: number; agent_id: number; kind: string; mode: string; status: string }>(
+      `select id, agent_id, kind, mode, status from sessions where agent_id = any($1::int[])`,
+      [ours],
+    );
+    const writes = await firstWritesBySession(stack.logFile('worker'));
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const deliveries = new Map<string, DeliveryRow>();
+    const rowFor = (kind: string): DeliveryRow => {
+      let row = deliveries.get(kind);
+      if (!row) {
+        row = {
+          kind,
+          started: 0,
+          recordedOnce: 0,
+          lost: 0,
+          recordedTwice: 0,
+          sentTwice: 0,
+          unacknowledged: 0,
+          outcomes: {},
+        };
+        deliveries.set(kind, row);
+      }
+      return row;
+    };
+    const count = (row: DeliveryRow, id: number) => {
+      const session = byId.get(id);
+      const n = writes.get(id) ?? 0;
+      if (!session || session.status === 'pending') row.lost += 1;
+      else {
+        row.outcomes[session.status] = (row.outcomes[session.status] ?? 0) + 1;
+        if (n > 1) row.recordedTwice += 1;
+        else row.recordedOnce += 1;
+      }
+    };
+    for (const [id, s] of started) {
+      const row = rowFor(`sandbox ${s.mode} ${s.behaviour}`);
+      row.started += 1;
+      count(row, id);
+    }
+    for (const r of rows) {
+      if (r.kind === 'sandbox') {
+        if (started.has(r.id)) continue;
+        // Written, but its 202 never reached the soak (a timeout or a restart in between).
+        const s = agentBehaviour.get(r.agent_id)!;
+        const row = rowFor(`sandbox ${s.mode} ${s.behaviour}`);
+        row.unacknowledged += 1;
+        if (r.status === 'pending') row.lost += 1;
+        continue;
+      }
+      const row = rowFor(`${r.kind} ${r.mode}`);
+      row.started += 1;
+      count(row, r.id);
+    }
+    const sentTwice: string[] = [];
+    for (const [key, n] of agents.received) {
+      if (n < 2) continue;
+      const [index, delivery = ''] = key.split(' ');
+      const agent = pushAgents[Number(index)]!;
+      sentTwice.push(`agent ${agent.id}: ${delivery} x${n}`);
+      const kind = delivery.startsWith('sandbox-')
+        ? `sandbox push ${agent.behaviour}`
+        : `${delivery.split('-')[0]} push`;
+      rowFor(kind).sentTwice += 1;
+    }
+    const recordedTwice = [...writes].filter(([, n]) => n > 1).map(([id, n]) => `session ${id} x${n}`);
+    if (sentTwice.length + recordedTwice.length > 0) log(`duplicates: ${[...recordedTwice, ...sentTwice].join(', ')}`);
+
+    // Storage, per 1,000 deliveries in the database.
+    const { rows: sizes } = await pool.query<{ db: string; n: number }>(
+      `select pg_database_size(current_database())::text as db, (select count(*)::int from sessions) as n`,
+    );
+    const mb = (bytes: number) => bytes / 2 ** 20;
+    const databaseMb = mb(Number(sizes[0]!.db));
+    const temporalMb = mb(await folderBytes(path.join(stack.dir, 'temporal')));
+    const dataFolderMb = mb(await folderBytes(stack.dir));
+    const total = sizes[0]!.n;
+    const per = (v: number) => (total > 0 ? (v * 1000) / total : Number.NaN);
+
+    const result: SoakResult = {
+      run: {
+        startedAt: startedAt.toISOString(),
+        finishedAt: new Date().toISOString(),
+        minutes: opts.minutes,
+        commit: git(['rev-parse', 'HEAD']),
+        dirty: git(['status', '--porcelain']) !== '',
+        machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? 'unknown', node: process.version },
+        leftOut: LEFT_OUT,
+      },
+      deliveries: [...deliveries.values()].sort((a, b) => a.kind.localeCompare(b.kind)),
+      duplicates: [...recordedTwice, ...sentTwice],
+      faults,
+      memory: {
+        samples: memory,
+        rssSlope: secondHalfSlopes(memory, 'rssMb', loadMs),
+        heapSlope: secondHalfSlopes(memory, 'heapMb', loadMs),
+      },
+      latency: latencyRows(samples, loadMs),
+      latencySeries: latencySeries(samples, Math.max(10_000, loadMs / 60)),
+      storage: {
+        deliveries: total,
+        databaseMb,
+        temporalMb,
+        dataFolderMb,
+        perThousand: { databaseMb: per(databaseMb), temporalMb: per(temporalMb), dataFolderMb: per(dataFolderMb) },
+      },
+    };
+    return { result, loadMs, dir: stack.dir };
+  } finally {
+    sampling = false;
+    faultsOn = false;
+    for (const t of timers) clearInterval(t);
+    await runners.stop().catch(() => undefined);
+    await agents.close();
+    await pool.end().catch(() => undefined);
+    await stack.stop();
+  }
+}

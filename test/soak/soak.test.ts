@@ -1,0 +1,64 @@
+/**
+ * The soak's own checks, short: two minutes of the mixed load with one fault of each kind (the
+ * worker SIGKILLed and restarted, the API restarted, PostgreSQL and then Temporal stopped for
+ * 20 s), and no delivery lost or recorded or sent twice. The stack is the bench's, its own, from
+ * the build; `npm run soak` runs the same function for longer.
+ */
+import type { BenchStack } from '../../bench/stack/stack';
+import { runSoak } from '../../bench/soak/soak';
+import type { SoakResult } from '../../bench/soak/report';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build';
+
+let stack: BenchStack | undefined;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  await ensureBuilt();
+}, BUILD_TIMEOUT_MS);
+
+// runSoak stops its stack itself; this is for a run cut short by the test's timeout.
+afterAll(async () => {
+  await stack?.stop();
+}, 60_000);
+
+it('loses and duplicates no delivery through a worker kill, an API restart and PostgreSQL and Temporal outages', async () => {
+  let result: SoakResult;
+  try {
+    ({ result } = await runSoak({
+      minutes: 2,
+      rounds: 1,
+      sampleMs: 2_000,
+      settleMs: 90_000,
+      build: false,
+      log: (line) => lines.push(line),
+      onStack: (s) => (stack = s),
+    }));
+  } catch (err) {
+    throw new Error(`${err instanceof Error ? err.message : String(err)}\n${lines.join('\n')}`);
+  }
+
+  expect(result.faults.map((f) => ({ kind: f.kind, error: f.error }))).toEqual([
+    { kind: 'worker-kill', error: undefined },
+    { kind: 'api-restart', error: undefined },
+    { kind: 'postgres-stop', error: undefined },
+    { kind: 'temporal-stop', error: undefined },
+  ]);
+  const kinds = result.deliveries.map((d) => d.kind);
+  for (const mode of ['push', 'pull'])
+    for (const behaviour of ['fast', 'slow', 'failing', 'never'])
+      expect(kinds).toContain(`sandbox ${mode} ${behaviour}`);
+  expect(kinds).toEqual(expect.arrayContaining(['gym push', 'gym pull']));
+  for (const d of result.deliveries) {
+    expect(d.started).toBeGreaterThan(0);
+    expect({ kind: d.kind, lost: d.lost, recordedTwice: d.recordedTwice, sentTwice: d.sentTwice }).toEqual({
+      kind: d.kind,
+      lost: 0,
+      recordedTwice: 0,
+      sentTwice: 0,
+    });
+  }
+  // The run measured what it says it did: memory samples and requests from both ends of the load.
+  expect(result.memory.samples.length).toBeGreaterThan(10);
+  for (const l of result.latency.filter((r) => r.kind.startsWith('sandbox')))
+    expect(l.first.count * l.last.count).toBeGreaterThan(0);
+}, 330_000);
