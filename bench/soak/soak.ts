@@ -254,7 +254,8 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
     let workerMetrics: { pid: number; url?: string } = { pid: 0 };
     const sample = async () => {
       const pids = stack.pids();
-      if (workerMetrics.pid !== pids.worker) {
+      // Read again after a restart, and after a failed read: the new worker prints its address once it polls.
+      if (workerMetrics.pid !== pids.worker || !workerMetrics.url) {
         const url = await workerMetricsUrl(stack.logFile('worker'));
         workerMetrics = { pid: pids.worker ?? 0, url };
       }
@@ -262,6 +263,7 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
       for (const name of ['api', 'worker', 'postgres', 'temporal'])
         rssMb[name] = pids[name] ? rssBytes(pids[name]) / 2 ** 20 : Number.NaN;
       const [api, worker] = await Promise.all([heapUsedMb(`${stack.apiUrl}/metrics`), heapUsedMb(workerMetrics.url)]);
+      if (!Number.isFinite(worker)) workerMetrics.url = undefined;
       memory.push({ t: Date.now() - loadStart, rssMb, heapMb: { api, worker } });
     };
     const sampler = (async () => {
