@@ -10,7 +10,7 @@ import { Client } from 'pg';
 import type { Config } from '../infra/config';
 import { endWorkInterruptedByRestore, type InterruptedWork } from '../infra/db/repositories/restore.repository';
 import { findOrInstallPostgresTools, type PostgresTools } from '../infra/embedded/postgres-tools';
-import { runCommand } from '../infra/embedded/processes';
+import { lastLine, runCommand } from '../infra/embedded/processes';
 import { openSecret } from '../domain/credentials';
 import { CommandError, type Print } from './command';
 import { withDatabaseServer, withOrm, type DatabaseServer } from './database';
@@ -265,15 +265,4 @@ async function exists(file: string): Promise<boolean> {
 
 function formatSize(bytes: number): string {
   return bytes < 1024 * 1024 ? `${Math.ceil(bytes / 1024)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
-/** pg_dump, pg_restore and psql put the reason for a failure last. */
-function lastLine(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return (
-    message
-      .split('\n')
-      .filter((l) => l.trim())
-      .pop() ?? message
-  );
 }

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { PRIVATE_FOLDER_MODE } from './data-folder';
 import { isExecutable } from './debian-package';
-import { runCommand } from './processes';
+import { lastLine, runCommand } from './processes';
 import { installInto } from './tool-install';
 
 const run = promisify(execFile);
@@ -119,14 +119,4 @@ async function toolsOf(dir: string, major: number): Promise<boolean> {
     if (version !== String(major)) return false;
   }
   return true;
-}
-
-function lastLine(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return (
-    message
-      .split('\n')
-      .filter((l) => l.trim())
-      .pop() ?? message
-  );
 }

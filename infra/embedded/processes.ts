@@ -187,3 +187,14 @@ export function runCommand(
     });
   });
 }
+
+/** The reason a failed command gives: pip, go, pg_dump and their kind put it on the last line they print. */
+export function lastLine(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return (
+    message
+      .split('\n')
+      .filter((l) => l.trim())
+      .pop() ?? message
+  );
+}

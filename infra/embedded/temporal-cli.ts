@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PRIVATE_FOLDER_MODE } from './data-folder';
-import { runCommand } from './processes';
+import { lastLine, runCommand } from './processes';
 import { installInto, pipInstallInto } from './tool-install';
 
 const run = promisify(execFile);
@@ -97,15 +97,4 @@ async function isExecutable(file: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** pip and go put the reason for a failure last. */
-function lastLine(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return (
-    message
-      .split('\n')
-      .filter((l) => l.trim())
-      .pop() ?? message
-  );
 }
