@@ -37,7 +37,7 @@ import {
 import { deliveriesTotal, deliveryLatency, pushAgentsMadeInactive } from '../infra/metrics';
 import { sandboxPayload } from '../domain/sandbox/payload';
 import { trackPushFailures } from './push-failures';
-import type { DeliveryOutcome, Settlement } from '../workflows/contracts';
+import type { DeliveryOutcome, PushOutcome, Settlement } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 
 /**
@@ -249,12 +249,23 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
       deadlineSeconds: number;
       deadlineAt: number;
       answerWithinMs: number;
-    }): Promise<DeliveryOutcome> {
+    }): Promise<PushOutcome> {
       const { sessionId, kind, deadlineSeconds, deadlineAt, answerWithinMs } = input;
       const answer = await activities.pushPrompt({ sessionId, deadlineAt, answerWithinMs });
-      const cancelled = Context.current().cancellationDetails?.cancelRequested === true;
-      const settlement: Settlement = cancelled ? { status: 'cancelled' } : answer;
-      return activities.recordOutcome({ sessionId, kind, deadlineSeconds, settlement });
+      const context = Context.current();
+      const settlement: Settlement = context.cancellationDetails?.cancelRequested ? { status: 'cancelled' } : answer;
+      try {
+        return await activities.recordOutcome({ sessionId, kind, deadlineSeconds, settlement });
+      } catch (err) {
+        // The prompt has been sent, so a retry of this activity would only record an interruption
+        // and the answer would be lost. The workflow records it instead, retrying until the
+        // database is back.
+        context.log.warn('push outcome not written; the workflow records it', {
+          sessionId,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        return { unrecorded: settlement };
+      }
     },
   };
 }

@@ -44,6 +44,12 @@ export interface DeliveryOutcome {
   status: SessionStatus;
 }
 
+/**
+ * What the push activity returns: the recorded outcome, or, when the database failed after the
+ * agent answered, the settlement it could not write, for the workflow to record.
+ */
+export type PushOutcome = DeliveryOutcome | { unrecorded: Settlement };
+
 /** How the delivery ended, before it is recorded: the workflow settles it, an activity records it. */
 export type Settlement =
   | { status: 'answered'; response: string; latencyMs: number }

@@ -31,6 +31,7 @@ import {
   type DeliveryInput,
   type DeliveryOutcome,
   type PullResult,
+  type PushOutcome,
   type Settlement,
 } from './contracts';
 
@@ -171,7 +172,8 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
 /**
  * A push delivery in one activity that sends, waits and records (`deliverPush`): no workflow timer
  * (the activity's schedule-to-close bounds it) and no second write. Only the rare paths write from
- * here: an owner's cancel (recorded before the request is aborted) and attempts that ran out.
+ * here: an owner's cancel (recorded before the request is aborted), attempts that ran out, and an
+ * answer the activity could not write.
  */
 async function pushAndRecord(
   input: DeliveryInput,
@@ -182,7 +184,7 @@ async function pushAndRecord(
   const { deliverPush } = proxyActivities<Activities>(
     pushActivityOptions(deadlineMs + answerWithinMs + PUSH_BACKSTOP_GRACE_MS),
   );
-  let done: DeliveryOutcome | undefined;
+  let done: PushOutcome | undefined;
   let failed = false;
   const scope = new CancellationScope();
   scope
@@ -204,17 +206,23 @@ async function pushAndRecord(
       },
     );
   await condition(() => done !== undefined || failed || cancelled());
+  // The activity could not write what the agent answered (the database was down): it is written
+  // here, by a local activity that retries until the database is back.
+  if (done && 'unrecorded' in done) return record(done.unrecorded);
   if (done) return done;
-  const settlement: Settlement = failed ? { status: 'deadline' } : { status: 'cancelled' };
-  const outcome = await local.recordOutcome({
-    sessionId: input.sessionId,
-    kind: input.kind,
-    deadlineSeconds: input.deadlineSeconds,
-    settlement,
-  });
+  const outcome = await record(failed ? { status: 'deadline' } : { status: 'cancelled' });
   // Only now is the open request aborted: the cancel is recorded first, so the activity's own write finds it.
   scope.cancel();
   return outcome;
+
+  function record(settlement: Settlement): Promise<DeliveryOutcome> {
+    return local.recordOutcome({
+      sessionId: input.sessionId,
+      kind: input.kind,
+      deadlineSeconds: input.deadlineSeconds,
+      settlement,
+    });
+  }
 }
 
 function pushActivityOptions(boundMs: number) {

@@ -21,6 +21,8 @@ let t: TestApp;
 let client: Client;
 let agents: TestAgentServer;
 let owner: Registered;
+let markDatabaseDown: () => void;
+const databaseDown = new Promise<void>((resolve) => (markDatabaseDown = resolve));
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-outage-'));
@@ -29,16 +31,15 @@ beforeAll(async () => {
   await prepareDatabase(pg.url);
   t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { databaseUrl: pg.url });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
-  // Sandbox prompts are answered after 3 s: they are open at the agent when the database goes.
+  // Sandbox prompts are held open at the agent and answered only once the database is down.
   agents = await startAgentServer((req, res) => {
     const { category, prompt } = JSON.parse(req.body);
-    setTimeout(
-      () =>
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ response: `answer to ${prompt}` })),
-      category === 'sandbox' ? 3_000 : 0,
-    );
+    const respond = () =>
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ response: `answer to ${prompt}` }));
+    if (category === 'sandbox') void databaseDown.then(respond);
+    else respond();
   });
   await t.startWorker();
   owner = await register(t.app);
@@ -101,6 +102,20 @@ it('answers 503 naming the database while PostgreSQL is down, and finishes the d
   );
 
   await pg.stop();
+  // The agents answer now: the worker has their answers while it cannot write them.
+  markDatabaseDown();
+  const pushHandles = pushTasks.map((id) => client.workflow.getHandle(`delivery-${id.split('-')[1]}`));
+  await eventually(async () => {
+    const tried = await Promise.all(
+      pushHandles.map(async (handle) => {
+        // Either the activity handed its unwritten answer back, or it failed and is being retried.
+        const events = (await handle.fetchHistory()).events ?? [];
+        const pending = (await handle.describe()).raw.pendingActivities?.[0];
+        return events.some((e) => e.activityTaskCompletedEventAttributes) || (pending?.attempt ?? 0) > 1;
+      }),
+    );
+    return tried.every(Boolean) ? true : undefined;
+  }, 'the worker to have tried to write the answers');
   const statuses: number[] = [];
   const during = async (
     method: 'GET' | 'POST',
