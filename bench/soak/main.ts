@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const program = new Command()
     .name('soak')
     .description(
-      'Agent Arena soak: push and pull agents, sandbox prompts, pages and feeds for N minutes while the worker is killed, the API restarted and PostgreSQL and Temporal stopped; then every delivery is accounted for.',
+      'Agent Arena soak: push and pull agents, sandbox and main prompts, live battles and votes, pages and feeds for N minutes while the worker is killed, the API restarted and PostgreSQL and Temporal stopped; then every delivery is accounted for.',
     )
     .option('--minutes <n>', 'minutes of load', '30')
     .option('--quick', 'a 5-minute run')
@@ -40,10 +40,16 @@ async function main(): Promise<void> {
   console.log(
     `Results: ${[files.markdown, files.json, files.chart].map((f) => path.relative(process.cwd(), f)).join(', ')}`,
   );
+  const v = result.votes;
+  console.log(
+    `votes: ${v.acknowledged} acknowledged, ${v.battlesVoted} battles voted, ${v.changesNotTwo} with other than two rating changes, ${v.eloMismatches} Elo mismatches`,
+  );
   if (opts.keep) console.log(`Data folder kept: ${dir}`);
-  const bad = result.deliveries.some((d) => d.lost > 0 || d.recordedTwice > 0 || d.sentTwice > 0);
+  const bad =
+    result.deliveries.some((d) => d.lost > 0 || d.recordedTwice > 0 || d.sentTwice > 0) ||
+    v.changesNotTwo + v.changesWithoutVote + v.eloMismatches > 0;
   if (bad) {
-    console.error('deliveries were lost or duplicated');
+    console.error('deliveries were lost or duplicated, or votes miscounted');
     process.exitCode = 1;
   }
 }

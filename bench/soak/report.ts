@@ -5,6 +5,7 @@ import { linearTicks, logTicks } from '../report/chart';
 import { markdownTable } from '../report/table';
 import { percentile, round } from '../lib/stats';
 import type { RequestSample } from './agents';
+import type { VoteRow } from './judges';
 
 export interface FaultRecord {
   kind: 'worker-kill' | 'api-restart' | 'postgres-stop' | 'temporal-stop';
@@ -57,6 +58,7 @@ export interface SoakResult {
   deliveries: DeliveryRow[];
   /** Each duplicate found: a session written twice, or a push prompt an agent got twice. */
   duplicates: string[];
+  votes: VoteRow;
   faults: FaultRecord[];
   memory: {
     samples: MemorySample[];
@@ -324,6 +326,37 @@ export function soakMarkdown(result: SoakResult, chartFile: string): string {
     'Unacknowledged: sandbox rows written although the soak got no 202 for them (the request timed',
     'out or the API restarted before it answered); they are not counted as started, but one still',
     'pending at the end counts as lost.',
+    '',
+    '## Votes',
+    '',
+    'One judge starts live battles and votes at random on what `judge/next` hands out. A vote',
+    'counts once when its battle holds exactly two rating changes and every Elo is where its',
+    'changes, applied in order, put it.',
+    '',
+    markdownTable(
+      [
+        'Live battles',
+        'Votes acknowledged',
+        'Refused',
+        'Unanswered',
+        'Battles voted',
+        'Changes not two',
+        'Changes without a vote',
+        'Elo mismatches',
+      ],
+      [
+        [
+          result.votes.liveBattlesStarted,
+          result.votes.acknowledged,
+          result.votes.refused,
+          result.votes.unanswered,
+          result.votes.battlesVoted,
+          result.votes.changesNotTwo,
+          result.votes.changesWithoutVote,
+          result.votes.eloMismatches,
+        ].map(String),
+      ],
+    ),
     '',
     '## Faults',
     '',

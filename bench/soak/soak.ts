@@ -12,6 +12,10 @@ import { benchPool } from '../lib/db';
 import { rssBytes } from '../lib/proc';
 import { REPO } from '../stack/child';
 import { startStack, type BenchStack } from '../stack/stack';
+import { Client, Connection } from '@temporalio/client';
+import { scheduleIds } from '../../worker/schedules';
+import { TASK_QUEUE_DEFAULT } from '../../workflows/contracts';
+import { SoakJudge, voteAccounting } from './judges';
 import { BEHAVIOURS, PullRunners, startPushAgents, type Behaviour, type PullAgent, type RequestSample } from './agents';
 import {
   latencyRows,
@@ -43,9 +47,26 @@ export interface SoakOptions {
   onStack?: (stack: BenchStack) => void;
 }
 
-export type LoadKind = 'sandbox push' | 'sandbox pull' | 'page' | 'feed';
+export type LoadKind = 'sandbox push' | 'sandbox pull' | 'page' | 'feed' | 'live battle' | 'judge';
 
-const DEFAULT_RATES: Record<LoadKind, number> = { 'sandbox push': 2, 'sandbox pull': 1, page: 1, feed: 2 };
+const DEFAULT_RATES: Record<LoadKind, number> = {
+  'sandbox push': 2,
+  'sandbox pull': 1,
+  page: 1,
+  feed: 2,
+  'live battle': 0.2,
+  judge: 1,
+};
+/**
+ * The schedules brought back into the run (the bench leaves them out): a dispatch step every 15 s,
+ * each agent due a main prompt 20 s after its last, and the leaderboard refreshed every 2 minutes.
+ */
+const SCHEDULE_SETTINGS = {
+  BENCH_SCHEDULES: '1',
+  ARENA_DISPATCH_INTERVAL: '15',
+  ARENA_MIN_GAP_SECONDS: '20',
+  ARENA_LEADERBOARD_INTERVAL: '120',
+};
 /** Requests of one kind in flight at most: past it a tick is skipped, so an outage never piles up requests. */
 const MAX_IN_FLIGHT = 16;
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -61,11 +82,7 @@ const FAULT_PLACES: Array<[FaultRecord['kind'], number]> = [
   ['temporal-stop', 0.6],
 ];
 
-export const LEFT_OUT = [
-  "the dispatcher's main prompts (its schedule is pushed out of the run, as in the bench)",
-  'judges voting',
-  'coding sessions',
-];
+export const LEFT_OUT = ['coding sessions (the sandbox has its own fault tests: a worker lost mid-session)'];
 
 interface Started {
   mode: 'push' | 'pull';
@@ -77,6 +94,29 @@ function git(args: string[]): string {
     return execFileSync('git', args, { cwd: REPO, encoding: 'utf8' }).trim();
   } catch {
     return '';
+  }
+}
+
+/** Pauses the dispatch schedule, retrying while Temporal comes back from a fault. */
+async function pauseDispatch(stack: BenchStack): Promise<void> {
+  // Its own connection: the stack's was made before Temporal was stopped and started again.
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  try {
+    const client = new Client({ connection, namespace: stack.env.TEMPORAL_NAMESPACE ?? 'default' });
+    const handle = client.schedule.getHandle(scheduleIds(stack.env.TEMPORAL_TASK_QUEUE ?? TASK_QUEUE_DEFAULT).dispatch);
+    let last = '';
+    await waitFor(
+      () =>
+        handle.pause('the soak has stopped its load').then(
+          () => true,
+          (err: Error) => ((last = err.message), false),
+        ),
+      () => `the dispatch schedule to pause (${last})`,
+      60_000,
+      1_000,
+    );
+  } finally {
+    await connection.close();
   }
 }
 
@@ -133,12 +173,23 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
   const startedAt = new Date();
   const log = opts.log;
 
-  const stack: BenchStack = await startStack({ log, keepDir: opts.keepDir, build: opts.build });
+  const stack: BenchStack = await startStack({
+    log,
+    keepDir: opts.keepDir,
+    build: opts.build,
+    env: {
+      ...SCHEDULE_SETTINGS,
+      // Main prompts and live battles end by the soak's deadline, and one judge votes all run.
+      ARENA_MAIN_DEADLINE_SECONDS: String(deadlineSeconds),
+      ARENA_DAILY_VOTES: '1000000',
+    },
+  });
   opts.onStack?.(stack);
   const pool = benchPool(stack.databaseUrl);
   // One push and one pull agent per behaviour, two fast ones of each.
   const mix: Behaviour[] = ['fast', ...BEHAVIOURS];
-  const agents = await startPushAgents(mix);
+  // Two more fast push agents of a second owner: a live battle's two agents have different owners.
+  const agents = await startPushAgents([...mix, 'fast', 'fast']);
   const samples: RequestSample[] = [];
   let loadStart = Date.now();
   const record = (s: Omit<RequestSample, 'at'> & { start: number }) =>
@@ -163,6 +214,9 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
       return (await res.json()) as T;
     };
     const { api_key: key } = await json<{ api_key: string }>('POST', '/api/register');
+    const { api_key: rivalKey } = await json<{ api_key: string }>('POST', '/api/register');
+    const judgeAccount = await json<{ api_key: string }>('POST', '/api/register');
+    const { id: judgeId } = await json<{ id: number }>('GET', '/api/account', judgeAccount.api_key);
     const pushAgents: Array<{ id: number; behaviour: Behaviour }> = [];
     const pullAgents: PullAgent[] = [];
     for (const [i, behaviour] of mix.entries()) {
@@ -177,8 +231,17 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
       });
       pullAgents.push({ id: pull.id, secret: pull.webhook_secret, behaviour });
     }
+    // Indexed like the push servers: the soak's own push agents, then the second owner's.
+    const allPush = [...pushAgents];
+    for (const i of [0, 1]) {
+      const rival = await json<{ id: number }>('POST', '/api/agents', rivalKey, {
+        name: `soak-rival-${i}`,
+        webhook_url: agents.urls[mix.length + i],
+      });
+      allPush.push({ id: rival.id, behaviour: 'fast' });
+    }
     const agentBehaviour = new Map<number, Started>([
-      ...pushAgents.map((a) => [a.id, { mode: 'push', behaviour: a.behaviour }] as const),
+      ...allPush.map((a) => [a.id, { mode: 'push', behaviour: a.behaviour }] as const),
       ...pullAgents.map((a) => [a.id, { mode: 'pull', behaviour: a.behaviour }] as const),
     ]);
     runners.start(pullAgents);
@@ -194,12 +257,13 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
       method: string,
       url: string,
       body?: unknown,
+      as = key,
     ): Promise<Response | undefined> => {
       const start = Date.now();
       try {
         const res = await fetch(`${stack.apiUrl}${url}`, {
           method,
-          headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+          headers: { authorization: `Bearer ${as}`, ...(body ? { 'content-type': 'application/json' } : {}) },
           body: body ? JSON.stringify(body) : undefined,
           signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
         });
@@ -222,6 +286,10 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
         started.set(Number(id.split('-')[1]), { mode, behaviour: agent.behaviour });
       } else await res?.body?.cancel();
     };
+    const judge = new SoakJudge(
+      (kind, method, url, body) => request(kind, method, url, body, judgeAccount.api_key),
+      deadlineSeconds,
+    );
     const pages = ['/', '/users', ...pushAgents.slice(0, 2).map((a) => `/agents/${a.id}`)];
     const load: Record<LoadKind, () => Promise<void>> = {
       'sandbox push': sandbox('push'),
@@ -232,6 +300,8 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
         const res = await request('feed', 'GET', `/api/agents/${all[turn++ % all.length]!.id}/activity`);
         await res?.body?.cancel();
       },
+      'live battle': judge.liveBattle,
+      judge: judge.judgeNext,
     };
 
     loadStart = Date.now();
@@ -317,6 +387,8 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
     for (const t of timers.splice(0)) clearInterval(t);
     log('load stopped; waiting for the last fault to be restored and the requests in flight');
     await faulter;
+    // No new main prompts from here, so what is pending at the end was started in the run.
+    await pauseDispatch(stack);
     // Whatever a failed fault left down is started again (no-ops when it is up).
     await stack.startPostgres().catch(() => undefined);
     await stack.startTemporal().catch(() => undefined);
@@ -401,7 +473,7 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
     for (const [key, n] of agents.received) {
       if (n < 2) continue;
       const [index, delivery = ''] = key.split(' ');
-      const agent = pushAgents[Number(index)]!;
+      const agent = allPush[Number(index)]!;
       sentTwice.push(`agent ${agent.id}: ${delivery} x${n}`);
       const kind = delivery.startsWith('sandbox-')
         ? `sandbox push ${agent.behaviour}`
@@ -434,6 +506,7 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
       },
       deliveries: [...deliveries.values()].sort((a, b) => a.kind.localeCompare(b.kind)),
       duplicates: [...recordedTwice, ...sentTwice],
+      votes: await voteAccounting(pool, judgeId, ours, judge.tally),
       faults,
       memory: {
         samples: memory,

@@ -63,6 +63,8 @@ export interface StackOptions {
   embedded?: boolean;
   /** Run `npm run build` before starting the API (default); false when the caller has just built. */
   build?: boolean;
+  /** Settings over the bench's own (a schedule brought back into the run). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -178,6 +180,7 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...BENCH_SETTINGS,
+      ...opts.env,
       DATABASE_URL: pg.url,
       TEMPORAL_ADDRESS: temporalServer.address,
       ARENA_ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'),

@@ -1,7 +1,7 @@
 /**
  * The arena worker as the bench runs it: the real startWorker with a pre-built bundle and no
- * schedules, in its own process. With BENCH_EMBEDDED_API=1 the API runs here too, on the worker's
- * connection, as `npm start` runs them (eager workflow start).
+ * schedules (unless BENCH_SCHEDULES=1), in its own process. With BENCH_EMBEDDED_API=1 the API runs
+ * here too, on the worker's connection, as `npm start` runs them (eager workflow start).
  */
 import { loadConfig, requireRuntime } from '../../infra/config';
 import { installWorkerRuntime } from '../../worker/runtime';
@@ -13,9 +13,10 @@ async function main(): Promise<void> {
   const config = requireRuntime(loadConfig(), ['database', 'temporal', 'key']);
   await installWorkerRuntime({ logLevel: config.logLevel, logFormat: 'json', metrics: true, shutdownSignals: [] });
   const bundle = process.env.BENCH_WORKFLOW_BUNDLE;
-  // Dispatch and leaderboard schedules would send main-arena prompts to the bench's agents mid-run.
+  // Dispatch and leaderboard schedules would send main-arena prompts to the bench's agents mid-run;
+  // the soak wants them (BENCH_SCHEDULES=1).
   const worker = await startWorker(config, {
-    schedules: false,
+    schedules: process.env.BENCH_SCHEDULES === '1',
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
   });
   const api = process.env.BENCH_EMBEDDED_API === '1' ? await startApi(config, worker.connection) : undefined;

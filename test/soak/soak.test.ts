@@ -1,7 +1,7 @@
 /**
  * The soak's own checks, short: two minutes of the mixed load with one fault of each kind (the
  * worker SIGKILLed and restarted, the API restarted, PostgreSQL and then Temporal stopped for
- * 20 s), and no delivery lost or recorded or sent twice. The stack is the bench's, its own, from
+ * 20 s), no delivery lost or recorded or sent twice, and no vote counted twice. The stack is the bench's, its own, from
  * the build; `npm run soak` runs the same function for longer.
  */
 import type { BenchStack } from '../../bench/stack/stack';
@@ -47,7 +47,7 @@ it('loses and duplicates no delivery through a worker kill, an API restart and P
   for (const mode of ['push', 'pull'])
     for (const behaviour of ['fast', 'slow', 'failing', 'never'])
       expect(kinds).toContain(`sandbox ${mode} ${behaviour}`);
-  expect(kinds).toEqual(expect.arrayContaining(['gym push', 'gym pull']));
+  expect(kinds).toEqual(expect.arrayContaining(['gym push', 'gym pull', 'main push', 'main pull']));
   for (const d of result.deliveries) {
     expect(d.started).toBeGreaterThan(0);
     expect({ kind: d.kind, lost: d.lost, recordedTwice: d.recordedTwice, sentTwice: d.sentTwice }).toEqual({
@@ -57,6 +57,17 @@ it('loses and duplicates no delivery through a worker kill, an API restart and P
       sentTwice: 0,
     });
   }
+  // Votes landed, through the faults, and each counted once.
+  const votes = result.votes;
+  expect(votes.liveBattlesStarted).toBeGreaterThan(0);
+  expect(votes.acknowledged).toBeGreaterThan(0);
+  expect(votes.battlesVoted).toBeGreaterThanOrEqual(votes.acknowledged);
+  expect(votes.battlesVoted).toBeLessThanOrEqual(votes.acknowledged + votes.unanswered);
+  expect({ changesNotTwo: votes.changesNotTwo, changesWithoutVote: votes.changesWithoutVote }).toEqual({
+    changesNotTwo: 0,
+    changesWithoutVote: 0,
+  });
+  expect(votes.eloMismatches).toBe(0);
   // The run measured what it says it did: memory samples and requests from both ends of the load.
   expect(result.memory.samples.length).toBeGreaterThan(10);
   for (const l of result.latency.filter((r) => r.kind.startsWith('sandbox')))
