@@ -75,6 +75,10 @@ export interface SoakResult {
     temporalMb: number;
     dataFolderMb: number;
     perThousand: { databaseMb: number; temporalMb: number; dataFolderMb: number };
+    /** Each table with its indexes and rows, largest first. */
+    tables: Array<{ table: string; rows: number; mb: number; perThousandMb: number }>;
+    /** The data folder's top-level entries (the servers' data and logs, the soak's process logs). */
+    folders: Array<{ entry: string; mb: number; perThousandMb: number }>;
   };
 }
 
@@ -410,6 +414,16 @@ export function soakMarkdown(result: SoakResult, chartFile: string): string {
     ),
     '',
     `${result.storage.deliveries} deliveries in the database.`,
+    '',
+    markdownTable(
+      ['Table', 'Rows', 'MB (with indexes)', 'Per 1,000 deliveries (MB)'],
+      result.storage.tables.map((t) => [t.table, String(t.rows), cell(t.mb), cell(t.perThousandMb)]),
+    ),
+    '',
+    markdownTable(
+      ['Data folder entry', 'MB', 'Per 1,000 deliveries (MB)'],
+      result.storage.folders.map((f) => [f.entry, cell(f.mb), cell(f.perThousandMb)]),
+    ),
     '',
     `![memory and latency over time](${chartFile})`,
     '',

@@ -493,6 +493,27 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
     const dataFolderMb = mb(await folderBytes(stack.dir));
     const total = sizes[0]!.n;
     const per = (v: number) => (total > 0 ? (v * 1000) / total : Number.NaN);
+    const { rows: tableRows } = await pool.query<{ table: string; bytes: string }>(
+      `select relname as table, pg_total_relation_size(relid)::text as bytes from pg_stat_user_tables
+       order by pg_total_relation_size(relid) desc, relname`,
+    );
+    const tables: SoakResult['storage']['tables'] = [];
+    for (const t of tableRows) {
+      const { rows: n } = await pool.query<{ n: number }>(`select count(*)::int as n from "${t.table}"`);
+      const tableMb = mb(Number(t.bytes));
+      tables.push({ table: t.table, rows: n[0]!.n, mb: tableMb, perThousandMb: per(tableMb) });
+    }
+    const folders: SoakResult['storage']['folders'] = [];
+    for (const entry of await fs.readdir(stack.dir, { withFileTypes: true })) {
+      const full = path.join(stack.dir, entry.name);
+      const entryMb = mb(entry.isDirectory() ? await folderBytes(full) : (await fs.stat(full)).size);
+      folders.push({
+        entry: entry.isDirectory() ? `${entry.name}/` : entry.name,
+        mb: entryMb,
+        perThousandMb: per(entryMb),
+      });
+    }
+    folders.sort((a, b) => b.mb - a.mb);
 
     const result: SoakResult = {
       run: {
@@ -521,6 +542,8 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
         temporalMb,
         dataFolderMb,
         perThousand: { databaseMb: per(databaseMb), temporalMb: per(temporalMb), dataFolderMb: per(dataFolderMb) },
+        tables,
+        folders,
       },
     };
     return { result, loadMs, dir: stack.dir };

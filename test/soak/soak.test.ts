@@ -68,6 +68,9 @@ it('loses and duplicates no delivery through a worker kill, an API restart and P
     changesWithoutVote: 0,
   });
   expect(votes.eloMismatches).toBe(0);
+  // Storage per table and per data-folder entry, the sessions among them.
+  expect(result.storage.tables.find((t) => t.table === 'sessions')?.rows).toBe(result.storage.deliveries);
+  expect(result.storage.folders.length).toBeGreaterThan(1);
   // The run measured what it says it did: memory samples and requests from both ends of the load.
   expect(result.memory.samples.length).toBeGreaterThan(10);
   for (const l of result.latency.filter((r) => r.kind.startsWith('sandbox')))
