@@ -1,4 +1,5 @@
 /** Activities of a coding session on the shared queue: preparing its workspace on this worker, its summary and its end. */
+import { Context } from '@temporalio/activity';
 import {
   codingStepsOf,
   codingSummaryOf,
@@ -139,8 +140,16 @@ export function codingSessionActivities({ orm, sandbox, encryptionKey }: Activit
         steps.map((s) => ({ ...s, n: s.n ?? 0 })),
         input,
       );
-      const status = await endCodingSession(orm.em, input.sessionId, { ...input, response });
-      if (status === input.status) codingSessionsTotal.inc({ status });
+      const { status, wrote } = await endCodingSession(orm.em, input.sessionId, { ...input, response });
+      // Counted and logged once, like every delivery: only the call that wrote the outcome.
+      if (wrote) {
+        codingSessionsTotal.inc({ status });
+        const fields = { sessionId: input.sessionId, kind: 'sandbox', status };
+        const { log } = Context.current();
+        // A scored run (passed or failed) is recorded; only an error or a missed deadline failed.
+        if (status === 'error' || status === 'timeout') log.info('delivery failed', { ...fields, error: input.error });
+        else log.info('delivery recorded', fields);
+      }
       return { status };
     },
   };

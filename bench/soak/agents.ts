@@ -1,6 +1,7 @@
 /**
  * The soak's agents, in the soak's own process: loopback push agents and pull runners, each with a
- * behaviour for sandbox prompts (fast, slow, failing or never answering). Gym prompts and pings are
+ * behaviour for sandbox prompts (fast, slow, failing or never answering). A runner given a coding
+ * session works it: a file, a command, the submit. Gym prompts and pings are
  * always answered at once, so every agent stays active and gets sandbox prompts. Each push
  * request is counted by its delivery id (`X-Arena-Delivery`): a prompt that reaches an agent twice
  * is a duplicate the worker's logs alone might not show.
@@ -119,18 +120,62 @@ export class PullRunners {
         if (res.status !== 204) await sleep(500);
         continue;
       }
-      const work = (await res.json()) as { work_id: string; kind?: string };
+      const work = (await res.json()) as { work_id: string; kind?: string; sandbox?: { api: string; token: string } };
+      if (work.sandbox) {
+        this.track(this.code(work.sandbox));
+        continue;
+      }
       const gym = !work.work_id.startsWith('sandbox-');
       const behaviour = gym ? 'fast' : agent.behaviour;
       if (behaviour === 'never') continue;
       const body = behaviour === 'failing' ? { error: 'runner failed' } : { response: `answer to ${work.work_id}` };
-      const post = (async () => {
-        if (behaviour === 'slow') await sleep(3_000);
-        await this.post(agent, work.work_id, body);
-      })();
-      this.posts.add(post);
-      void post.finally(() => this.posts.delete(post));
+      this.track(
+        (async () => {
+          if (behaviour === 'slow') await sleep(3_000);
+          await this.post(agent, work.work_id, body);
+        })(),
+      );
     }
+  }
+
+  private track(post: Promise<void>): void {
+    this.posts.add(post);
+    void post.finally(() => this.posts.delete(post));
+  }
+
+  /**
+   * A coding session as an agent works one: a file written, a command run, then the submit (the
+   * hidden tests run and the workspace goes). A step refused while something is down is not
+   * retried: the session then ends at its deadline, as an agent that gave up.
+   */
+  private async code(sandbox: { api: string; token: string }): Promise<void> {
+    const call = async (kind: string, method: string, url: string, body?: unknown) => {
+      const start = Date.now();
+      let status = 0;
+      try {
+        const res = await fetch(url, {
+          method,
+          headers: {
+            authorization: `Bearer ${sandbox.token}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(60_000),
+        });
+        status = res.status;
+        await res.body?.cancel();
+      } catch {
+        status = 0;
+      }
+      this.record({ kind, start, ms: Date.now() - start, status });
+      return status >= 200 && status < 300;
+    };
+    const steps = [
+      () => call('coding step', 'PUT', `${sandbox.api}/files?path=notes.txt`, { content: 'soak\n' }),
+      () => call('coding step', 'POST', `${sandbox.api}/exec`, { command: ['cat', 'notes.txt'] }),
+    ];
+    for (const step of steps) if (!(await step())) return;
+    await call('coding submit', 'POST', `${sandbox.api}/submit`);
   }
 
   private async post(agent: PullAgent, workId: string, body: object): Promise<void> {

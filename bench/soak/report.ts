@@ -301,7 +301,7 @@ export function soakMarkdown(result: SoakResult, chartFile: string): string {
     `# Soak: ${r.minutes} minutes, ${r.startedAt}`,
     '',
     `Commit \`${r.commit.slice(0, 7)}\`${r.dirty ? ' (with uncommitted changes)' : ''}; ${r.machine.cpus} cores (${r.machine.cpuModel}), Node ${r.machine.node}.`,
-    `Not in the load: ${r.leftOut.join('; ')}.`,
+    r.leftOut.length > 0 ? `Not in the load: ${r.leftOut.join('; ')}.` : 'Every kind of work is in the load.',
     '',
     '## Deliveries',
     '',

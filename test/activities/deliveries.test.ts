@@ -6,6 +6,7 @@ import { WebhookClient } from '../../infra/webhook/client';
 import { answer, closedPortUrl, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { register, startTestApp, type TestApp } from '../support/test-app';
 import { SandboxRuntime } from '../../infra/sandbox/runtime';
+import { codingSessionsTotal } from '../../infra/metrics';
 import { waitFor } from '../support/wait';
 
 // The delivery activities on their own, in a mock activity context, against the real database and a real agent.
@@ -258,5 +259,46 @@ describe('recordOutcome', () => {
       error: 'deadline exceeded (30 s); last attempt: connection refused by 127.0.0.1:9',
       latency_ms: 30_000,
     });
+  });
+});
+
+describe('recordCodingOutcome', () => {
+  it("writes, counts and logs a coding session's end once, however often it is called", async () => {
+    await sql(
+      `insert into coding_tasks (id, title, language, statement, manifest, files, hidden_tests, suite, added_at)
+       values ('python/record-once', 'Record once', 'python', 'Add two numbers.', '{}', '{}', '{}', 'custom', now())
+       on conflict (id) do nothing`,
+    );
+    const id = await newSession('sandbox');
+    await sql(`update sessions set category = 'swe', status = 'running' where id = ?`, [id]);
+    await sql(
+      `insert into coding_sessions (session_id, task_id, token_nonce, max_steps, expires_at)
+       values (?, 'python/record-once', 'nonce', 10, now() + interval '1 hour')`,
+      [id],
+    );
+    const lines: Array<{ message: string; meta?: Record<string, unknown> }> = [];
+    const logger = {
+      log: (_level: string, message: string, meta?: Record<string, unknown>) => lines.push({ message, meta }),
+      trace: () => undefined,
+      debug: () => undefined,
+      info: (message: string, meta?: Record<string, unknown>) => lines.push({ message, meta }),
+      warn: () => undefined,
+      error: () => undefined,
+    };
+    const passedBefore = (await codingSessionsTotal.get()).values.find((v) => v.labels.status === 'passed')?.value ?? 0;
+    const end = () =>
+      new MockActivityEnvironment({}, { logger }).run(() =>
+        activities.recordCodingOutcome({ sessionId: id, status: 'passed', testsPassed: 2, testsTotal: 2 }),
+      );
+    expect(await end()).toEqual({ status: 'passed' });
+    expect(await end()).toEqual({ status: 'passed' });
+    const recorded = lines.filter((l) => l.message === 'delivery recorded' || l.message === 'delivery failed');
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({
+      message: 'delivery recorded',
+      meta: { sessionId: id, kind: 'sandbox', status: 'passed' },
+    });
+    const passedAfter = (await codingSessionsTotal.get()).values.find((v) => v.labels.status === 'passed')?.value ?? 0;
+    expect(passedAfter - passedBefore).toBe(1);
   });
 });

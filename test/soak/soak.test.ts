@@ -47,7 +47,10 @@ it('loses and duplicates no delivery through a worker kill, an API restart and P
   for (const mode of ['push', 'pull'])
     for (const behaviour of ['fast', 'slow', 'failing', 'never'])
       expect(kinds).toContain(`sandbox ${mode} ${behaviour}`);
-  expect(kinds).toEqual(expect.arrayContaining(['gym push', 'gym pull', 'main push', 'main pull']));
+  expect(kinds).toEqual(expect.arrayContaining(['gym push', 'gym pull', 'main push', 'main pull', 'coding pull']));
+  // Coding sessions were worked and scored (a worker lost mid-session ends one as an error instead).
+  const coding = result.deliveries.find((d) => d.kind === 'coding pull')!.outcomes;
+  expect((coding.passed ?? 0) + (coding.failed ?? 0)).toBeGreaterThan(0);
   for (const d of result.deliveries) {
     expect(d.started).toBeGreaterThan(0);
     expect({ kind: d.kind, lost: d.lost, recordedTwice: d.recordedTwice, sentTwice: d.sentTwice }).toEqual({

@@ -321,9 +321,13 @@ export interface CodingOutcome {
 /**
  * Ends a coding session once (`pending` or `running` only): its status and score, the work item
  * settled, the benchmark run finished when this was its last session. Answers the status recorded,
- * now or before.
+ * now or before, and whether this call wrote it.
  */
-export async function endCodingSession(em: EntityManager, sessionId: number, o: CodingOutcome): Promise<SessionStatus> {
+export async function endCodingSession(
+  em: EntityManager,
+  sessionId: number,
+  o: CodingOutcome,
+): Promise<{ status: SessionStatus; wrote: boolean }> {
   return em.transactional(async (tx) => {
     const ended = await run<{ status: SessionStatus; benchmark_run_id: number | null }>(
       tx,
@@ -348,7 +352,7 @@ export async function endCodingSession(em: EntityManager, sessionId: number, o: 
     const row = ended[0];
     if (!row) {
       const [now] = await run<{ status: SessionStatus }>(tx, `select status from sessions where id = ?`, [sessionId]);
-      return now?.status ?? o.status;
+      return { status: now?.status ?? o.status, wrote: false };
     }
     await run(
       tx,
@@ -367,7 +371,7 @@ export async function endCodingSession(em: EntityManager, sessionId: number, o: 
         [row.benchmark_run_id],
       );
     }
-    return row.status;
+    return { status: row.status, wrote: true };
   });
 }
 
