@@ -1,9 +1,9 @@
 /** Activities of the main arena's dispatch: which agents are due, and one new pool prompt for each, a batch at a time. */
 import { dueAgentsSummary } from '../infra/db/repositories/agent.repository';
 import {
-  insertMainSessionBatch,
-  lastSessionId,
-  mainSessionsOfDispatch,
+  insertMainDeliveryBatch,
+  lastDeliveryId,
+  mainDeliveriesOfDispatch,
   type StartedSession,
 } from '../infra/db/repositories/session.repository';
 import {
@@ -32,9 +32,9 @@ export function arenaActivities({ orm, arena }: ActivityDeps) {
   /** Sessions keyed by `keyPrefix` if an earlier attempt made them, else a new batch; one transaction either way. */
   const batchOnce = (keyPrefix: string, afterSessionId: number, limit: number, asOf: string | null) =>
     orm.em.fork().transactional(async (em) => {
-      const done = await mainSessionsOfDispatch(em, keyPrefix, afterSessionId);
+      const done = await mainDeliveriesOfDispatch(em, keyPrefix, afterSessionId);
       if (done.length > 0) return { rows: done, fresh: false };
-      const rows = await insertMainSessionBatch(em, {
+      const rows = await insertMainDeliveryBatch(em, {
         ...rules,
         asOf,
         limit,
@@ -62,7 +62,7 @@ export function arenaActivities({ orm, arena }: ActivityDeps) {
     async beginDispatchStep(): Promise<Omit<DispatchCursor, 'stepKey' | 'batch' | 'served'>> {
       const em = orm.em.fork();
       const summary = await dueAgentsSummary(em, rules);
-      const afterSessionId = await lastSessionId(em);
+      const afterSessionId = await lastDeliveryId(em);
       dispatchDueAgents.set(summary.due);
       return {
         dueAsOf: summary.as_of,

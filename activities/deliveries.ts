@@ -12,7 +12,7 @@ import {
   EMPTY_RESPONSE,
   isCodingSession,
   isBlankAnswer,
-  sessionPublicId,
+  deliveryPublicId,
   statusForMissedDeadline,
   type SessionKind,
 } from '../domain/sessions';
@@ -21,9 +21,9 @@ import { pairNewAnswer } from '../infra/db/repositories/pair.repository';
 import { countAnswer } from '../infra/db/repositories/prompt.repository';
 import {
   claimPush,
-  recordSessionOutcome,
+  recordDeliveryOutcome,
   releasePush,
-  sessionStatus,
+  deliveryStatus,
   startJudging,
   type OutcomeRow,
 } from '../infra/db/repositories/session.repository';
@@ -111,7 +111,7 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
           body,
           secret: openSecret(claimed.secret_sealed, encryptionKey),
           // A redelivery carries the original's id, so an agent that de-duplicates by it sees the same delivery.
-          deliveryId: sessionPublicId(claimed.kind, claimed.redelivery_of_id ?? claimed.id),
+          deliveryId: deliveryPublicId(claimed.kind, claimed.redelivery_of_id ?? claimed.id),
           sendWithinMs: Math.max(1, deadlineAt - Date.now()),
           timeoutMs:
             answerWithinMs === undefined ? Math.max(1, deadlineAt - Date.now()) : answerWithinMs + ARRIVAL_GRACE_MS,
@@ -185,8 +185,8 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
         const leasedAt = input.settlement.status === 'pulled' ? await leasedAtMs(em, input.sessionId) : null;
         const row = outcomeRow(input, leasedAt);
         // The returned error is the owner's version: it feeds ping_error and the logs, never the public.
-        const updated = await recordSessionOutcome(em, input.sessionId, row);
-        if (!updated) return { status: await sessionStatus(em, input.sessionId), firstWrite: null };
+        const updated = await recordDeliveryOutcome(em, input.sessionId, row);
+        if (!updated) return { status: await deliveryStatus(em, input.sessionId), firstWrite: null };
         if (input.kind === 'main' && updated.status === 'answered') {
           await countAnswer(em, input.sessionId);
           // In the same transaction, so an answer is never public before it is in judging, nor judged unpaired.

@@ -2,7 +2,7 @@
 import { isAgentActive } from '../domain/agent-state';
 import { DEFAULT_DEADLINE_SECONDS } from '../domain/sessions';
 import { gymStateOf, markGymComplete } from '../infra/db/repositories/agent.repository';
-import { insertGymSession } from '../infra/db/repositories/session.repository';
+import { insertGymDelivery } from '../infra/db/repositories/session.repository';
 import { gymPromptsStillOpen } from '../infra/db/repositories/session-read.repository';
 import type { DeliveryInput } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
@@ -33,7 +33,7 @@ export function gymActivities({ orm }: ActivityDeps) {
       cycle: number;
       promptId: number;
     }): Promise<DeliveryInput | null> {
-      const row = await insertGymSession(orm.em, {
+      const row = await insertGymDelivery(orm.em, {
         agentId: input.agentId,
         promptId: input.promptId,
         attempt: input.attempt,

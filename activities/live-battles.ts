@@ -1,7 +1,7 @@
 /** Live battles' second chance: a side whose delivery failed goes to another eligible agent, once. */
 import { eligibleAgents } from '../infra/db/repositories/agent.repository';
 import { lockRunningLiveBattle, replaceBattleSide } from '../infra/db/repositories/battle.repository';
-import { addSession } from '../infra/db/repositories/session.repository';
+import { addDelivery } from '../infra/db/repositories/session.repository';
 import type { DeliveryInput } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 
@@ -34,7 +34,7 @@ export function liveBattleActivities({ orm, arena }: ActivityDeps) {
           const [agent] = await eligibleAgents(em, arena.requireGym, [...taken]);
           if (!agent) continue;
           taken.add(agent.owner_id);
-          const session = addSession(em, {
+          const session = addDelivery(em, {
             agent: agent.id,
             kind: 'main',
             prompt: battle.prompt_id,

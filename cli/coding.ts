@@ -1,6 +1,6 @@
 /** `arena coding …`: operators review coding sessions, first of all the runs found tampered with. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { sessionPublicId } from '../domain/sessions';
+import { deliveryPublicId } from '../domain/sessions';
 import { tamperedSessions } from '../infra/db/repositories/coding.repository';
 import { parseDuration } from '../services/delivery-search';
 import { CommandError, type Print } from './command';
@@ -31,7 +31,7 @@ export async function listTampered(em: EntityManager, opts: TamperedOptions, pri
   for (const r of rows) {
     const ended = new Date(r.ended_at).toISOString();
     print(
-      [sessionPublicId('sandbox', r.session_id), `${r.agent_id} ${r.agent_name}`, r.task_id, ended, r.tampered].join(
+      [deliveryPublicId('sandbox', r.session_id), `${r.agent_id} ${r.agent_name}`, r.task_id, ended, r.tampered].join(
         '\t',
       ),
     );

@@ -3,7 +3,7 @@
  * is POSTed and the work item a pull runner's long-poll returns. Pure; the callers read the rows.
  */
 import type { SandboxPayload } from './sandbox/payload';
-import { sessionPublicId, type SessionKind } from './sessions';
+import { deliveryPublicId, type SessionKind } from './sessions';
 
 /** The delivery's prompt, as the payload needs it. */
 export interface DeliveryPrompt {
@@ -50,10 +50,10 @@ export function workPayload(
   return {
     ...rest,
     kind: delivery.kind,
-    work_id: sessionPublicId(delivery.kind, delivery.id),
+    work_id: deliveryPublicId(delivery.kind, delivery.id),
     ...(delivery.redeliveryOfId === null
       ? {}
-      : { redelivery_of: sessionPublicId(delivery.kind, delivery.redeliveryOfId) }),
+      : { redelivery_of: deliveryPublicId(delivery.kind, delivery.redeliveryOfId) }),
     ...(sandbox ? { sandbox } : {}),
   };
 }

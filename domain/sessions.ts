@@ -32,11 +32,11 @@ export const DEFAULT_DEADLINE_SECONDS: Record<SessionKind, number> = { main: 300
 export const MAX_RESPONSE_CHARS = 100_000;
 
 /** Public id of a session and of its pull work item: `<kind>-<n>`. */
-export function sessionPublicId(kind: SessionKind, id: number): string {
+export function deliveryPublicId(kind: SessionKind, id: number): string {
   return `${kind}-${id}`;
 }
 
-export function parseSessionPublicId(raw: string): { kind: SessionKind; id: number } | null {
+export function parseDeliveryPublicId(raw: string): { kind: SessionKind; id: number } | null {
   const match = /^(main|gym|sandbox)-([1-9][0-9]{0,9})$/.exec(raw);
   if (!match) return null;
   const id = Number(match[2]);

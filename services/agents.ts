@@ -4,11 +4,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Agent } from '../infra/db/entities/agent.entity';
 import { Prompt } from '../infra/db/entities/prompt.entity';
 import { withdrawPairsOf } from '../infra/db/repositories/pair.repository';
-import { addSession, closeUnstartedSessions } from '../infra/db/repositories/session.repository';
-import { findSession, type SessionRow } from '../infra/db/repositories/session-read.repository';
+import { addDelivery, closeUnstartedDeliveries } from '../infra/db/repositories/session.repository';
+import { findDelivery, type SessionRow } from '../infra/db/repositories/session-read.repository';
 import { assertCanTakeDelivery } from '../domain/agent-state';
 import { ArenaError, notFound } from '../domain/errors';
-import { parseSessionPublicId } from '../domain/sessions';
+import { parseDeliveryPublicId } from '../domain/sessions';
 import { hashToken, newAgentSecret, sealSecret } from '../domain/credentials';
 import { refusals } from '../workflows/contracts';
 import { cancelSandbox, startDelivery, type WorkflowDeps } from './workflow-client';
@@ -65,7 +65,7 @@ export async function startSandboxTask(
 ): Promise<SessionRow> {
   assertCanTakeDelivery(agent);
   const prompt = em.create(Prompt, { source: 'sandbox', category, text });
-  const session = addSession(em, { agent, kind: 'sandbox', prompt, mode: agent.mode, category, deadlineSeconds });
+  const session = addDelivery(em, { agent, kind: 'sandbox', prompt, mode: agent.mode, category, deadlineSeconds });
   await em.flush();
   await openDelivery({
     start: () =>
@@ -77,11 +77,11 @@ export async function startSandboxTask(
         category,
         deadlineSeconds,
       }),
-    closeUnstarted: (error) => closeUnstartedSessions(em, [session], error),
+    closeUnstarted: (error) => closeUnstartedDeliveries(em, [session], error),
     log,
     context: { sessionId: session.id },
   });
-  return (await findSession(em, agent.id, session.id))!;
+  return (await findDelivery(em, agent.id, session.id))!;
 }
 
 /** Cancels the owner's pending sandbox task (`sandbox-<n>`); one that has ended, or that the delivery refuses to cancel, is a conflict. */
@@ -91,16 +91,16 @@ export async function cancelSandboxTask(
   agent: Agent,
   publicId: string,
 ): Promise<SessionRow> {
-  const parsed = parseSessionPublicId(publicId);
+  const parsed = parseDeliveryPublicId(publicId);
   if (!parsed || parsed.kind !== 'sandbox') throw notFound('sandbox task');
-  const before = await findSession(em, agent.id, parsed.id);
+  const before = await findDelivery(em, agent.id, parsed.id);
   if (!before || before.kind !== 'sandbox') throw notFound('sandbox task');
   // A coding session can be cancelled while the agent works it, too.
   if (before.status !== 'pending' && before.status !== 'running')
     throw new ArenaError('conflict', `${refusals.ended} (${before.status})`);
   const result = await cancelSandbox(workflows, parsed.id);
   if (result.kind === 'refused') throw new ArenaError('conflict', result.reason);
-  const after = await findSession(em, agent.id, parsed.id);
+  const after = await findDelivery(em, agent.id, parsed.id);
   if (after!.status !== 'cancelled') throw new ArenaError('conflict', `${refusals.ended} (${after!.status})`);
   return after!;
 }
@@ -111,6 +111,6 @@ export async function sandboxTaskOf(
   agent: Agent,
   publicId: string,
 ): Promise<SessionRow | undefined> {
-  const parsed = parseSessionPublicId(publicId);
-  return parsed?.kind === 'sandbox' ? findSession(em, agent.id, parsed.id) : undefined;
+  const parsed = parseDeliveryPublicId(publicId);
+  return parsed?.kind === 'sandbox' ? findDelivery(em, agent.id, parsed.id) : undefined;
 }

@@ -9,7 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { assertCanTakeDelivery } from '../domain/agent-state';
 import { hashToken, looksLikeSessionToken } from '../domain/credentials';
 import { ArenaError, notFound } from '../domain/errors';
-import { CODING_CATEGORY, parseSessionPublicId } from '../domain/sessions';
+import { CODING_CATEGORY, parseDeliveryPublicId } from '../domain/sessions';
 import type { Agent } from '../infra/db/entities/agent.entity';
 import type { Prompt } from '../infra/db/entities/prompt.entity';
 import type { CodingStepKind } from '../infra/db/entities/coding-step.entity';
@@ -30,7 +30,7 @@ import {
   type CodingStepRow,
 } from '../infra/db/repositories/coding.repository';
 import { activeTasks, findCodingTask, pickActiveTask } from '../infra/db/repositories/coding-task.repository';
-import { findSession, type SessionRow } from '../infra/db/repositories/session-read.repository';
+import { findDelivery, type SessionRow } from '../infra/db/repositories/session-read.repository';
 import { codingRefusals, SANDBOX_BUSY, STEP_CAP_REACHED, type CodingScore } from '../workflows/contracts';
 import {
   runStepOfSession,
@@ -151,7 +151,7 @@ export async function startCodingTask(
   });
   if (sessionId === undefined) throw sessionCapReached(deps.capacity.sessionsPerAccount);
   await startOpenedSession(em, deps.workflows, agent, sessionId, open, undefined, log);
-  return (await findSession(em, agent.id, sessionId))!;
+  return (await findDelivery(em, agent.id, sessionId))!;
 }
 
 /**
@@ -207,7 +207,7 @@ export async function authorizedCodingSession(
   publicId: string,
   credentials: { bearer?: string; agentSecretOk: () => Promise<boolean> },
 ): Promise<CodingSessionRow> {
-  const parsed = parseSessionPublicId(publicId);
+  const parsed = parseDeliveryPublicId(publicId);
   const row = parsed?.kind === 'sandbox' ? await findCodingSession(em, parsed.id) : undefined;
   if (!row || row.agent_id !== agentId) throw notFound('coding session');
   if (credentials.bearer !== undefined) {

@@ -4,7 +4,7 @@
  */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { z } from 'zod';
-import { SESSION_KINDS, sessionPublicId, type SessionKind } from '../domain/sessions';
+import { SESSION_KINDS, deliveryPublicId, type SessionKind } from '../domain/sessions';
 import { ArenaAgentId, ArenaKind, ArenaMode, ArenaOutcome } from '../workflows/contracts';
 
 /** Recorded statuses, plus `failed` for error or timeout. */
@@ -81,7 +81,7 @@ function listing(info: WorkflowExecutionInfo, namespace: string, uiUrl: string |
   return {
     workflow_id: info.workflowId,
     run_id: info.runId,
-    session_id: kind ? sessionPublicId(kind, sessionNumber) : info.workflowId,
+    session_id: kind ? deliveryPublicId(kind, sessionNumber) : info.workflowId,
     agent_id: attributes.get(ArenaAgentId) ?? null,
     kind,
     mode: attributes.get(ArenaMode) ?? null,

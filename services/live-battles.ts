@@ -11,7 +11,7 @@ import {
   type BattleWithAnswers,
 } from '../infra/db/repositories/battle.repository';
 import { asJudgeSeesIt } from './judging';
-import { addSession, closeUnstartedSessions } from '../infra/db/repositories/session.repository';
+import { addDelivery, closeUnstartedDeliveries } from '../infra/db/repositories/session.repository';
 import type { DeliveryInput } from '../workflows/contracts';
 import { startLiveBattle, type WorkflowDeps } from './workflow-client';
 import { ArenaError } from '../domain/errors';
@@ -48,7 +48,7 @@ export async function startLiveBattleFor(
     ...(offered ? { offeredAt: new Date(), offeredBy: judgeId, review: 'offered' as const } : {}),
   });
   const [sessionA, sessionB] = [first, second].map((agent) =>
-    addSession(em, { agent: agent.id, kind: 'main', prompt, mode: agent.mode, category, deadlineSeconds }),
+    addDelivery(em, { agent: agent.id, kind: 'main', prompt, mode: agent.mode, category, deadlineSeconds }),
   ) as [Session, Session];
   await em.flush();
   const battle = addBattle(em, {
@@ -80,7 +80,7 @@ export async function startLiveBattleFor(
       }),
     closeUnstarted: (error) => {
       voidUnstartedBattle(battle);
-      return closeUnstartedSessions(em, [sessionA, sessionB], error);
+      return closeUnstartedDeliveries(em, [sessionA, sessionB], error);
     },
     context: { battleId: battle.id },
   });

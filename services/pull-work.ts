@@ -8,10 +8,10 @@ import { tokenMatchesHash } from '../domain/credentials';
 import { workPayload, type WorkPayload } from '../domain/delivery-payload';
 import { ArenaError, notFound } from '../domain/errors';
 import { sandboxPayload } from '../domain/sandbox/payload';
-import { isCodingSession, parseSessionPublicId } from '../domain/sessions';
+import { isCodingSession, parseDeliveryPublicId } from '../domain/sessions';
 import { findPullAgent, type PullAgentRow } from '../infra/db/repositories/agent.repository';
 import { findCodingSession, recordCodingSummary } from '../infra/db/repositories/coding.repository';
-import { findSession, type SessionRow } from '../infra/db/repositories/session-read.repository';
+import { findDelivery, type SessionRow } from '../infra/db/repositories/session-read.repository';
 import { claimWork, releaseWork } from '../infra/db/repositories/work-item.repository';
 import { refusals } from '../workflows/contracts';
 import { submitPullResult, type WorkflowDeps } from './workflow-client';
@@ -92,8 +92,8 @@ export async function submitWorkResult(
   result: WorkResult,
   receivedAt: number,
 ): Promise<{ work_id: string; recorded: true }> {
-  const parsed = parseSessionPublicId(workId);
-  const row = parsed ? await findSession(db, agent.id, parsed.id) : undefined;
+  const parsed = parseDeliveryPublicId(workId);
+  const row = parsed ? await findDelivery(db, agent.id, parsed.id) : undefined;
   if (!parsed || !row || row.kind !== parsed.kind || row.mode !== 'pull') throw notFound('work item');
   const recorded = { work_id: workId, recorded: true as const };
   if (isCodingSession(row)) {
@@ -115,7 +115,7 @@ export async function submitWorkResult(
     if (steer.kind === 'refused') throw new ArenaError('conflict', steer.reason);
   }
   // Settled already (or it settled while we asked): the same result again is fine, anything else is a conflict.
-  const settled = row.status === 'pending' ? await findSession(db, agent.id, row.id) : row;
+  const settled = row.status === 'pending' ? await findDelivery(db, agent.id, row.id) : row;
   const conflict = settledConflict(settled!, hash);
   if (conflict) throw new ArenaError('conflict', conflict);
   return recorded;

@@ -5,9 +5,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Agent } from '../infra/db/entities/agent.entity';
 import { Session } from '../infra/db/entities/session.entity';
-import { addSession, closeUnstartedSessions, redeliveredSessions } from '../infra/db/repositories/session.repository';
+import {
+  addDelivery,
+  closeUnstartedDeliveries,
+  redeliveredSessions,
+} from '../infra/db/repositories/session.repository';
 import { assertCanTakeDelivery } from '../domain/agent-state';
-import { isCodingSession, parseSessionPublicId, sessionPublicId } from '../domain/sessions';
+import { isCodingSession, parseDeliveryPublicId, deliveryPublicId } from '../domain/sessions';
 import { redeliverCodingSession } from './coding-sessions';
 import { startDelivery, type WorkflowDeps } from './workflow-client';
 import { ArenaError } from '../domain/errors';
@@ -24,7 +28,7 @@ export interface Redelivery {
 
 /** Sends the prompt of `publicId` (`<kind>-<n>`) again. 404 for an unknown session, 409 while it runs or when its agent cannot take it. */
 export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publicId: string): Promise<Redelivery> {
-  const parsed = parseSessionPublicId(publicId);
+  const parsed = parseDeliveryPublicId(publicId);
   const original = parsed
     ? await em.findOne(Session, { id: parsed.id, kind: parsed.kind }, { populate: ['agent', 'prompt'] })
     : null;
@@ -37,7 +41,7 @@ export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publ
   const agent: Agent = original.agent.getEntity();
   assertCanTakeDelivery(agent);
   const rootId = original.redeliveryOf?.id ?? original.id;
-  const root = sessionPublicId(original.kind, rootId);
+  const root = deliveryPublicId(original.kind, rootId);
   if (isCodingSession(original)) {
     const id = await redeliverCodingSession(
       em,
@@ -45,9 +49,9 @@ export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publ
       { id: original.id, agent, prompt: original.prompt.getEntity(), deadlineSeconds: original.deadlineSeconds },
       { id: rootId, publicId: root },
     );
-    return { session_id: sessionPublicId('sandbox', id), redelivery_of: root, workflow_id: `delivery-${id}` };
+    return { session_id: deliveryPublicId('sandbox', id), redelivery_of: root, workflow_id: `delivery-${id}` };
   }
-  const session = addSession(em, {
+  const session = addDelivery(em, {
     agent,
     kind: original.kind,
     prompt: original.prompt,
@@ -68,11 +72,11 @@ export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publ
         deadlineSeconds: session.deadlineSeconds,
         redeliveryOf: root,
       }),
-    closeUnstarted: (error) => closeUnstartedSessions(em, [session], error),
+    closeUnstarted: (error) => closeUnstartedDeliveries(em, [session], error),
     context: { sessionId: session.id, redeliveryOf: root },
   });
   return {
-    session_id: sessionPublicId(session.kind, session.id),
+    session_id: deliveryPublicId(session.kind, session.id),
     redelivery_of: root,
     workflow_id: `delivery-${session.id}`,
   };
@@ -80,7 +84,7 @@ export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publ
 
 /** Of these deliveries, the ones a bulk redelivery should skip: a later redelivery of the same original exists. */
 export async function alreadyRedelivered(em: EntityManager, publicIds: string[]): Promise<Set<string>> {
-  const ids = publicIds.map((p) => parseSessionPublicId(p)?.id).filter((id): id is number => id !== undefined);
+  const ids = publicIds.map((p) => parseDeliveryPublicId(p)?.id).filter((id): id is number => id !== undefined);
   if (ids.length === 0) return new Set();
   const rows = await redeliveredSessions(em, ids);
   return new Set(rows.map((r) => `${r.kind}-${r.id}`));

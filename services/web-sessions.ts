@@ -17,7 +17,7 @@ export interface StartedSession {
   session: WebSession;
 }
 
-export async function startSession(
+export async function startWebSession(
   em: EntityManager,
   user: User,
   { days = DEFAULT_SESSION_DAYS, now = new Date() }: { days?: number; now?: Date } = {},
@@ -38,7 +38,7 @@ export async function startSession(
 }
 
 /** The live session for a cookie token, with its user loaded; null for an unknown, ended or expired one. */
-export async function findSession(em: EntityManager, token: string, now = new Date()): Promise<WebSession | null> {
+export async function findWebSession(em: EntityManager, token: string, now = new Date()): Promise<WebSession | null> {
   if (!TOKEN_SHAPE.test(token)) return null;
   const session = await em.findOne(
     WebSession,
@@ -53,17 +53,17 @@ export async function findSession(em: EntityManager, token: string, now = new Da
 }
 
 /** Logout: the row goes, so the cookie is worthless even if it was copied. */
-export async function endSession(em: EntityManager, token: string): Promise<boolean> {
+export async function endWebSession(em: EntityManager, token: string): Promise<boolean> {
   if (!TOKEN_SHAPE.test(token)) return false;
   return (await em.nativeDelete(WebSession, { id: hashToken(token) })) > 0;
 }
 
 /** Signs an account out everywhere (after a password change, or on request). */
-export async function endAllSessions(em: EntityManager, user: User): Promise<number> {
+export async function endAllWebSessions(em: EntityManager, user: User): Promise<number> {
   return em.nativeDelete(WebSession, { user });
 }
 
 /** Removes every expired session; safe to run on a schedule. */
-export async function deleteExpiredSessions(em: EntityManager, now = new Date()): Promise<number> {
+export async function deleteExpiredWebSessions(em: EntityManager, now = new Date()): Promise<number> {
   return em.nativeDelete(WebSession, { expiresAt: { $lte: now } });
 }

@@ -5,7 +5,7 @@ import type { GymCounts, SessionRow } from '../../infra/db/repositories/session-
 import { isAgentActive, profileUrl } from '../../domain/agent-state';
 import { runCommand } from '../../domain/runner-download';
 import { RUNNER_VERSION } from '../../infra/runner-package';
-import { sessionPublicId } from '../../domain/sessions';
+import { deliveryPublicId } from '../../domain/sessions';
 import { formatTimestamp } from '../../domain/timestamps';
 import type { agentSummary } from '../schemas/account';
 import type { agentCreated, agentDetail, agentListItem, gymProgress } from '../schemas/agent';
@@ -78,9 +78,9 @@ export function agentCreatedJson(agent: Agent, secret: string, publicUrl: string
  * out whole); its text is withheld here as well, from everyone but the owner (`forOwner`), should
  * another caller map such a row. The owner also reads the detail of a failure.
  */
-export function sessionJson(row: SessionRow, forOwner = false): z.infer<typeof activitySession> {
+export function deliveryJson(row: SessionRow, forOwner = false): z.infer<typeof activitySession> {
   return {
-    id: sessionPublicId(row.kind, row.id),
+    id: deliveryPublicId(row.kind, row.id),
     kind: row.kind,
     category: row.category,
     prompt: row.prompt,
@@ -90,6 +90,6 @@ export function sessionJson(row: SessionRow, forOwner = false): z.infer<typeof a
     latency_ms: row.latency_ms ?? 0,
     status: row.status,
     created_at: formatTimestamp(new Date(row.created_ms)),
-    redelivery_of: row.redelivery_of_id === null ? null : sessionPublicId(row.kind, row.redelivery_of_id),
+    redelivery_of: row.redelivery_of_id === null ? null : deliveryPublicId(row.kind, row.redelivery_of_id),
   };
 }

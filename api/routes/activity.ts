@@ -9,7 +9,7 @@ import { codingProfile } from '../schemas/arena';
 import { notFound } from '../../domain/errors';
 import { errors, idParam } from '../schemas/common';
 import { activityFeed, feedQuery } from '../schemas/session';
-import { sessionJson } from '../json/agents';
+import { deliveryJson } from '../json/agents';
 
 export const activityRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
@@ -60,7 +60,7 @@ export const activityRoutes: FastifyPluginAsyncZod = async (app) => {
         limit,
         offset,
         has_more: offset + rows.length < total,
-        sessions: rows.map((row) => sessionJson(row, forOwner)),
+        sessions: rows.map((row) => deliveryJson(row, forOwner)),
       };
     },
   );

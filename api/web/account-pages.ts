@@ -20,8 +20,8 @@ import { accountPatch } from '../schemas/account';
 import { pathId as canonicalId } from '../schemas/common';
 import { describeIssues } from '../validation';
 import { sandboxCreate } from '../schemas/session';
-import { sessionJson } from '../json/agents';
-import { changePassword, endAllSessions, hasPassword, identitiesOf, OIDC_FAILURES } from './auth';
+import { deliveryJson } from '../json/agents';
+import { changePassword, endAllWebSessions, hasPassword, identitiesOf, OIDC_FAILURES } from './auth';
 import { mdEscape } from './render/markdown-pages';
 import { sendErrorPage, sendPage } from './site';
 
@@ -229,7 +229,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
         return accountPage(request, reply, { error: failure.detail, status: failure.status });
       }
       // Whoever else knew the old password is signed out; this browser gets a fresh session.
-      await endAllSessions(request.em, user);
+      await endAllWebSessions(request.em, user);
       await reply.signInWebUser(user);
       request.log.info({ userId: user.id }, 'password changed; other sessions ended');
       return reply.redirect('/account?done=password', 303);
@@ -238,7 +238,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
 
   app.post('/account/sign-out-everywhere', { preHandler: app.csrfProtection }, async (request, reply) => {
     const user = request.webUser!;
-    const ended = await endAllSessions(request.em, user);
+    const ended = await endAllWebSessions(request.em, user);
     await reply.signOutWebUser();
     request.log.info({ userId: user.id, sessions: ended }, 'signed out everywhere');
     return reply.redirect('/', 303);
@@ -280,7 +280,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
         if (!failure) throw err;
         return accountPage(request, reply, { error: `${agent.name}: ${failure.detail}`, status: failure.status });
       }
-      return reply.redirect(`/account/agents/${agent.id}/sandbox/${sessionJson(session).id}`, 303);
+      return reply.redirect(`/account/agents/${agent.id}/sandbox/${deliveryJson(session).id}`, 303);
     },
   );
 };

@@ -11,7 +11,7 @@ import { tierFor } from '../../domain/ratings/tiers';
 import { agentsOf } from '../../services/agents';
 import { codingProfileOf, codingSuitesOf, findAgent, findUser, searchUsers } from '../../services/profiles';
 import { publicUserEntryJson, publicUserJson } from '../json/accounts';
-import { sessionJson } from '../json/agents';
+import { deliveryJson } from '../json/agents';
 import { eloHistoryChart, intervalChart } from './render/charts';
 import { renderMarkdown } from './render/markdown';
 import { mdEscape, mdFenced, mdTable } from './render/markdown-pages';
@@ -160,7 +160,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
     ]);
     if (!feed || !codingProfile) return notFound(request, reply, 'There is no agent with this id.');
     const forOwner = request.webUser?.id === feed.ownerId;
-    const sessions = feed.rows.map((row) => sessionJson(row, forOwner));
+    const sessions = feed.rows.map((row) => deliveryJson(row, forOwner));
     // The owner's page holds answers nobody else may read yet: no shared cache keeps it.
     if (forOwner) reply.header('Cache-Control', 'private');
     const tier = tierFor(agent.elo);

@@ -8,7 +8,7 @@ import { notFound } from '../../domain/errors';
 import { ownedAgent, sandboxTaskOf } from '../../services/agents';
 import { startBenchmark, startCodingTask, type CodingDeps } from '../../services/coding-sessions';
 import { expectedFailure } from '../errors';
-import { sessionJson } from '../json/agents';
+import { deliveryJson } from '../json/agents';
 import { perAccount, perAccountPerMinute } from '../plugins/rate-limits';
 import { pathId as canonicalId } from '../schemas/common';
 import { renderMarkdown } from './render/markdown';
@@ -47,7 +47,7 @@ export const sandboxPages: FastifyPluginAsync<SandboxPagesOptions> = async (
       if (!form.success) return sendErrorPage(request, reply, 400, 'choose a task');
       try {
         const session = await startCodingTask(request.em, coding, agent, { task: form.data.task }, request.log);
-        return reply.redirect(`/account/agents/${agent.id}/sandbox/${sessionJson(session).id}`, 303);
+        return reply.redirect(`/account/agents/${agent.id}/sandbox/${deliveryJson(session).id}`, 303);
       } catch (err) {
         const failure = expectedFailure(err);
         if (!failure) throw err;
@@ -77,7 +77,7 @@ export const sandboxPages: FastifyPluginAsync<SandboxPagesOptions> = async (
     const agent = await myAgent(request);
     const row = params.success ? await sandboxTaskOf(request.em, agent, params.data.session_id) : undefined;
     if (!row) return sendErrorPage(request, reply, 404, 'sandbox task not found');
-    const session = sessionJson(row, true);
+    const session = deliveryJson(row, true);
     return sendPage(request, reply, {
       title: `Sandbox task ${session.id}`,
       view: 'sandbox-task',

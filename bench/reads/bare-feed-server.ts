@@ -5,7 +5,7 @@
  */
 import Fastify from 'fastify';
 import { Pool } from 'pg';
-import { sessionJson } from '../../api/json/agents';
+import { deliveryJson } from '../../api/json/agents';
 import { ormConfig } from '../../infra/db/orm.config';
 import { FEED_HEAD_SQL, FEED_PAGE_SQL, type SessionRow } from '../../infra/db/repositories/session-read.repository';
 
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
         limit,
         offset,
         has_more: offset + page.rows.length < total,
-        sessions: page.rows.map((row) => sessionJson(row)),
+        sessions: page.rows.map((row) => deliveryJson(row)),
       };
     },
   );

@@ -23,7 +23,7 @@ import { ENGINE_STEP_TASK_QUEUE, ENGINE_TASK_QUEUE } from '../engine/task-queue'
 import { loadConfig, type SandboxSettings } from '../../infra/config';
 import { runIsolated } from '../../infra/sandbox/isolation';
 import { prepareWorkspace, removeWorkspace } from '../../infra/sandbox/workspaces';
-import { parseSessionPublicId } from '../../domain/sessions';
+import { parseDeliveryPublicId } from '../../domain/sessions';
 import { deliveryWorkflowId } from '../../workflows/contracts';
 import { STEP_COMMAND } from './step-command';
 import { stepTimeline, type StepTimeline, type TimedRequest } from './step-timeline';
@@ -72,7 +72,7 @@ async function openSession(api: ApiClient, key: string): Promise<Session> {
       { headers: { 'x-arena-secret': agent.webhook_secret } },
     );
     if (next.status === 200 && next.body?.work_id === started.id && next.body.sandbox) {
-      const parsed = parseSessionPublicId(started.id);
+      const parsed = parseDeliveryPublicId(started.id);
       if (!parsed) throw new Error(`an unexpected session id: ${started.id}`);
       return {
         api: new URL(next.body.sandbox.api).pathname,

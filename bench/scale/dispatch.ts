@@ -1,5 +1,5 @@
 /**
- * One dispatch step's session creation, measured on its own: `insertMainSessionBatch` called in
+ * One dispatch step's session creation, measured on its own: `insertMainDeliveryBatch` called in
  * batches of ARENA_DISPATCH_BATCH, one transaction each, as the dispatch activity runs it, until
  * every due agent has its session. No deliveries are started; the sessions are deleted afterwards
  * so the next size starts from the same arena.
@@ -7,7 +7,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { ArenaSettings } from '../../infra/config';
-import { insertMainSessionBatch } from '../../infra/db/repositories/session.repository';
+import { insertMainDeliveryBatch } from '../../infra/db/repositories/session.repository';
 
 export interface DispatchStep {
   /** Sessions made (one per due agent served). */
@@ -35,7 +35,7 @@ export async function measureDispatchStep(
     const limit = Math.min(arena.dispatchBatch, dueAgents - sessions);
     const batchStarted = performance.now();
     const rows = await orm.em.fork().transactional((em) =>
-      insertMainSessionBatch(em, {
+      insertMainDeliveryBatch(em, {
         requireGym: arena.requireGym,
         minGapSeconds: arena.minGapSeconds,
         asOf: null,

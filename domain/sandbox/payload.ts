@@ -1,6 +1,6 @@
 /** The `sandbox` object a coding session's prompt carries: where its steps go and the token that takes them. */
 import { sessionToken } from '../credentials';
-import { sessionPublicId } from '../sessions';
+import { deliveryPublicId } from '../sessions';
 
 export interface SandboxPayload {
   session_id: string;
@@ -15,7 +15,7 @@ export function sandboxPayload(
   publicUrl: string,
   encryptionKey: Buffer,
 ): SandboxPayload {
-  const id = sessionPublicId('sandbox', session.session_id);
+  const id = deliveryPublicId('sandbox', session.session_id);
   return {
     session_id: id,
     api: `${publicUrl}/api/agents/${session.agent_id}/sandbox/${id}`,

@@ -9,7 +9,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ArenaError } from '../../domain/errors';
-import { endedSessionsAmong, releaseSandboxUid } from '../db/repositories/coding.repository';
+import { endedDeliveriesAmong, releaseSandboxUid } from '../db/repositories/coding.repository';
 import type { SandboxSettings } from './settings';
 import type { StoredTaskFile } from '../db/entities/coding-task.entity';
 import { cleanRoomDirOf, scoreInCleanRoom, type CleanRoomScore, type ScoredTask } from './clean-room';
@@ -140,7 +140,7 @@ export class SandboxRuntime {
       Number,
     );
     if (ids.length === 0) return;
-    for (const id of await endedSessionsAmong(em, ids)) {
+    for (const id of await endedDeliveriesAmong(em, ids)) {
       await this.remove(id);
       await releaseSandboxUid(em, id);
     }

@@ -9,7 +9,7 @@ import { errors, idParam } from '../../schemas/common';
 import { perAccount, perAccountPerMinute } from '../../plugins/rate-limits';
 import { activitySession, sandboxParams } from '../../schemas/session';
 import { benchmarkStart, sandboxStart } from '../../schemas/coding';
-import { sessionJson } from '../../json/agents';
+import { deliveryJson } from '../../json/agents';
 
 export const sandboxRoutes: FastifyPluginAsyncZod<{
   workflows: WorkflowDeps;
@@ -46,7 +46,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{
               { prompt: prompt!, category: category ?? 'sandbox', deadline_seconds: deadline_seconds ?? 60 },
               request.log,
             );
-      return reply.code(202).send(sessionJson(row, true));
+      return reply.code(202).send(deliveryJson(row, true));
     },
   );
 
@@ -96,7 +96,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{
     },
     async (request) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
-      return sessionJson(await cancelSandboxTask(request.em, workflows, agent, request.params.session_id), true);
+      return deliveryJson(await cancelSandboxTask(request.em, workflows, agent, request.params.session_id), true);
     },
   );
 };

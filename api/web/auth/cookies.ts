@@ -13,7 +13,7 @@ export function isSecureSite(publicUrl: string): boolean {
   return publicUrl.startsWith('https:');
 }
 
-export function sessionCookieOptions(publicUrl: string, days: number): CookieSerializeOptions {
+export function webSessionCookieOptions(publicUrl: string, days: number): CookieSerializeOptions {
   return { path: '/', httpOnly: true, sameSite: 'lax', secure: isSecureSite(publicUrl), maxAge: days * 24 * 60 * 60 };
 }
 

@@ -49,10 +49,10 @@ export { OIDC_FAILURES, oidcRedirectUri, oidcRoutes, type OidcRoutesOptions } fr
 export { PASSWORD_RULE } from '../../../services/passwords';
 export { loginRateLimit, signUpRateLimit } from './rate-limits';
 export {
-  deleteExpiredSessions,
-  endAllSessions,
-  endSession,
-  findSession,
-  startSession,
+  deleteExpiredWebSessions,
+  endAllWebSessions,
+  endWebSession,
+  findWebSession,
+  startWebSession,
 } from '../../../services/web-sessions';
 export { safeNextPath, webSessionPlugin } from './web-session.plugin';

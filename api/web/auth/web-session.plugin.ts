@@ -4,13 +4,13 @@ import fp from 'fastify-plugin';
 import type { User } from '../../../infra/db/entities/user.entity';
 import type { WebSession } from '../../../infra/db/entities/web-session.entity';
 import { ApiError } from '../../errors';
-import { SESSION_COOKIE, sessionCookieOptions } from './cookies';
+import { SESSION_COOKIE, webSessionCookieOptions } from './cookies';
 import {
   DEFAULT_SESSION_DAYS,
-  deleteExpiredSessions,
-  endSession,
-  findSession,
-  startSession,
+  deleteExpiredWebSessions,
+  endWebSession,
+  findWebSession,
+  startWebSession,
 } from '../../../services/web-sessions';
 
 declare module 'fastify' {
@@ -66,7 +66,7 @@ function wantsHtml(request: FastifyRequest): boolean {
 
 export const webSessionPlugin = fp<WebSessionOptions>(
   async (app: FastifyInstance, { publicUrl, sessionDays = DEFAULT_SESSION_DAYS, sweepExpiredEveryMs = HOUR_MS }) => {
-    const cookieOptions = sessionCookieOptions(publicUrl, sessionDays);
+    const cookieOptions = webSessionCookieOptions(publicUrl, sessionDays);
     const { maxAge: _maxAge, ...clearOptions } = cookieOptions;
 
     // Expired rows are never found, but they would pile up: every API process deletes them now
@@ -77,7 +77,7 @@ export const webSessionPlugin = fp<WebSessionOptions>(
       if (sweeping) return;
       sweeping = true;
       try {
-        const deleted = await deleteExpiredSessions(app.orm.em.fork());
+        const deleted = await deleteExpiredWebSessions(app.orm.em.fork());
         if (deleted > 0) app.log.info({ deleted }, 'expired website sessions deleted');
       } catch (err) {
         app.log.warn({ err }, 'could not delete expired website sessions; trying again later');
@@ -97,7 +97,7 @@ export const webSessionPlugin = fp<WebSessionOptions>(
     app.addHook('onRequest', async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE];
       if (!token) return;
-      const session = await findSession(request.em, token);
+      const session = await findWebSession(request.em, token);
       if (!session) {
         // Ended, expired or forged: drop it so the browser stops sending it.
         reply.clearCookie(SESSION_COOKIE, clearOptions);
@@ -119,8 +119,8 @@ export const webSessionPlugin = fp<WebSessionOptions>(
       const request = this.request;
       // A fresh token at every sign-in: a token planted before it (session fixation) never becomes a session.
       const previous = request.cookies[SESSION_COOKIE];
-      if (previous) await endSession(request.em, previous);
-      const { token, session } = await startSession(request.em, user, { days: sessionDays });
+      if (previous) await endWebSession(request.em, previous);
+      const { token, session } = await startWebSession(request.em, user, { days: sessionDays });
       request.webSession = session;
       request.webUser = user;
       this.setCookie(SESSION_COOKIE, token, cookieOptions);
@@ -129,7 +129,7 @@ export const webSessionPlugin = fp<WebSessionOptions>(
     app.decorateReply('signOutWebUser', async function signOutWebUser(this: FastifyReply) {
       const request = this.request;
       const token = request.cookies[SESSION_COOKIE];
-      if (token) await endSession(request.em, token);
+      if (token) await endWebSession(request.em, token);
       request.webSession = null;
       request.webUser = null;
       this.clearCookie(SESSION_COOKIE, clearOptions);

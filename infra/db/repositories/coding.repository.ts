@@ -12,7 +12,7 @@ import { Agent } from '../entities/agent.entity';
 import type { CodingStepKind } from '../entities/coding-step.entity';
 import { Prompt } from '../entities/prompt.entity';
 import { newSessionNonce } from '../../../domain/credentials';
-import { addSession } from './session.repository';
+import { addDelivery } from './session.repository';
 import { onlyRow, run } from './sql';
 
 export interface NewCodingSession {
@@ -65,7 +65,7 @@ export async function openCodingSessionRows(em: EntityManager, open: CodingSessi
           category: CODING_CATEGORY,
           text: codingPrompt(open.task.title, open.task.statement, open.maxSteps),
         });
-    const session = addSession(tx, {
+    const session = addDelivery(tx, {
       agent: tx.getReference(Agent, open.agent.id),
       kind: 'sandbox',
       prompt,
@@ -422,7 +422,7 @@ export async function latestBenchmarkRun(em: EntityManager, agentId: number): Pr
 }
 
 /** Of these sessions, the ones that ended (or no longer exist): their workspaces may go. */
-export async function endedSessionsAmong(em: EntityManager, sessionIds: readonly number[]): Promise<number[]> {
+export async function endedDeliveriesAmong(em: EntityManager, sessionIds: readonly number[]): Promise<number[]> {
   const rows = await run<{ id: number }>(
     em,
     // The ids as one JSON array: a list binding would be spread into separate placeholders.

@@ -37,7 +37,7 @@ const SESSION_COLUMNS = `s.id, s.agent_id, s.kind, s.mode, s.category, p.text as
   s.redelivery_of_id, coalesce(s.judging_until > now(), false) as in_judging`;
 const SESSION_FROM = `sessions s join prompts p on p.id = s.prompt_id left join work_items w on w.session_id = s.id`;
 
-export async function findSession(
+export async function findDelivery(
   em: EntityManager,
   agentId: number,
   sessionId: number,

@@ -25,7 +25,7 @@ const STARTED_COLUMNS = 'id, agent_id, mode, category, deadline_seconds';
  * the order they were made. Only ids above `afterId` are looked at: a step passes the last id before
  * it began, so the check reads the step's own rows, not the whole table.
  */
-export function mainSessionsOfDispatch(em: EntityManager, keyPrefix: string, afterId = 0): Promise<StartedSession[]> {
+export function mainDeliveriesOfDispatch(em: EntityManager, keyPrefix: string, afterId = 0): Promise<StartedSession[]> {
   return run<StartedSession>(
     em,
     `select ${STARTED_COLUMNS} from sessions where id > ? and dedupe_key like ? order by id`,
@@ -34,9 +34,9 @@ export function mainSessionsOfDispatch(em: EntityManager, keyPrefix: string, aft
 }
 
 /** The highest session id so far (0 for none): every session made later has a higher one. */
-export async function lastSessionId(em: EntityManager): Promise<number> {
+export async function lastDeliveryId(em: EntityManager): Promise<number> {
   const rows = await run<{ id: number }>(em, `select coalesce(max(id), 0)::int as id from sessions`);
-  return onlyRow(rows, 'lastSessionId').id;
+  return onlyRow(rows, 'lastDeliveryId').id;
 }
 
 /**
@@ -46,7 +46,7 @@ export async function lastSessionId(em: EntityManager): Promise<number> {
  * `<keyPrefix><agent id>`. Returns the sessions in the order the agents were due. Run it in the
  * batch's transaction, after checking that the key prefix has no sessions yet.
  */
-export function insertMainSessionBatch(
+export function insertMainDeliveryBatch(
   em: EntityManager,
   input: DueRules & { limit: number; deadlineSeconds: number; keyPrefix: string },
 ): Promise<StartedSession[]> {
@@ -72,7 +72,7 @@ export function insertMainSessionBatch(
  * A gym session, once per dedupe key: a second call returns the same session. Undefined when the
  * agent is deactivated or its gym attempt is no longer `attempt`.
  */
-export async function insertGymSession(
+export async function insertGymDelivery(
   em: EntityManager,
   input: { agentId: number; promptId: number; attempt: number; deadlineSeconds: number; dedupeKey: string },
 ): Promise<Omit<StartedSession, 'agent_id'> | undefined> {
@@ -96,12 +96,12 @@ export type NewSession = Pick<
 >;
 
 /** A new delivery in the use case's unit of work: inserted by its next flush, with the prompt (and battle) it goes with. */
-export function addSession(em: EntityManager, fields: NewSession): Session {
+export function addDelivery(em: EntityManager, fields: NewSession): Session {
   return em.create(Session, fields);
 }
 
 /** Closes deliveries whose workflow could not be started, so no feed shows them pending for ever; flushes the unit of work. */
-export async function closeUnstartedSessions(
+export async function closeUnstartedDeliveries(
   em: EntityManager,
   sessions: readonly Session[],
   error: string,
@@ -189,7 +189,7 @@ export interface RecordedRow {
 }
 
 /** Writes the outcome of a pending delivery; undefined when it was settled already. */
-export async function recordSessionOutcome(
+export async function recordDeliveryOutcome(
   em: EntityManager,
   sessionId: number,
   outcome: OutcomeRow,
@@ -235,7 +235,7 @@ export async function endJudging(em: EntityManager, sessionIds: readonly number[
 }
 
 /** A session's status. The session a workflow names exists unless its agent was deleted; then this throws. */
-export async function sessionStatus(em: EntityManager, sessionId: number): Promise<SessionStatus> {
+export async function deliveryStatus(em: EntityManager, sessionId: number): Promise<SessionStatus> {
   const rows = await run<{ status: SessionStatus }>(em, `select status from sessions where id = ?`, [sessionId]);
   return onlyRow(rows, `status of session ${sessionId}`).status;
 }

@@ -1,10 +1,10 @@
 import { MikroORM } from '@mikro-orm/postgresql';
 import {
-  deleteExpiredSessions,
-  endAllSessions,
-  endSession,
-  findSession,
-  startSession,
+  deleteExpiredWebSessions,
+  endAllWebSessions,
+  endWebSession,
+  findWebSession,
+  startWebSession,
 } from '../../../services/web-sessions';
 import type { User } from '../../../infra/db/entities/user.entity';
 import { WebSession } from '../../../infra/db/entities/web-session.entity';
@@ -33,7 +33,7 @@ const daysFromNow = (days: number) => new Date(Date.now() + days * DAY);
 describe('web sessions', () => {
   it('keeps only the SHA-256 of the token, with a CSRF secret and a 30-day expiry', async () => {
     const now = new Date();
-    const { token, session } = await startSession(em(), user, { now });
+    const { token, session } = await startWebSession(em(), user, { now });
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const rows = await orm.em
       .getConnection()
@@ -49,52 +49,52 @@ describe('web sessions', () => {
   });
 
   it('looks a session up by its token, with the account loaded', async () => {
-    const { token } = await startSession(em(), user);
-    const found = await findSession(em(), token);
+    const { token } = await startWebSession(em(), user);
+    const found = await findWebSession(em(), token);
     expect(found?.user.getEntity().email).toBe(user.email);
-    expect(await findSession(em(), `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`)).toBeNull();
-    expect(await findSession(em(), 'not a token')).toBeNull();
+    expect(await findWebSession(em(), `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}`)).toBeNull();
+    expect(await findWebSession(em(), 'not a token')).toBeNull();
   });
 
   it('does not find a session past its expiry, and the next sign-in sweeps it away', async () => {
-    const { token, session } = await startSession(em(), user, { days: 1, now: daysFromNow(-2) });
-    expect(await findSession(em(), token)).toBeNull();
-    expect(await findSession(em(), token, daysFromNow(-1.5))).not.toBeNull();
-    await startSession(em(), user);
+    const { token, session } = await startWebSession(em(), user, { days: 1, now: daysFromNow(-2) });
+    expect(await findWebSession(em(), token)).toBeNull();
+    expect(await findWebSession(em(), token, daysFromNow(-1.5))).not.toBeNull();
+    await startWebSession(em(), user);
     expect(await em().findOne(WebSession, session.id)).toBeNull();
   });
 
   it('ends a session at logout: the same token no longer works', async () => {
-    const { token } = await startSession(em(), user);
-    expect(await endSession(em(), token)).toBe(true);
-    expect(await findSession(em(), token)).toBeNull();
-    expect(await endSession(em(), token)).toBe(false);
+    const { token } = await startWebSession(em(), user);
+    expect(await endWebSession(em(), token)).toBe(true);
+    expect(await findWebSession(em(), token)).toBeNull();
+    expect(await endWebSession(em(), token)).toBe(false);
   });
 
   it('ends every session of an account at once', async () => {
     const other = await newAccount(em(), { email: freshEmail(), password: GOOD_PASSWORD });
-    const tokens = [await startSession(em(), other), await startSession(em(), other)].map((s) => s.token);
-    const kept = await startSession(em(), user);
-    expect(await endAllSessions(em(), other)).toBe(2);
-    for (const token of tokens) expect(await findSession(em(), token)).toBeNull();
-    expect(await findSession(em(), kept.token)).not.toBeNull();
+    const tokens = [await startWebSession(em(), other), await startWebSession(em(), other)].map((s) => s.token);
+    const kept = await startWebSession(em(), user);
+    expect(await endAllWebSessions(em(), other)).toBe(2);
+    for (const token of tokens) expect(await findWebSession(em(), token)).toBeNull();
+    expect(await findWebSession(em(), kept.token)).not.toBeNull();
   });
 
   it('notes when a session was last seen, at most every few minutes', async () => {
     const started = new Date();
-    const { token, session } = await startSession(em(), user, { now: started });
-    await findSession(em(), token, new Date(started.getTime() + 60_000));
+    const { token, session } = await startWebSession(em(), user, { now: started });
+    await findWebSession(em(), token, new Date(started.getTime() + 60_000));
     expect((await em().findOneOrFail(WebSession, session.id)).lastSeenAt.getTime()).toBe(started.getTime());
     const later = new Date(started.getTime() + 10 * 60_000);
-    await findSession(em(), token, later);
+    await findWebSession(em(), token, later);
     expect((await em().findOneOrFail(WebSession, session.id)).lastSeenAt.getTime()).toBe(later.getTime());
   });
 
   it('deletes expired sessions in one sweep', async () => {
-    const live = await startSession(em(), user);
+    const live = await startWebSession(em(), user);
     const other = await newAccount(em(), { email: freshEmail(), password: GOOD_PASSWORD });
-    const old = await startSession(em(), other, { days: 1, now: daysFromNow(-3) });
-    expect(await deleteExpiredSessions(em())).toBeGreaterThanOrEqual(1);
+    const old = await startWebSession(em(), other, { days: 1, now: daysFromNow(-3) });
+    expect(await deleteExpiredWebSessions(em())).toBeGreaterThanOrEqual(1);
     expect(await em().findOne(WebSession, old.session.id)).toBeNull();
     expect(await em().findOne(WebSession, live.session.id)).not.toBeNull();
   });
@@ -116,8 +116,8 @@ describe('the expired-session sweep', () => {
       const work = () => app.orm.em.fork();
       const person = await newAccount(work(), { email: freshEmail(), password: GOOD_PASSWORD });
       // The live one first: starting a session also clears that person's expired ones.
-      const live = await startSession(work(), person);
-      const expired = await startSession(work(), person, { days: 1, now: daysFromNow(-3) });
+      const live = await startWebSession(work(), person);
+      const expired = await startWebSession(work(), person, { days: 1, now: daysFromNow(-3) });
       await until(async () => (await work().count(WebSession, { id: expired.session.id })) === 0, 5_000);
       expect(await work().count(WebSession, { id: live.session.id })).toBe(1);
     } finally {
