@@ -16,11 +16,13 @@ const UNIT = [
   '**/test/bench/**/*.test.ts',
   '**/test/cli/leaderboard-fit.test.ts',
   // The app itself, built with nothing behind it (test/support/offline-app.ts).
-  '**/test/discovery/{docs,openapi}.test.ts',
+  '**/test/discovery/{docs,openapi,well-known}.test.ts',
+  // Replaying saved histories needs only the workflow code, no Temporal server.
+  '**/test/replay/**/*.test.ts',
   '**/test/web/render/**/*.test.ts',
   '**/test/web/auth/{config,passwords}.test.ts',
   '**/test/sandbox/task-catalogue.test.ts',
-  '**/test/sandbox/{clean-room-files,containment,humaneval-cheats,isolation,sandbox-config,session-processes,workspaces}.test.ts',
+  '**/test/sandbox/{clean-room-files,containment,humaneval-cheats,isolation,sandbox-config,session-processes,spawn-output,workspaces}.test.ts',
   '**/test/runner/{adapter,backoff,cli,command-env,pull,push,replay-guard,sandbox}.test.ts',
   '**/test/webhook/{address-guard,client-failures,client-guard,client-responses,failure,ping,signing}.test.ts',
 ];
