@@ -6,17 +6,17 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { sleep, waitFor } from '../lib/clock';
 import { benchPool } from '../lib/db';
 import { rssBytes } from '../lib/proc';
 import { REPO } from '../stack/child';
 import { startStack, type BenchStack } from '../stack/stack';
-import { Client, Connection } from '@temporalio/client';
 import { scheduleIds } from '../../worker/schedules';
 import { TASK_QUEUE_DEFAULT } from '../../workflows/contracts';
 import { CODING_CATEGORY } from '../../domain/sessions';
 import { SoakJudge, voteAccounting } from './judges';
+import { measureStorage } from './storage';
 import { BEHAVIOURS, PullRunners, startPushAgents, type Behaviour, type PullAgent, type RequestSample } from './agents';
 import {
   latencyRows,
@@ -103,10 +103,10 @@ function git(args: string[]): string {
   }
 }
 
-/** Pauses the dispatch schedule, retrying while Temporal comes back from a fault. */
 /** Whether a delivery has ended: a coding session is `running` from its first step until it ends. */
 const ended = (status: string) => status !== 'pending' && status !== 'running';
 
+/** Pauses the dispatch schedule, retrying while Temporal comes back from a fault. */
 async function pauseDispatch(stack: BenchStack): Promise<void> {
   // Its own connection: the stack's was made before Temporal was stopped and started again.
   const connection = await Connection.connect({ address: stack.temporalAddress });
@@ -127,16 +127,6 @@ async function pauseDispatch(stack: BenchStack): Promise<void> {
   } finally {
     await connection.close();
   }
-}
-
-async function folderBytes(dir: string): Promise<number> {
-  let total = 0;
-  for (const entry of await fs.readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) total += await folderBytes(full);
-    else if (entry.isFile()) total += (await fs.stat(full).catch(() => ({ size: 0 }))).size;
-  }
-  return total;
 }
 
 /** V8 heap used from a Prometheus text page, MB; NaN when it cannot be read (the process is down). */
@@ -255,7 +245,7 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
     ]);
     runners.start(pullAgents);
     log(
-      `${pushAgents.length} push and ${pullAgents.length} pull agents; load for ${opts.minutes} min, ${rounds} fault round(s)`,
+      `${allPush.length} push (${allPush.length - pushAgents.length} of a second owner) and ${pullAgents.length} pull agents; load for ${opts.minutes} min, ${rounds} fault round(s)`,
     );
 
     // The load: each kind a ticker at its rate; a request that is still running when its cap is reached skips a tick.
@@ -509,37 +499,7 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
     const recordedTwice = [...writes].filter(([, n]) => n > 1).map(([id, n]) => `session ${id} x${n}`);
     if (sentTwice.length + recordedTwice.length > 0) log(`duplicates: ${[...recordedTwice, ...sentTwice].join(', ')}`);
 
-    // Storage, per 1,000 deliveries in the database.
-    const { rows: sizes } = await pool.query<{ db: string; n: number }>(
-      `select pg_database_size(current_database())::text as db, (select count(*)::int from sessions) as n`,
-    );
-    const mb = (bytes: number) => bytes / 2 ** 20;
-    const databaseMb = mb(Number(sizes[0]!.db));
-    const temporalMb = mb(await folderBytes(path.join(stack.dir, 'temporal')));
-    const dataFolderMb = mb(await folderBytes(stack.dir));
-    const total = sizes[0]!.n;
-    const per = (v: number) => (total > 0 ? (v * 1000) / total : Number.NaN);
-    const { rows: tableRows } = await pool.query<{ table: string; bytes: string }>(
-      `select relname as table, pg_total_relation_size(relid)::text as bytes from pg_stat_user_tables
-       order by pg_total_relation_size(relid) desc, relname`,
-    );
-    const tables: SoakResult['storage']['tables'] = [];
-    for (const t of tableRows) {
-      const { rows: n } = await pool.query<{ n: number }>(`select count(*)::int as n from "${t.table}"`);
-      const tableMb = mb(Number(t.bytes));
-      tables.push({ table: t.table, rows: n[0]!.n, mb: tableMb, perThousandMb: per(tableMb) });
-    }
-    const folders: SoakResult['storage']['folders'] = [];
-    for (const entry of await fs.readdir(stack.dir, { withFileTypes: true })) {
-      const full = path.join(stack.dir, entry.name);
-      const entryMb = mb(entry.isDirectory() ? await folderBytes(full) : (await fs.stat(full)).size);
-      folders.push({
-        entry: entry.isDirectory() ? `${entry.name}/` : entry.name,
-        mb: entryMb,
-        perThousandMb: per(entryMb),
-      });
-    }
-    folders.sort((a, b) => b.mb - a.mb);
+    const storage = await measureStorage(pool, stack.dir);
 
     const result: SoakResult = {
       run: {
@@ -562,15 +522,7 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
       },
       latency: latencyRows(samples, loadMs),
       latencySeries: latencySeries(samples, Math.max(10_000, loadMs / 60)),
-      storage: {
-        deliveries: total,
-        databaseMb,
-        temporalMb,
-        dataFolderMb,
-        perThousand: { databaseMb: per(databaseMb), temporalMb: per(temporalMb), dataFolderMb: per(dataFolderMb) },
-        tables,
-        folders,
-      },
+      storage,
     };
     return { result, loadMs, dir: stack.dir };
   } finally {
