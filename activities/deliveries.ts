@@ -7,15 +7,7 @@ import { openSecret } from '../domain/credentials';
 import { interpretPushResponse } from '../domain/push-response';
 import { publicFailureMessage } from '../infra/webhook/failure';
 import { promptPayload } from '../domain/delivery-payload';
-import {
-  deadlineExceededMessage,
-  EMPTY_RESPONSE,
-  isCodingSession,
-  isBlankAnswer,
-  deliveryPublicId,
-  statusForMissedDeadline,
-  type SessionKind,
-} from '../domain/sessions';
+import { isCodingSession, deliveryPublicId, type SessionKind } from '../domain/sessions';
 import { findCodingSession } from '../infra/db/repositories/coding.repository';
 import { pairNewAnswer } from '../infra/db/repositories/pair.repository';
 import { countAnswer } from '../infra/db/repositories/prompt.repository';
@@ -25,7 +17,6 @@ import {
   releasePush,
   deliveryStatus,
   startJudging,
-  type OutcomeRow,
 } from '../infra/db/repositories/session.repository';
 import {
   closeUnleasedWork,
@@ -37,6 +28,7 @@ import {
 import { deliveriesTotal, deliveryLatency, pushAgentsMadeInactive } from '../infra/metrics';
 import { sandboxPayload } from '../domain/sandbox/payload';
 import { trackPushFailures } from './push-failures';
+import { outcomeRow } from './outcome-row';
 import type { DeliveryOutcome, PushOutcome, Settlement } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 
@@ -268,43 +260,4 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
       }
     },
   };
-}
-
-function outcomeRow(
-  input: { kind: SessionKind; deadlineSeconds: number; settlement: Settlement },
-  leasedAtMs: number | null,
-): OutcomeRow {
-  const base = {
-    response: null,
-    error: null,
-    errorDetail: null,
-    agentLatencyMs: null,
-    resultHash: null,
-    keepLastAttempt: false,
-  };
-  const s = input.settlement;
-  switch (s.status) {
-    case 'answered':
-      return { ...base, status: 'answered', response: s.response, latencyMs: s.latencyMs };
-    case 'error':
-      return { ...base, status: 'error', error: s.error, errorDetail: s.errorDetail ?? null, latencyMs: s.latencyMs };
-    case 'pulled': {
-      const latencyMs = leasedAtMs === null ? 0 : Math.max(0, Math.round(s.result.receivedAt - leasedAtMs));
-      const common = { ...base, latencyMs, agentLatencyMs: s.result.agentLatencyMs, resultHash: s.result.resultHash };
-      if (s.result.response === null) return { ...common, status: 'error', error: s.result.error };
-      return isBlankAnswer(s.result.response)
-        ? { ...common, status: 'error', error: EMPTY_RESPONSE }
-        : { ...common, status: 'answered', response: s.result.response };
-    }
-    case 'deadline':
-      return {
-        ...base,
-        status: statusForMissedDeadline(input.kind),
-        error: deadlineExceededMessage(input.deadlineSeconds),
-        latencyMs: input.deadlineSeconds * 1000,
-        keepLastAttempt: true,
-      };
-    case 'cancelled':
-      return { ...base, status: 'cancelled', error: 'cancelled by the owner', latencyMs: 0 };
-  }
 }
