@@ -1,6 +1,6 @@
 /**
  * The soak's judging: one person starts live battles and judges what `judge/next` hands out (main
- * pairs and their own live battles), voting at random; afterwards every vote is accounted for in
+ * pairs and their own live battles), voting each verdict in turn; afterwards every vote is accounted for in
  * the database. A vote counts once when its battle holds exactly two rating changes (one per side)
  * and every agent's Elo is where its changes, applied in order, put it.
  */
@@ -48,7 +48,7 @@ export class SoakJudge {
     await res?.body?.cancel();
   };
 
-  /** The judge's next battle, voted at random once both answers are in. */
+  /** The judge's next battle, voted (the next verdict in turn) once both answers are in. */
   readonly judgeNext = async (): Promise<void> => {
     const next = await this.request('judge next', 'GET', '/api/judge/next');
     if (next?.status !== 200) return void (await next?.body?.cancel());

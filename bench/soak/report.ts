@@ -333,7 +333,7 @@ export function soakMarkdown(result: SoakResult, chartFile: string): string {
     '',
     '## Votes',
     '',
-    'One judge starts live battles and votes at random on what `judge/next` hands out. A vote',
+    'One judge starts live battles and votes, each verdict in turn, on what `judge/next` hands out. A vote',
     'counts once when its battle holds exactly two rating changes and every Elo is where its',
     'changes, applied in order, put it.',
     '',
