@@ -1,35 +1,18 @@
 /**
- * Activities of deliverPrompt: the push POST (at most once, and since `push-activity-records-outcome`
- * recorded by the same activity), queueing pull work, and recording the outcome once.
+ * Activities of deliverPrompt that reach the agent: the push POST (at most once, recorded by the same
+ * activity through `recordOutcome`), and queueing and expiring pull work.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { openSecret } from '../domain/credentials';
-import { interpretPushResponse } from '../domain/push-response';
 import { publicFailureMessage } from '../infra/webhook/failure';
-import { promptPayload } from '../domain/delivery-payload';
+import { interpretPushResponse, promptPayload } from '../domain/delivery-payload';
 import { isCodingSession, deliveryPublicId, type SessionKind } from '../domain/sessions';
 import { findCodingSession } from '../infra/db/repositories/coding.repository';
-import { pairNewAnswer } from '../infra/db/repositories/pair.repository';
-import { countAnswer } from '../infra/db/repositories/prompt.repository';
-import {
-  claimPush,
-  recordDeliveryOutcome,
-  releasePush,
-  deliveryStatus,
-  startJudging,
-} from '../infra/db/repositories/session.repository';
-import {
-  closeUnleasedWork,
-  deleteSettledWork,
-  leasedAtMs,
-  queueWorkItem,
-  settleWork,
-} from '../infra/db/repositories/work-item.repository';
-import { deliveriesTotal, deliveryLatency, pushAgentsMadeInactive } from '../infra/metrics';
+import { claimPush, releasePush } from '../infra/db/repositories/session.repository';
+import { closeUnleasedWork, deleteSettledWork, queueWorkItem } from '../infra/db/repositories/work-item.repository';
 import { sandboxPayload } from '../domain/sandbox/payload';
-import { trackPushFailures } from './push-failures';
-import { outcomeRow } from './outcome-row';
-import type { DeliveryOutcome, PushOutcome, Settlement } from '../workflows/contracts';
+import { outcomeActivities } from './record-outcome';
+import type { PushOutcome, Settlement } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
 
 /**
@@ -45,7 +28,9 @@ export const HEARTBEAT_EVERY_MS = 5_000;
  */
 export const ARRIVAL_GRACE_MS = 50;
 
-export function deliveryActivities({ orm, webhooks, encryptionKey, arena, publicUrl }: ActivityDeps) {
+export function deliveryActivities(deps: ActivityDeps) {
+  const { orm, webhooks, encryptionKey, publicUrl } = deps;
+  const { recordOutcome } = outcomeActivities(deps);
   const activities = {
     /**
      * Sends one push prompt. The session is marked `sending` before the request goes out, so a
@@ -164,67 +149,6 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
     async deleteSettledWork({ days, batch }: { days: number; batch: number }): Promise<number> {
       return deleteSettledWork(orm.em.fork(), days, batch);
     },
-
-    /** Writes the outcome once (`where status = 'pending'`); a retry, or a second call, returns what is recorded. */
-    async recordOutcome(input: {
-      sessionId: number;
-      kind: SessionKind;
-      deadlineSeconds: number;
-      settlement: Settlement;
-    }): Promise<DeliveryOutcome> {
-      const recorded = await orm.em.fork().transactional(async (em) => {
-        // Only a pulled result's latency counts from the lease: no other delivery reads it.
-        const leasedAt = input.settlement.status === 'pulled' ? await leasedAtMs(em, input.sessionId) : null;
-        const row = outcomeRow(input, leasedAt);
-        // The returned error is the owner's version: it feeds ping_error and the logs, never the public.
-        const updated = await recordDeliveryOutcome(em, input.sessionId, row);
-        if (!updated) return { status: await deliveryStatus(em, input.sessionId), firstWrite: null };
-        if (input.kind === 'main' && updated.status === 'answered') {
-          await countAnswer(em, input.sessionId);
-          // In the same transaction, so an answer is never public before it is in judging, nor judged unpaired.
-          await startJudging(em, input.sessionId, arena.judgingDays);
-          await pairNewAnswer(em, input.sessionId, arena.pairsPerAnswer);
-        }
-        if (updated.mode === 'pull')
-          await settleWork(em, input.sessionId, input.settlement.status === 'pulled' ? 'completed' : 'expired');
-        const madeInactive =
-          updated.mode === 'push'
-            ? await trackPushFailures(em, arena, {
-                agentId: updated.agent_id,
-                status: updated.status,
-                settlement: input.settlement,
-                error: updated.error,
-              })
-            : false;
-        return {
-          status: updated.status,
-          firstWrite: { mode: updated.mode, latencyMs: row.latencyMs, madeInactive, error: updated.error },
-        };
-      });
-      // Counted and logged once: only the call that wrote the outcome has a first write.
-      const first = recorded.firstWrite;
-      if (first) {
-        // The activity logger adds the workflow and activity ids.
-        const log = Context.current().log;
-        const fields = {
-          sessionId: input.sessionId,
-          kind: input.kind,
-          mode: first.mode,
-          status: recorded.status,
-          latencyMs: first.latencyMs,
-        };
-        // An agent's failure is the agent's business, not a problem of the arena's: info, not warn.
-        if (recorded.status === 'answered' || recorded.status === 'cancelled') log.info('delivery recorded', fields);
-        else log.info('delivery failed', { ...fields, error: first.error });
-        if (first.madeInactive)
-          log.warn('push agent made inactive after repeated failures', { sessionId: input.sessionId });
-        deliveriesTotal.inc({ kind: input.kind, mode: first.mode, outcome: recorded.status });
-        if (recorded.status === 'answered')
-          deliveryLatency.observe({ kind: input.kind, mode: first.mode }, first.latencyMs / 1000);
-        if (first.madeInactive) pushAgentsMadeInactive.inc();
-      }
-      return { status: recorded.status };
-    },
   };
   return {
     ...activities,
@@ -247,7 +171,7 @@ export function deliveryActivities({ orm, webhooks, encryptionKey, arena, public
       const context = Context.current();
       const settlement: Settlement = context.cancellationDetails?.cancelRequested ? { status: 'cancelled' } : answer;
       try {
-        return await activities.recordOutcome({ sessionId, kind, deadlineSeconds, settlement });
+        return await recordOutcome({ sessionId, kind, deadlineSeconds, settlement });
       } catch (err) {
         // The prompt has been sent, so a retry of this activity would only record an interruption
         // and the answer would be lost. The workflow records it instead, retrying until the

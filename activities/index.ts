@@ -9,6 +9,7 @@ import { deliveryActivities } from './deliveries';
 import { gymActivities } from './gym';
 import { leaderboardActivities } from './leaderboard';
 import { liveBattleActivities } from './live-battles';
+import { outcomeActivities } from './record-outcome';
 import { voteActivities } from './votes';
 
 export interface ActivityDeps {
@@ -25,6 +26,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...deliveryActivities(deps),
+    ...outcomeActivities(deps),
     ...gymActivities(deps),
     ...arenaActivities(deps),
     ...voteActivities(deps),

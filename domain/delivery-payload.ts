@@ -1,9 +1,10 @@
 /**
- * What an agent receives for a delivery, built in one place for both modes: the JSON a push agent
- * is POSTed and the work item a pull runner's long-poll returns. Pure; the callers read the rows.
+ * A delivery on the wire, in one place for both modes: the JSON a push agent is POSTed and the
+ * work item a pull runner's long-poll returns, and how a push agent's answer is read. Pure; the
+ * callers read the rows and make the requests.
  */
 import type { SandboxPayload } from './sandbox/payload';
-import { deliveryPublicId, type SessionKind } from './sessions';
+import { deliveryPublicId, EMPTY_RESPONSE, isBlankAnswer, MAX_RESPONSE_CHARS, type SessionKind } from './sessions';
 
 /** The delivery's prompt, as the payload needs it. */
 export interface DeliveryPrompt {
@@ -56,4 +57,29 @@ export function workPayload(
       : { redelivery_of: deliveryPublicId(delivery.kind, delivery.redeliveryOfId) }),
     ...(sandbox ? { sandbox } : {}),
   };
+}
+
+export type PushAnswer = { ok: true; response: string } | { ok: false; error: string };
+
+/** Reads a push agent's HTTP answer: a 2xx JSON `{response: string}` is an answer, anything else an error an owner can act on. */
+export function interpretPushResponse(status: number, body: string): PushAnswer {
+  if (status < 200 || status > 299) return { ok: false, error: `the webhook answered HTTP ${status}` };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { ok: false, error: `the webhook answered HTTP ${status} with a body that is not JSON` };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return { ok: false, error: 'the webhook answered JSON that is not an object; expected {"response": "..."}' };
+  }
+  const response = (parsed as Record<string, unknown>).response;
+  if (response === undefined) return { ok: false, error: 'the webhook answered JSON without a "response" field' };
+  if (typeof response !== 'string')
+    return { ok: false, error: 'the webhook answered a "response" that is not a string' };
+  if (response.length > MAX_RESPONSE_CHARS) {
+    return { ok: false, error: `the webhook's response is longer than ${MAX_RESPONSE_CHARS} characters` };
+  }
+  if (isBlankAnswer(response)) return { ok: false, error: EMPTY_RESPONSE };
+  return { ok: true, response };
 }

@@ -11,8 +11,7 @@ import { ArenaError, notFound } from '../domain/errors';
 import { parseDeliveryPublicId } from '../domain/sessions';
 import { hashToken, newAgentSecret, sealSecret } from '../domain/credentials';
 import { refusals } from '../workflows/contracts';
-import { cancelSandbox, startDelivery, type WorkflowDeps } from './workflow-client';
-import { openDelivery } from './open-delivery';
+import { openDelivery, cancelSandbox, startDelivery, type WorkflowDeps } from './workflow-client';
 
 /** The agent if this account owns it; a missing agent and someone else's look the same (404). */
 export async function ownedAgent(em: EntityManager, agentId: number, ownerId: number): Promise<Agent> {

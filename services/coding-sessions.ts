@@ -33,13 +33,14 @@ import { activeTasks, findCodingTask, pickActiveTask } from '../infra/db/reposit
 import { findDelivery, type SessionRow } from '../infra/db/repositories/session-read.repository';
 import { codingRefusals, SANDBOX_BUSY, STEP_CAP_REACHED, type CodingScore } from '../workflows/contracts';
 import {
+  deliveryUnavailable,
+  openDelivery,
   runStepOfSession,
   startBenchmarkWorkflow,
   startCodingSessionWorkflow,
   submitCodingSession,
   type WorkflowDeps,
 } from './workflow-client';
-import { deliveryUnavailable, openDelivery } from './open-delivery';
 
 export const CODING_DEADLINE = { default: 1_800, min: 60, max: 3_600 } as const;
 

@@ -13,9 +13,8 @@ import {
 import { asJudgeSeesIt } from './judging';
 import { addDelivery, closeUnstartedDeliveries } from '../infra/db/repositories/session.repository';
 import type { DeliveryInput } from '../workflows/contracts';
-import { startLiveBattle, type WorkflowDeps } from './workflow-client';
+import { openDelivery, startLiveBattle, type WorkflowDeps } from './workflow-client';
 import { ArenaError } from '../domain/errors';
-import { openDelivery } from './open-delivery';
 
 /** A person's prompt for two agents at once (api/schemas/arena's liveBattleCreate is checked against it). */
 export interface LiveBattleRequest {

@@ -13,10 +13,9 @@ import {
 import { assertCanTakeDelivery } from '../domain/agent-state';
 import { isCodingSession, parseDeliveryPublicId, deliveryPublicId } from '../domain/sessions';
 import { redeliverCodingSession } from './coding-sessions';
-import { startDelivery, type WorkflowDeps } from './workflow-client';
+import { openDelivery, startDelivery, type WorkflowDeps } from './workflow-client';
 import { ArenaError } from '../domain/errors';
 import { listDeliveries, type DeliveryFilter, type DeliverySearch } from './delivery-search';
-import { openDelivery } from './open-delivery';
 
 export interface Redelivery {
   /** The new delivery's session, `<kind>-<n>`. */

@@ -238,6 +238,35 @@ describe('recordOutcome', () => {
     expect(prompt!.answer_count).toBe(1);
   });
 
+  it("records a pulled result in two statements, its latency counted from the lease read in the outcome's own", async () => {
+    const id = await newSession();
+    await sql(`update sessions set mode = 'pull' where id = ?`, [id]);
+    const [item] = await sql<{ leased_ms: number }>(
+      `insert into work_items (session_id, agent_id, state, created_at, leased_at)
+       values (?, ?, 'leased', now(), now() - interval '3 seconds')
+       returning (extract(epoch from leased_at) * 1000)::float8 as leased_ms`,
+      [id, agentId],
+    );
+    const statements: string[] = [];
+    const knex = t.orm.em.getConnection().getKnex();
+    const onQuery = (query: { sql: string }) => statements.push(query.sql);
+    knex.on('query', onQuery);
+    try {
+      const result = { response: 'pulled', error: null, agentLatencyMs: 7, resultHash: 'h' };
+      const settlement = { status: 'pulled' as const, result: { ...result, receivedAt: item!.leased_ms + 1234 } };
+      expect(
+        await run(() => activities.recordOutcome({ sessionId: id, kind: 'sandbox', deadlineSeconds: 30, settlement })),
+      ).toEqual({ status: 'answered' });
+    } finally {
+      knex.off('query', onQuery);
+    }
+    // The outcome (with the lease read inside it) and the item's settling: no separate read of the lease.
+    expect(statements.filter((sql) => !/^(begin|commit|rollback)/i.test(sql.trim()))).toHaveLength(2);
+    const [row] = await sql(`select status, latency_ms, agent_latency_ms from sessions where id = ?`, [id]);
+    expect(row).toEqual({ status: 'answered', latency_ms: 1234, agent_latency_ms: 7 });
+    expect(await sql(`select state from work_items where session_id = ?`, [id])).toEqual([{ state: 'completed' }]);
+  });
+
   it('keeps the last never-sent cause when the deadline passes', async () => {
     const id = await newSession('gym');
     await sql(`update sessions set error = 'connection refused by 127.0.0.1:9' where id = ?`, [id]);

@@ -1,4 +1,4 @@
-import { promptPayload, workPayload } from '../../domain/delivery-payload';
+import { interpretPushResponse, promptPayload, workPayload } from '../../domain/delivery-payload';
 import { assertCanTakeDelivery } from '../../domain/agent-state';
 import { ArenaError } from '../../domain/errors';
 
@@ -69,5 +69,26 @@ describe('assertCanTakeDelivery', () => {
       kind: 'conflict',
       detail: 'agent is not active: its last ping failed (connection refused); fix the webhook and retest',
     });
+  });
+});
+
+describe("reading a push agent's answer", () => {
+  it('a 2xx JSON object with a string response is the answer', () => {
+    expect(interpretPushResponse(200, '{"response":"hi"}')).toEqual({ ok: true, response: 'hi' });
+    expect(interpretPushResponse(201, '{"response":"hi","extra":1}')).toEqual({ ok: true, response: 'hi' });
+  });
+
+  it.each([
+    ['a status outside 2xx', 500, '{"response":"hi"}', 'the webhook answered HTTP 500'],
+    ['a body that is not JSON', 200, 'hi', 'not JSON'],
+    ['JSON that is not an object', 200, '["hi"]', 'not an object'],
+    ['no response field', 200, '{"answer":"hi"}', 'without a "response" field'],
+    ['a response that is not a string', 200, '{"response":7}', 'not a string'],
+    ['a blank response', 200, '{"response":"  "}', 'empty'],
+    ['a response over the limit', 200, JSON.stringify({ response: 'x'.repeat(200_001) }), 'longer than'],
+  ])('%s is an error the owner can act on', (_case, status, body, error) => {
+    const answer = interpretPushResponse(status, body);
+    expect(answer.ok).toBe(false);
+    expect(answer.ok ? '' : answer.error).toContain(error);
   });
 });

@@ -1,4 +1,4 @@
-import { countsAsPushFailure, inactiveReason } from '../../activities/push-failures';
+import { countsAsPushFailure, inactiveReason } from '../../activities/record-outcome';
 import { startOpsArena, type OpsArena } from './support';
 
 let arena: OpsArena;

@@ -172,7 +172,10 @@ export interface OutcomeRow {
   error: string | null;
   /** Only where the owner's version differs from the public one. */
   errorDetail: string | null;
-  latencyMs: number;
+  /** Null for a pulled result: its latency counts from the lease, read in the same statement. */
+  latencyMs: number | null;
+  /** A pulled result's arrival (epoch ms): the latency is this minus the lease (0 when never leased). */
+  receivedAt: number | null;
   agentLatencyMs: number | null;
   resultHash: string | null;
   /** A missed deadline after never-sent attempts keeps the last attempt's cause in the message. */
@@ -186,6 +189,7 @@ export interface RecordedRow {
   agent_id: number;
   /** The owner's version of the error. */
   error: string | null;
+  latency_ms: number;
 }
 
 /** Writes the outcome of a pending delivery; undefined when it was settled already. */
@@ -194,18 +198,25 @@ export async function recordDeliveryOutcome(
   sessionId: number,
   outcome: OutcomeRow,
 ): Promise<RecordedRow | undefined> {
+  // A pulled result's latency is read from its lease here, in the same statement.
+  const latency =
+    outcome.latencyMs === null
+      ? `coalesce((select greatest(0, round(?::float8 - extract(epoch from w.leased_at) * 1000))::int
+           from work_items w where w.session_id = sessions.id), 0)`
+      : '?';
   const [row] = await run<RecordedRow>(
     em,
-    `update sessions set status = ?, response = ?, latency_ms = ?, agent_latency_ms = ?, result_hash = ?, completed_at = now(),
+    `update sessions set status = ?, response = ?, agent_latency_ms = ?, result_hash = ?, completed_at = now(),
+       latency_ms = ${latency},
        error = case when ? and error is not null then ? || '; last attempt: ' || error else ? end,
        error_detail = case when ? and error is not null then ? || '; last attempt: ' || coalesce(error_detail, error) else ? end
-     where id = ? and status = 'pending' returning status, mode, agent_id, coalesce(error_detail, error) as error`,
+     where id = ? and status = 'pending' returning status, mode, agent_id, coalesce(error_detail, error) as error, latency_ms`,
     [
       outcome.status,
       outcome.response,
-      outcome.latencyMs,
       outcome.agentLatencyMs,
       outcome.resultHash,
+      outcome.latencyMs ?? outcome.receivedAt,
       outcome.keepLastAttempt,
       outcome.error,
       outcome.error,

@@ -70,16 +70,6 @@ export async function releaseWork(em: EntityManager, sessionId: number): Promise
   );
 }
 
-/** When the delivery's work item was leased, in epoch milliseconds; null when it never was (or is not a pull delivery). */
-export async function leasedAtMs(em: EntityManager, sessionId: number): Promise<number | null> {
-  const [row] = await run<{ leased_ms: number | null }>(
-    em,
-    `select (extract(epoch from leased_at) * 1000)::float8 as leased_ms from work_items where session_id = ?`,
-    [sessionId],
-  );
-  return row?.leased_ms ?? null;
-}
-
 /**
  * At a pull delivery's deadline counted from its start: an item no runner has leased is expired
  * there and then (none can take it after this), and 0 is returned; for a leased item, what is left
