@@ -40,6 +40,13 @@ import { RUNNER_VERSION } from '../infra/runner-package';
 import { runnerTarball } from '../domain/runner-download';
 import { loadDownloads } from './discovery/downloads';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Now, from the app's clock (`AppDeps.clock`). */
+    now(): Date;
+  }
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
@@ -56,6 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestTimeout: 120_000,
     return503OnClosing: true,
   }).withTypeProvider<ZodTypeProvider>();
+  app.decorate('now', deps.clock ?? (() => new Date()));
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   installErrorHandling(app);

@@ -29,6 +29,12 @@ export interface AppDeps {
   workflowCallTimeoutMs?: number;
   /** How openid-client (ES modules only) is loaded for website sign-in; the default is a native import(). */
   loadOpenidClient?: OpenidClientLoader;
+  /**
+   * Now, for the times the API alone keeps (web sessions, website sign-in's pending cookie, how the
+   * pages say when something happened): the system clock by default; tests move it. Rules the
+   * worker shares (leases, judging windows, daily vote limits) use PostgreSQL's now().
+   */
+  clock?: () => Date;
   /** Where the log lines go (stdout by default); tests capture them. */
   logStream?: DestinationStream;
   /** The folder served under /downloads/ (default: the build's downloads/, beside the compiled server). */

@@ -38,12 +38,14 @@ export const website: FastifyPluginAsync<WebsiteOptions> = async (app, { config,
     publicUrl: config.publicUrl,
     secretKey: config.encryptionKey,
     sessionDays: config.sessionDays,
+    clock: () => app.now(),
   });
   await app.register(oidcRoutes, {
     oidc: config.oidc,
     publicUrl: config.publicUrl,
     failureRedirect: '/login',
     loadClient: loadOpenidClient,
+    clock: () => app.now(),
   });
   await app.register(publicPages, { publicUrl: config.publicUrl, minVotes: config.arena.minVotes });
   await app.register(signInPages, {

@@ -42,7 +42,7 @@ export function sendPage(request: FastifyRequest, reply: FastifyReply, page: Pag
   const user = request.webUser?.username ?? null;
   const csrf = user ? reply.csrfToken() : null;
   // Every template can show a time as people read it: `<%~ it.when(at) %>`.
-  const now = new Date();
+  const now = request.server.now();
   const when = (at: Instant) => timeElement(at, now);
   const body = eta.render(page.view, { csrf, when, ...page.data });
   const html = eta.render('layout', {

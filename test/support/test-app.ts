@@ -66,6 +66,8 @@ export async function startTestApp(
     databaseUrl?: string;
     /** The folder served under /downloads/; by default the build's. */
     downloadsDir?: string;
+    /** The app's clock (`AppDeps.clock`); the system's by default. */
+    clock?: () => Date;
   } = {},
 ): Promise<TestApp> {
   const db = options.databaseUrl
@@ -99,6 +101,7 @@ export async function startTestApp(
     loadOpenidClient: options.loadOpenidClient,
     logStream: options.logStream,
     downloadsDir: options.downloadsDir,
+    clock: options.clock,
   });
   await app.ready();
   const workers: RunningWorker[] = [];

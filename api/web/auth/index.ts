@@ -20,13 +20,15 @@ export interface WebAuthOptions {
   sessionDays?: number;
   /** How often expired sessions are deleted; hourly when unset. */
   sweepExpiredEveryMs?: number;
+  /** Now (the app's clock, `AppDeps.clock`); the system clock when unset. */
+  clock?: () => Date;
 }
 
 export const webAuthPlugin = fp<WebAuthOptions>(
-  async (app: FastifyInstance, { publicUrl, secretKey, sessionDays, sweepExpiredEveryMs }) => {
+  async (app: FastifyInstance, { publicUrl, secretKey, sessionDays, sweepExpiredEveryMs, clock }) => {
     await app.register(cookie, { secret: derivedKey(secretKey, 'cookie-signing').toString('base64url') });
     await app.register(formbody);
-    await app.register(webSessionPlugin, { publicUrl, sessionDays, sweepExpiredEveryMs });
+    await app.register(webSessionPlugin, { publicUrl, sessionDays, sweepExpiredEveryMs, clock });
     await app.register(webCsrfPlugin, { publicUrl, secretKey });
   },
   { name: 'web-auth', dependencies: ['orm'] },

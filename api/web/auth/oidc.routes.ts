@@ -51,6 +51,8 @@ export interface OidcRoutesOptions {
   accountPage?: string;
   /** How openid-client (ES modules only) is loaded; the default is a native import(). */
   loadClient?: OpenidClientLoader;
+  /** Now: when a pending sign-in (10 minutes) has expired. */
+  clock?: () => Date;
 }
 
 const pendingCookie = z.object({
@@ -74,6 +76,7 @@ export function oidcRedirectUri(publicUrl: string): string {
 
 export const oidcRoutes: FastifyPluginAsync<OidcRoutesOptions> = async (app, opts) => {
   if (!opts.oidc) return;
+  const now = () => (opts.clock ? opts.clock().getTime() : Date.now());
   if (!app.hasReplyDecorator('signInWebUser') || !app.hasReplyDecorator('unsignCookie')) {
     throw new Error('oidcRoutes needs webAuthPlugin registered before it');
   }
@@ -97,7 +100,7 @@ export const oidcRoutes: FastifyPluginAsync<OidcRoutesOptions> = async (app, opt
     if (!unsigned?.valid || unsigned.value === null) return null;
     try {
       const parsed = pendingCookie.safeParse(JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')));
-      return parsed.success && parsed.data.expires > Date.now() ? parsed.data : null;
+      return parsed.success && parsed.data.expires > now() ? parsed.data : null;
     } catch {
       return null;
     }
@@ -118,7 +121,7 @@ export const oidcRoutes: FastifyPluginAsync<OidcRoutesOptions> = async (app, opt
       request.log.error({ err }, 'identity provider discovery failed');
       return fail(reply, 503, UNAVAILABLE, linkTo === undefined ? opts.failureRedirect : accountPage);
     }
-    const pending: PendingCookie = { ...begun.pending, next, expires: Date.now() + PENDING_SECONDS * 1000, linkTo };
+    const pending: PendingCookie = { ...begun.pending, next, expires: now() + PENDING_SECONDS * 1000, linkTo };
     reply.setCookie(OIDC_COOKIE, Buffer.from(JSON.stringify(pending)).toString('base64url'), {
       ...cookieOptions,
       maxAge: PENDING_SECONDS,

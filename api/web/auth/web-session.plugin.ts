@@ -37,6 +37,8 @@ export interface WebSessionOptions {
   sessionDays?: number;
   /** How often expired sessions are deleted; hourly unless a test wants it sooner. */
   sweepExpiredEveryMs?: number;
+  /** Now: when a session starts, when it is seen and when it has expired. */
+  clock?: () => Date;
 }
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -65,7 +67,10 @@ function wantsHtml(request: FastifyRequest): boolean {
 }
 
 export const webSessionPlugin = fp<WebSessionOptions>(
-  async (app: FastifyInstance, { publicUrl, sessionDays = DEFAULT_SESSION_DAYS, sweepExpiredEveryMs = HOUR_MS }) => {
+  async (
+    app: FastifyInstance,
+    { publicUrl, sessionDays = DEFAULT_SESSION_DAYS, sweepExpiredEveryMs = HOUR_MS, clock = () => new Date() },
+  ) => {
     const cookieOptions = webSessionCookieOptions(publicUrl, sessionDays);
     const { maxAge: _maxAge, ...clearOptions } = cookieOptions;
 
@@ -77,7 +82,7 @@ export const webSessionPlugin = fp<WebSessionOptions>(
       if (sweeping) return;
       sweeping = true;
       try {
-        const deleted = await deleteExpiredWebSessions(app.orm.em.fork());
+        const deleted = await deleteExpiredWebSessions(app.orm.em.fork(), clock());
         if (deleted > 0) app.log.info({ deleted }, 'expired website sessions deleted');
       } catch (err) {
         app.log.warn({ err }, 'could not delete expired website sessions; trying again later');
@@ -97,7 +102,7 @@ export const webSessionPlugin = fp<WebSessionOptions>(
     app.addHook('onRequest', async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE];
       if (!token) return;
-      const session = await findWebSession(request.em, token);
+      const session = await findWebSession(request.em, token, clock());
       if (!session) {
         // Ended, expired or forged: drop it so the browser stops sending it.
         reply.clearCookie(SESSION_COOKIE, clearOptions);
@@ -120,7 +125,7 @@ export const webSessionPlugin = fp<WebSessionOptions>(
       // A fresh token at every sign-in: a token planted before it (session fixation) never becomes a session.
       const previous = request.cookies[SESSION_COOKIE];
       if (previous) await endWebSession(request.em, previous);
-      const { token, session } = await startWebSession(request.em, user, { days: sessionDays });
+      const { token, session } = await startWebSession(request.em, user, { days: sessionDays, now: clock() });
       request.webSession = session;
       request.webUser = user;
       this.setCookie(SESSION_COOKIE, token, cookieOptions);

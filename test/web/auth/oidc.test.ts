@@ -151,6 +151,26 @@ describe('sign-in through an OpenID Connect provider', () => {
     expect(await whoAmI(browser)).toBeNull();
   });
 
+  it("refuses a sign-in that took longer than ten minutes on the app's clock, without signing in", async () => {
+    let now = new Date();
+    const timed = await startAuthApp({
+      publicUrl: PUBLIC_URL,
+      oidc: { issuer: provider.issuer, ...CLIENT },
+      clock: () => now,
+    });
+    try {
+      const browser = new Browser(timed.app);
+      const authorization = await start(browser);
+      const callback = new URL(await new ProviderVisitor().signIn(authorization.href, 'newcomer'));
+      now = new Date(now.getTime() + 10 * 60_000 + 1_000);
+      const res = await browser.request({ method: 'GET', url: callback.pathname + callback.search });
+      expect(res.headers.location).toMatch(/^\/login\?error=this%20sign-in%20expired/);
+      expect(await whoAmI(browser)).toBeNull();
+    } finally {
+      await timed.close();
+    }
+  });
+
   it('refuses a callback in a browser that did not start the sign-in', async () => {
     const authorization = await start(new Browser(t.app));
     const callback = new URL(await new ProviderVisitor().signIn(authorization.href, 'newcomer'));

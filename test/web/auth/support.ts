@@ -20,7 +20,14 @@ export interface AuthApp {
 }
 
 export async function startAuthApp(
-  options: { publicUrl?: string; oidc?: OidcSettings; loginLimit?: number; sweepExpiredEveryMs?: number } = {},
+  options: {
+    publicUrl?: string;
+    oidc?: OidcSettings;
+    loginLimit?: number;
+    sweepExpiredEveryMs?: number;
+    /** The app's clock (the system's by default). */
+    clock?: () => Date;
+  } = {},
 ): Promise<AuthApp> {
   const publicUrl = options.publicUrl ?? 'http://arena.test';
   const db = await createTestDatabase();
@@ -41,12 +48,14 @@ export async function startAuthApp(
     secretKey: randomBytes(32),
     sessionDays: 30,
     sweepExpiredEveryMs: options.sweepExpiredEveryMs,
+    clock: options.clock,
   });
   await app.register(oidcRoutes, {
     oidc: options.oidc,
     publicUrl,
     failureRedirect: '/login',
     loadClient: loadOpenidClientInJest,
+    clock: options.clock,
   });
 
   // Stand-ins for the website's pages: a form, sign-up, log-in, logout and a private page.

@@ -94,6 +94,25 @@ describe('request.webUser and requireWebUser', () => {
     expect(api.json().detail).toBe('sign in on the website first');
   });
 
+  it("ends a session when its 30 days have passed on the app's clock, with no wait and no edit of its row", async () => {
+    const DAY = 24 * 60 * 60 * 1000;
+    let now = new Date();
+    const timed = await startAuthApp({ clock: () => now });
+    try {
+      const browser = new Browser(timed.app);
+      await signedUp(browser);
+      now = new Date(now.getTime() + 30 * DAY - 60_000);
+      expect((await browser.request({ method: 'GET', url: '/private' })).statusCode).toBe(200);
+      now = new Date(now.getTime() + 2 * 60_000);
+      const late = await browser.request({ method: 'GET', url: '/private', headers: { accept: 'application/json' } });
+      expect(late.statusCode).toBe(401);
+      // The browser is told to drop the cookie, so it stops sending it.
+      expect(browser.cookies.has('arena_session')).toBe(false);
+    } finally {
+      await timed.close();
+    }
+  });
+
   it('ignores and clears a cookie that matches no session', async () => {
     const browser = new Browser(t.app);
     browser.cookies.set('arena_session', 'A'.repeat(43));
