@@ -17,6 +17,8 @@ const UNIT = [
   '**/test/cli/leaderboard-fit.test.ts',
   // The app itself, built with nothing behind it (test/support/offline-app.ts).
   '**/test/discovery/{docs,openapi,well-known}.test.ts',
+  // Validation, routing and body refusals, which come before any handler (test/api/offline/).
+  '**/test/api/offline/**/*.test.ts',
   // Replaying saved histories needs only the workflow code, no Temporal server.
   '**/test/replay/**/*.test.ts',
   '**/test/web/render/**/*.test.ts',

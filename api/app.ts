@@ -92,7 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(ormPlugin, { orm: deps.orm });
   await app.register(metricsPlugin, { orm: deps.orm, host: config.host, token: config.metricsToken });
-  await app.register(authPlugin, { publicUrl: config.publicUrl });
+  await app.register(authPlugin, { publicUrl: config.publicUrl, accountOfKey: deps.accountOfKey });
 
   const workflows: WorkflowDeps = {
     client: deps.temporal,

@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../infra/config';
 import type { WebhookClient } from '../infra/webhook/client';
 import type { OpenidClientLoader } from './web/auth/oidc-client';
+import type { AccountOfKey } from './plugins/auth';
 import type { WorkNotifier } from './work-notifier';
 
 export interface AppDeps {
@@ -35,6 +36,11 @@ export interface AppDeps {
    * worker shares (leases, judging windows, daily vote limits) use PostgreSQL's now().
    */
   clock?: () => Date;
+  /**
+   * How an API key becomes its account: the stored keys by default. The unit project's offline app
+   * passes a stand-in, so requests get past authentication to the checks that need no database.
+   */
+  accountOfKey?: AccountOfKey;
   /** Where the log lines go (stdout by default); tests capture them. */
   logStream?: DestinationStream;
   /** The folder served under /downloads/ (default: the build's downloads/, beside the compiled server). */

@@ -1,4 +1,5 @@
 /** Bearer API-key authentication for the routes that act on an account. */
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { hashToken, looksLikeApiKey } from '../../domain/credentials';
@@ -16,9 +17,16 @@ declare module 'fastify' {
   }
 }
 
+/** The account an API key (by its SHA-256) belongs to, or null; marks the key used. */
+export type AccountOfKey = (em: EntityManager, keyHash: string) => Promise<User | null>;
+
+const storedAccountOfKey: AccountOfKey = (em, keyHash) => em.getRepository(User).findByApiKeyHash(keyHash);
+
 export interface AuthOptions {
   /** Named in every 401 so a client can find how to authenticate (RFC 9728 §5.1). */
   publicUrl?: string;
+  /** The stored keys by default; the unit tests' offline app passes a stand-in. */
+  accountOfKey?: AccountOfKey;
 }
 
 function challenge(publicUrl: string | undefined): string {
@@ -29,6 +37,7 @@ function challenge(publicUrl: string | undefined): string {
 export const authPlugin = fp(
   async (app: FastifyInstance, opts: AuthOptions) => {
     const wwwAuthenticate = challenge(opts.publicUrl);
+    const accountOfKey = opts.accountOfKey ?? storedAccountOfKey;
     const unauthorized = (detail: string) => new ApiError(401, detail, { 'WWW-Authenticate': wwwAuthenticate });
     app.decorateRequest('account', null as unknown as User);
     app.decorate('requireAccount', async (request: FastifyRequest) => {
@@ -37,7 +46,7 @@ export const authPlugin = fp(
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       if (!match) throw unauthorized('malformed Authorization header; send Authorization: Bearer <API_KEY>');
       const key = match[1]!;
-      const user = looksLikeApiKey(key) ? await request.em.getRepository(User).findByApiKeyHash(hashToken(key)) : null;
+      const user = looksLikeApiKey(key) ? await accountOfKey(request.em, hashToken(key)) : null;
       if (!user) throw unauthorized('invalid API key');
       request.account = user;
     });
