@@ -42,7 +42,6 @@ export function outcomeActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'ar
       settlement: Settlement;
     }): Promise<DeliveryOutcome> {
       const recorded = await orm.em.fork().transactional(async (em) => {
-        // Only a pulled result's latency counts from the lease: no other delivery reads it.
         const row = outcomeRow(input);
         // The returned error is the owner's version: it feeds ping_error and the logs, never the public.
         const updated = await recordDeliveryOutcome(em, input.sessionId, row);
