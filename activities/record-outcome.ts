@@ -99,7 +99,7 @@ export function outcomeActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'ar
  * A pulled result's latency counts from the lease, which the write reads beside it (`receivedAt`);
  * a missed deadline keeps the last attempt's cause beside it.
  */
-export function outcomeRow(input: { kind: SessionKind; deadlineSeconds: number; settlement: Settlement }): OutcomeRow {
+function outcomeRow(input: { kind: SessionKind; deadlineSeconds: number; settlement: Settlement }): OutcomeRow {
   const base = {
     receivedAt: null,
     response: null,

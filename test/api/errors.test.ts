@@ -3,6 +3,7 @@
  * and Temporal (the health check); the refusals made before any handler are in offline/errors.test.ts.
  */
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+import { expectDetail } from './support/refusals';
 
 let t: TestApp;
 let me: Registered;
@@ -11,15 +12,6 @@ beforeAll(async () => {
   me = await register(t.app);
 });
 afterAll(() => t.close());
-
-function expectDetail(res: { headers: Record<string, unknown>; json(): unknown }) {
-  expect(res.headers['content-type']).toMatch(/^application\/json/);
-  const body = res.json() as Record<string, unknown>;
-  expect(Object.keys(body)).toEqual(['detail']);
-  expect(typeof body.detail).toBe('string');
-  expect(body.detail).not.toMatch(/\n\s+at /);
-  return body.detail as string;
-}
 
 describe('the {detail} error model', () => {
   it('text holding NUL characters is 400 wherever it comes, and stores nothing (PostgreSQL cannot store them)', async () => {

@@ -1,5 +1,6 @@
 /** The canonical id finds what it names, on the API and the website; the refusals of every other spelling are in offline/. */
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+import { idSpellings } from './support/refusals';
 
 let t: TestApp;
 let me: Registered;
@@ -18,18 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** Other spellings that Number() reads as the same id. */
-const spellings = (id: number) => [
-  `0x${id.toString(16)}`,
-  `0${id}`,
-  `${id}.0`,
-  `${id}e0`,
-  `+${id}`,
-  `0b${id.toString(2)}`,
-  `%20${id}`,
-  `${id}%20`,
-];
-
 describe('path ids', () => {
   it('the canonical id finds the agent', async () => {
     expect((await t.app.inject({ method: 'GET', url: `/api/agents/${agentId}`, headers: me.auth })).statusCode).toBe(
@@ -41,13 +30,13 @@ describe('path ids', () => {
   it('website pages treat other spellings as pages that do not exist', async () => {
     expect((await t.app.inject({ method: 'GET', url: `/agents/${agentId}` })).statusCode).toBe(200);
     expect((await t.app.inject({ method: 'GET', url: `/users/${me.userId}` })).statusCode).toBe(200);
-    for (const spelled of spellings(agentId)) {
+    for (const spelled of idSpellings(agentId)) {
       expect({
         spelled,
         status: (await t.app.inject({ method: 'GET', url: `/agents/${spelled}` })).statusCode,
       }).toEqual({ spelled, status: 404 });
     }
-    for (const spelled of spellings(me.userId)) {
+    for (const spelled of idSpellings(me.userId)) {
       expect({ spelled, status: (await t.app.inject({ method: 'GET', url: `/users/${spelled}` })).statusCode }).toEqual(
         { spelled, status: 404 },
       );

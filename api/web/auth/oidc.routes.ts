@@ -76,7 +76,7 @@ export function oidcRedirectUri(publicUrl: string): string {
 
 export const oidcRoutes: FastifyPluginAsync<OidcRoutesOptions> = async (app, opts) => {
   if (!opts.oidc) return;
-  const now = () => (opts.clock ? opts.clock().getTime() : Date.now());
+  const clock = opts.clock ?? (() => new Date());
   if (!app.hasReplyDecorator('signInWebUser') || !app.hasReplyDecorator('unsignCookie')) {
     throw new Error('oidcRoutes needs webAuthPlugin registered before it');
   }
@@ -100,7 +100,7 @@ export const oidcRoutes: FastifyPluginAsync<OidcRoutesOptions> = async (app, opt
     if (!unsigned?.valid || unsigned.value === null) return null;
     try {
       const parsed = pendingCookie.safeParse(JSON.parse(Buffer.from(unsigned.value, 'base64url').toString('utf8')));
-      return parsed.success && parsed.data.expires > now() ? parsed.data : null;
+      return parsed.success && parsed.data.expires > clock().getTime() ? parsed.data : null;
     } catch {
       return null;
     }
@@ -121,7 +121,12 @@ export const oidcRoutes: FastifyPluginAsync<OidcRoutesOptions> = async (app, opt
       request.log.error({ err }, 'identity provider discovery failed');
       return fail(reply, 503, UNAVAILABLE, linkTo === undefined ? opts.failureRedirect : accountPage);
     }
-    const pending: PendingCookie = { ...begun.pending, next, expires: now() + PENDING_SECONDS * 1000, linkTo };
+    const pending: PendingCookie = {
+      ...begun.pending,
+      next,
+      expires: clock().getTime() + PENDING_SECONDS * 1000,
+      linkTo,
+    };
     reply.setCookie(OIDC_COOKIE, Buffer.from(JSON.stringify(pending)).toString('base64url'), {
       ...cookieOptions,
       maxAge: PENDING_SECONDS,

@@ -4,22 +4,13 @@
  * nothing behind it. The refusals that must also leave nothing stored are in ../errors.test.ts.
  */
 import { buildOfflineApp, OFFLINE_AUTH, type OfflineApp } from '../../support/offline-app';
+import { expectDetail } from '../support/refusals';
 
 let t: OfflineApp;
 beforeAll(async () => {
   t = await buildOfflineApp();
 });
 afterAll(() => t.close());
-const me = { auth: OFFLINE_AUTH };
-
-function expectDetail(res: { headers: Record<string, unknown>; json(): unknown }) {
-  expect(res.headers['content-type']).toMatch(/^application\/json/);
-  const body = res.json() as Record<string, unknown>;
-  expect(Object.keys(body)).toEqual(['detail']);
-  expect(typeof body.detail).toBe('string');
-  expect(body.detail).not.toMatch(/\n\s+at /);
-  return body.detail as string;
-}
 
 describe('the {detail} error model', () => {
   it('an over-long path parameter and a malformed URL are 400, as {detail}', async () => {
@@ -35,30 +26,22 @@ describe('the {detail} error model', () => {
     expect(expectDetail(bad)).toBe('the URL is not valid (bad percent-encoding)');
   });
 
-  it('malformed JSON is 400', async () => {
+  it.each([
+    ['malformed JSON', '{"name": ', /malformed JSON/],
+    ['an empty JSON body', '', /./],
+  ])('%s is 400', async (_case, payload, detail) => {
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/agents',
-      headers: { ...me.auth, 'content-type': 'application/json' },
-      payload: '{"name": ',
+      headers: { ...OFFLINE_AUTH, 'content-type': 'application/json' },
+      payload,
     });
     expect(res.statusCode).toBe(400);
-    expect(expectDetail(res)).toMatch(/malformed JSON/);
-  });
-
-  it('an empty JSON body is 400', async () => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/api/agents',
-      headers: { ...me.auth, 'content-type': 'application/json' },
-      payload: '',
-    });
-    expect(res.statusCode).toBe(400);
-    expectDetail(res);
+    expect(expectDetail(res)).toMatch(detail);
   });
 
   it('a JSON array where an object is expected is 400', async () => {
-    const res = await t.app.inject({ method: 'POST', url: '/api/agents', headers: me.auth, payload: [1, 2] });
+    const res = await t.app.inject({ method: 'POST', url: '/api/agents', headers: OFFLINE_AUTH, payload: [1, 2] });
     expect(res.statusCode).toBe(400);
     expectDetail(res);
   });
@@ -67,7 +50,7 @@ describe('the {detail} error model', () => {
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/agents',
-      headers: { ...me.auth, 'content-type': 'application/json' },
+      headers: { ...OFFLINE_AUTH, 'content-type': 'application/json' },
       payload: JSON.stringify({ name: 'big', mode: 'pull', description: 'x'.repeat(1024 * 1024) }),
     });
     expect(res.statusCode).toBe(413);
@@ -81,14 +64,14 @@ describe('the {detail} error model', () => {
   });
 
   it('a wrong method on a known path is 405 with Allow', async () => {
-    const res = await t.app.inject({ method: 'DELETE', url: '/api/account', headers: me.auth });
+    const res = await t.app.inject({ method: 'DELETE', url: '/api/account', headers: OFFLINE_AUTH });
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toBe('GET, HEAD, PATCH');
     expect(expectDetail(res)).toBe('DELETE is not allowed on /api/account; it answers GET, HEAD, PATCH');
   });
 
   it('a malformed path id is 400, naming the id', async () => {
-    const res = await t.app.inject({ method: 'GET', url: '/api/agents/12abc', headers: me.auth });
+    const res = await t.app.inject({ method: 'GET', url: '/api/agents/12abc', headers: OFFLINE_AUTH });
     expect(res.statusCode).toBe(400);
     expect(expectDetail(res)).toBe('id must be a whole number written in plain digits, such as 42');
   });
@@ -101,7 +84,7 @@ describe('the {detail} error model', () => {
       const res = await t.app.inject({
         method: 'POST',
         url: '/api/agents',
-        headers: { ...me.auth, ...json },
+        headers: { ...OFFLINE_AUTH, ...json },
         payload: unclosed,
       });
       expect(res.statusCode).toBe(400);

@@ -4,6 +4,7 @@
  * That the canonical id finds its agent is in ../path-ids.test.ts.
  */
 import { buildOfflineApp, OFFLINE_AUTH, type OfflineApp } from '../../support/offline-app';
+import { idSpellings } from '../support/refusals';
 
 let t: OfflineApp;
 beforeAll(async () => {
@@ -12,18 +13,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const agentId = 7;
-
-/** Other spellings that Number() reads as the same id. */
-const spellings = (id: number) => [
-  `0x${id.toString(16)}`,
-  `0${id}`,
-  `${id}.0`,
-  `${id}e0`,
-  `+${id}`,
-  `0b${id.toString(2)}`,
-  `%20${id}`,
-  `${id}%20`,
-];
 
 describe('path ids', () => {
   it('every other spelling of it is 400 on every API route with an id', async () => {
@@ -36,7 +25,7 @@ describe('path ids', () => {
         : [],
     );
     expect(routes.length).toBeGreaterThanOrEqual(15);
-    for (const spelled of spellings(agentId)) {
+    for (const spelled of idSpellings(agentId)) {
       for (const { method, path } of routes) {
         const url = path
           .replace(/\{(id|battle_id)\}/, spelled)
