@@ -13,8 +13,15 @@
 import type { ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { returnWork, takeNextWork, type SandboxKeys } from '../services/pull-work';
+import type {
+  FastifyBaseLogger,
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  preHandlerAsyncHookHandler,
+} from 'fastify';
+import { returnWork, takeNextWork, type authenticatePullAgent, type SandboxKeys } from '../services/pull-work';
 import { ApiError, errorAnswer } from './errors';
 import { OpenPolls } from './open-polls';
 import type { WorkNotifier, WorkSubscriber } from './work-notifier';
@@ -40,6 +47,10 @@ export interface LongPollsOptions extends SandboxKeys {
   maxOpenPolls: number;
   /** Sets what the app's hooks put on every answer besides the request id (security headers, the API catalog link). */
   setAnswerHeaders: (res: ServerResponse) => void;
+  /** Who may poll: the pull service's check of an agent and its secret, with a look at its queue. */
+  authenticate: typeof authenticatePullAgent;
+  /** The per-agent rate limit, counted once the secret checked out (a Fastify preHandler). */
+  rateLimit: preHandlerAsyncHookHandler;
 }
 
 interface Answer {
@@ -61,26 +72,34 @@ export class LongPolls {
   }
 
   /**
-   * Starts a poll for the agent, notified of its work from now on: call this before the first look
-   * at the queue, so work queued while it looks still wakes it. Then `hold` it, or `drop` it.
+   * Holds a long-poll: it answers when work comes, its wait runs out or it ends. The poll is
+   * notified of its agent's work before the first look at the queue (which authentication makes),
+   * so work queued while it looks still wakes it. A wrong secret, the rate limit and a process
+   * holding as many polls as it takes (503) refuse it; admitted, it is taken over from Fastify.
    */
-  subscribe(agentId: number): HeldPoll {
+  async hold(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    { agentId, secret, waitSeconds }: HoldOptions,
+  ): Promise<void> {
+    const { db, notifier, authenticate, rateLimit, maxOpenPolls } = this.options;
     const poll = new HeldPoll(this, agentId);
-    this.options.notifier.subscribe(poll);
-    return poll;
-  }
-
-  /**
-   * Admits an authenticated poll and takes it over from Fastify; it answers when work comes, its
-   * wait runs out or it ends. Throws (503) when this process holds as many polls as it takes.
-   */
-  hold(poll: HeldPoll, request: FastifyRequest, reply: FastifyReply, { queued, waitSeconds }: HoldOptions): void {
-    if (!this.open.admit(poll)) {
-      throw new ApiError(
-        503,
-        `this API process has as many long-polls open as it takes (${this.options.maxOpenPolls}); poll again shortly`,
-        { 'Retry-After': '5' },
-      );
+    notifier.subscribe(poll);
+    let queued: boolean;
+    try {
+      // The agent, and whether it has queued work, in one query: most long-polls find none.
+      queued = (await authenticate(db, agentId, secret, { lookAtQueue: true })).queued === true;
+      await rateLimit.call(request.server, request, reply);
+      if (!this.open.admit(poll)) {
+        throw new ApiError(
+          503,
+          `this API process has as many long-polls open as it takes (${maxOpenPolls}); poll again shortly`,
+          { 'Retry-After': '5' },
+        );
+      }
+    } catch (err) {
+      poll.drop();
+      throw err;
     }
     const res = reply.raw;
     reply.hijack();
@@ -101,8 +120,9 @@ export class LongPolls {
 }
 
 export interface HoldOptions {
-  /** Whether the agent had queued work at the poll's first look. */
-  queued: boolean;
+  agentId: number;
+  /** The `X-Arena-Secret` the poll sent. */
+  secret: string | string[] | undefined;
   waitSeconds: number;
 }
 

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { Agent } from '../infra/db/entities/agent.entity';
 import { Prompt } from '../infra/db/entities/prompt.entity';
+import type { Session } from '../infra/db/entities/session.entity';
 import { withdrawPairsOf } from '../infra/db/repositories/pair.repository';
 import { addDelivery, closeUnstartedDeliveries } from '../infra/db/repositories/session.repository';
 import { findDelivery, type SessionRow } from '../infra/db/repositories/session-read.repository';
@@ -12,6 +13,12 @@ import { parseDeliveryPublicId } from '../domain/sessions';
 import { hashToken, newAgentSecret, sealSecret } from '../domain/credentials';
 import { refusals } from '../workflows/contracts';
 import { openDelivery, cancelSandbox, startDelivery, type WorkflowDeps } from './workflow-client';
+
+/** An agent as a request names it: its id, and the account that must own it. */
+export interface OwnedAgentRef {
+  agentId: number;
+  ownerId: number;
+}
 
 /** The agent if this account owns it; a missing agent and someone else's look the same (404). */
 export async function ownedAgent(em: EntityManager, agentId: number, ownerId: number): Promise<Agent> {
@@ -54,14 +61,18 @@ export interface SandboxRequest {
   deadline_seconds: number;
 }
 
-/** Sends the owner's prompt to their agent as a `sandbox` delivery; the pending session comes back. */
+/**
+ * Sends the owner's prompt to their agent as a `sandbox` delivery (404 unless they own it). The
+ * pending session comes back as written, not read again: the delivery may have moved on since.
+ */
 export async function startSandboxTask(
   em: EntityManager,
   workflows: WorkflowDeps,
-  agent: Agent,
+  { agentId, ownerId }: OwnedAgentRef,
   { prompt: text, category, deadline_seconds: deadlineSeconds }: SandboxRequest,
   log: FastifyBaseLogger,
 ): Promise<SessionRow> {
+  const agent = await ownedAgent(em, agentId, ownerId);
   assertCanTakeDelivery(agent);
   const prompt = em.create(Prompt, { source: 'sandbox', category, text });
   const session = addDelivery(em, { agent, kind: 'sandbox', prompt, mode: agent.mode, category, deadlineSeconds });
@@ -80,7 +91,30 @@ export async function startSandboxTask(
     log,
     context: { sessionId: session.id },
   });
-  return (await findDelivery(em, agent.id, session.id))!;
+  return pendingDelivery(session, text);
+}
+
+/** A just-started delivery as the feed reads it, from what was written: nothing has happened to it yet. */
+function pendingDelivery(session: Session, text: string): SessionRow {
+  return {
+    id: session.id,
+    agent_id: session.agent.id,
+    kind: session.kind,
+    mode: session.mode,
+    category: session.category,
+    prompt: text,
+    response: null,
+    error: null,
+    error_detail: null,
+    latency_ms: null,
+    status: 'pending',
+    created_ms: session.createdAt.getTime(),
+    deadline_seconds: session.deadlineSeconds,
+    result_hash: null,
+    work_state: null,
+    redelivery_of_id: null,
+    in_judging: false,
+  };
 }
 
 /** Cancels the owner's pending sandbox task (`sandbox-<n>`); one that has ended, or that the delivery refuses to cancel, is a conflict. */

@@ -41,6 +41,7 @@ import {
   submitCodingSession,
   type WorkflowDeps,
 } from './workflow-client';
+import { ownedAgent, type OwnedAgentRef } from './agents';
 
 export const CODING_DEADLINE = { default: 1_800, min: 60, max: 3_600 } as const;
 
@@ -130,14 +131,15 @@ export async function redeliverCodingSession(
   return sessionId!;
 }
 
-/** An owner's coding session on one task (`random`: any active one), within the account's cap of live sessions. */
+/** An owner's coding session on one task (`random`: any active one), within the account's cap of live sessions; 404 unless they own the agent. */
 export async function startCodingTask(
   em: EntityManager,
   deps: CodingDeps,
-  agent: Agent,
+  { agentId, ownerId }: OwnedAgentRef,
   request: { task: string; deadline_seconds?: number },
   log: FastifyBaseLogger,
 ): Promise<SessionRow> {
+  const agent = await ownedAgent(em, agentId, ownerId);
   assertCanTakeDelivery(agent);
   const task = await pickActiveTask(em, request.task);
   if (!task) {

@@ -32,6 +32,12 @@ export interface WorkResult {
 const notHandedOut = () =>
   new ArenaError('conflict', 'work item has not been handed out yet; fetch it with work/next first');
 
+/** A runner's call as it names its agent: the agent's id and the `X-Arena-Secret` it sent. */
+export interface PullCaller {
+  agentId: number;
+  secret: string | string[] | undefined;
+}
+
 /**
  * The pull agent a call names, once its secret checks out (not found, a wrong secret, push mode or
  * deactivated are refused in that order). With `lookAtQueue`, also whether it has queued work.
@@ -80,18 +86,19 @@ export function returnWork(db: EntityManager, id: number): Promise<void> {
 }
 
 /**
- * Records a runner's result. The delivery's workflow takes it while it waits; once settled, the same
+ * Records a runner's result, once the caller is authenticated as the item's agent. The delivery's workflow takes it while it waits; once settled, the same
  * result again is accepted and any other refused with the reason (answered, expired, cancelled).
  * A coding session's result is only its summary: the session goes on until submit or its deadline.
  */
 export async function submitWorkResult(
   db: EntityManager,
   workflows: WorkflowDeps,
-  agent: PullAgentRow,
+  caller: PullCaller,
   workId: string,
   result: WorkResult,
   receivedAt: number,
 ): Promise<{ work_id: string; recorded: true }> {
+  const agent = await authenticatePullAgent(db, caller.agentId, caller.secret);
   const parsed = parseDeliveryPublicId(workId);
   const row = parsed ? await findDelivery(db, agent.id, parsed.id) : undefined;
   if (!parsed || !row || row.kind !== parsed.kind || row.mode !== 'pull') throw notFound('work item');

@@ -7,8 +7,11 @@ import { errors, idParam } from '../schemas/common';
 import { workNextQuery, workParams, workPayload, workRecorded, workResult } from '../schemas/session';
 import { LongPolls, type LongPollsOptions } from '../long-polls';
 
-/** The long-polls' settings (LongPollsOptions, but the database, log and metrics, which come from the app), and: */
-export interface WorkRoutesOptions extends Omit<LongPollsOptions, 'db' | 'log' | 'metrics'> {
+/** The long-polls' settings (LongPollsOptions, but what the app and this plugin give them), and: */
+export interface WorkRoutesOptions extends Omit<
+  LongPollsOptions,
+  'db' | 'log' | 'metrics' | 'authenticate' | 'rateLimit'
+> {
   workflows: WorkflowDeps;
   /** Authenticated work/next calls per agent per minute. */
   pollsPerMinute: number;
@@ -20,12 +23,19 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
 ) => {
   // Raw SQL only, so no request needs an identity map of its own: a waiting long-poll holds nothing but its socket.
   const db = app.orm.em;
-  const longPolls = new LongPolls({ db, log: app.log, metrics: app, ...pollOptions });
   // Counted per agent, and only once the secret checked out, so nobody else can use up a runner's budget.
   const pollLimit = app.rateLimit({
     max: pollsPerMinute,
     timeWindow: '1 minute',
     keyGenerator: (request) => `work-next:${(request.params as { id: number }).id}`,
+  });
+  const longPolls = new LongPolls({
+    db,
+    log: app.log,
+    metrics: app,
+    authenticate: authenticatePullAgent,
+    rateLimit: pollLimit,
+    ...pollOptions,
   });
   const security = [{ agentSecret: [] }];
 
@@ -49,20 +59,12 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
       },
     },
     async (request, reply) => {
-      // Subscribed before the first look at the queue, so work queued while it looks still wakes the poll.
-      const poll = longPolls.subscribe(request.params.id);
-      try {
-        // The agent, and whether it has queued work, in one query: most long-polls find none.
-        const agent = await authenticatePullAgent(db, request.params.id, request.headers['x-arena-secret'], {
-          lookAtQueue: true,
-        });
-        await pollLimit.call(app, request, reply);
-        longPolls.hold(poll, request, reply, { queued: agent.queued === true, waitSeconds: request.query.wait });
-        return reply;
-      } catch (err) {
-        poll.drop();
-        throw err;
-      }
+      await longPolls.hold(request, reply, {
+        agentId: request.params.id,
+        secret: request.headers['x-arena-secret'],
+        waitSeconds: request.query.wait,
+      });
+      return reply;
     },
   );
 
@@ -80,8 +82,8 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
     },
     async (request) => {
       const receivedAt = Date.now();
-      const agent = await authenticatePullAgent(db, request.params.id, request.headers['x-arena-secret']);
-      return submitWorkResult(db, workflows, agent, request.params.work_id, request.body, receivedAt);
+      const caller = { agentId: request.params.id, secret: request.headers['x-arena-secret'] };
+      return submitWorkResult(db, workflows, caller, request.params.work_id, request.body, receivedAt);
     },
   );
 };

@@ -274,7 +274,13 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
         return accountPage(request, reply, { error: `${agent.name}: ${issuesDetail(task.error)}`, status: 400 });
       let session;
       try {
-        session = await startSandboxTask(request.em, workflows, agent, task.data, request.log);
+        session = await startSandboxTask(
+          request.em,
+          workflows,
+          { agentId: agent.id, ownerId: request.webUser!.id },
+          task.data,
+          request.log,
+        );
       } catch (err) {
         const failure = expectedFailure(err);
         if (!failure) throw err;

@@ -46,7 +46,8 @@ export const sandboxPages: FastifyPluginAsync<SandboxPagesOptions> = async (
       const form = taskForm.safeParse(request.body ?? {});
       if (!form.success) return sendErrorPage(request, reply, 400, 'choose a task');
       try {
-        const session = await startCodingTask(request.em, coding, agent, { task: form.data.task }, request.log);
+        const owned = { agentId: agent.id, ownerId: request.webUser!.id };
+        const session = await startCodingTask(request.em, coding, owned, { task: form.data.task }, request.log);
         return reply.redirect(`/account/agents/${agent.id}/sandbox/${deliveryJson(session).id}`, 303);
       } catch (err) {
         const failure = expectedFailure(err);

@@ -9,8 +9,10 @@ import net, { type AddressInfo } from 'node:net';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Gauge } from 'prom-client';
+import { ApiError } from '../../api/errors';
 import { LongPolls, WORK_NEXT_ROUTE, type HeldPoll } from '../../api/long-polls';
 import type { WorkSubscriber } from '../../api/work-notifier';
+import type { PullAgentRow } from '../../infra/db/repositories/agent.repository';
 import { waitFor } from '../support/wait';
 
 v8.setFlagsFromString('--expose-gc');
@@ -39,7 +41,11 @@ interface Harness {
   open: () => Promise<number>;
 }
 
-async function harness({ queued = false, db = databaseDown } = {}): Promise<Harness> {
+async function harness({
+  queued = false,
+  db = databaseDown,
+  refusal,
+}: { queued?: boolean; db?: EntityManager; refusal?: Error } = {}): Promise<Harness> {
   const logLines: Array<Record<string, unknown>> = [];
   const app = Fastify({ logger: { stream: { write: (line: string) => logLines.push(JSON.parse(line)) } } });
   const draining = new AbortController();
@@ -64,14 +70,17 @@ async function harness({ queued = false, db = databaseDown } = {}): Promise<Harn
     setAnswerHeaders: (res) => res.setHeader('link', '</.well-known/api-catalog>; rel="api-catalog"'),
     publicUrl: 'http://127.0.0.1',
     encryptionKey: Buffer.alloc(32),
+    authenticate: async () => {
+      if (refusal) throw refusal;
+      return { queued } as PullAgentRow;
+    },
+    // As the rate limit does: a header set on the reply before the poll is held.
+    rateLimit: async (_request, reply) => void reply.header('x-ratelimit-limit', '600'),
   });
   const fastifyObjects: Array<WeakRef<object>> = [];
   app.get<{ Querystring: { wait: string } }>('/api/agents/:id/work/next', async (request, reply) => {
-    const poll = longPolls.subscribe(1);
     fastifyObjects.push(new WeakRef(request), new WeakRef(reply));
-    // As the rate limit does: a header set on the reply before the poll is held.
-    reply.header('x-ratelimit-limit', '600');
-    longPolls.hold(poll, request, reply, { queued, waitSeconds: Number(request.query.wait) });
+    await longPolls.hold(request, reply, { agentId: 1, secret: 'the secret', waitSeconds: Number(request.query.wait) });
     return reply;
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -135,6 +144,15 @@ describe('a held long-poll', () => {
     expect(res.headers.get('connection')).toBe('close');
     // One that arrives while draining is not held either.
     expect((await fetch(`${h.url}?wait=50`)).status).toBe(204);
+  });
+
+  it('is refused as its authentication says, and is no longer notified', async () => {
+    h = await harness({ refusal: new ApiError(403, 'invalid or missing X-Arena-Secret') });
+    const res = await fetch(`${h.url}?wait=50`);
+    expect(res.status).toBe(403);
+    expect(h.subscribers.size).toBe(0);
+    expect(h.left()).toBe(1);
+    expect(await h.open()).toBe(0);
   });
 
   it('gives its place back and logs no answer when its runner leaves', async () => {

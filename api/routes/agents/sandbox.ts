@@ -34,15 +34,16 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request, reply) => {
-      const agent = await ownedAgent(request.em, request.params.id, request.account.id);
+      // The use case checks that the caller owns the agent (404 otherwise).
+      const owned = { agentId: request.params.id, ownerId: request.account.id };
       const { prompt, task, category, deadline_seconds } = request.body;
       const row =
         task !== undefined
-          ? await startCodingTask(request.em, coding, agent, { task, deadline_seconds }, request.log)
+          ? await startCodingTask(request.em, coding, owned, { task, deadline_seconds }, request.log)
           : await startSandboxTask(
               request.em,
               workflows,
-              agent,
+              owned,
               { prompt: prompt!, category: category ?? 'sandbox', deadline_seconds: deadline_seconds ?? 60 },
               request.log,
             );
