@@ -22,6 +22,7 @@ import { CODING_CATEGORY } from '../domain/sessions';
 import { Agent } from '../infra/db/entities/agent.entity';
 import type { CodingSessionInput, DeliveryOutcome } from '../workflows/contracts';
 import type { ActivityDeps } from '.';
+import { logDeliveryEnd } from './record-outcome';
 
 /** Why a session could not start when every uid of the range is held by a live session. */
 export const noFreeUid = (uidCount: number) =>
@@ -144,11 +145,7 @@ export function codingSessionActivities({ orm, sandbox, encryptionKey }: Activit
       // Counted and logged once, like every delivery: only the call that wrote the outcome.
       if (wrote) {
         codingSessionsTotal.inc({ status });
-        const fields = { sessionId: input.sessionId, kind: 'sandbox', status };
-        const { log } = Context.current();
-        // A scored run (passed or failed) is recorded; only an error or a missed deadline failed.
-        if (status === 'error' || status === 'timeout') log.info('delivery failed', { ...fields, error: input.error });
-        else log.info('delivery recorded', fields);
+        logDeliveryEnd(Context.current().log, { sessionId: input.sessionId, kind: 'sandbox', status }, input.error);
       }
       return { status };
     },

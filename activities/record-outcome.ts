@@ -80,9 +80,7 @@ export function outcomeActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'ar
           status: recorded.status,
           latencyMs: first.latencyMs,
         };
-        // An agent's failure is the agent's business, not a problem of the arena's: info, not warn.
-        if (recorded.status === 'answered' || recorded.status === 'cancelled') log.info('delivery recorded', fields);
-        else log.info('delivery failed', { ...fields, error: first.error });
+        logDeliveryEnd(log, fields, first.error);
         if (first.madeInactive)
           log.warn('push agent made inactive after repeated failures', { sessionId: input.sessionId });
         deliveriesTotal.inc({ kind: input.kind, mode: first.mode, outcome: recorded.status });
@@ -148,6 +146,20 @@ function outcomeRow(input: { kind: SessionKind; deadlineSeconds: number; settlem
  * answer, or a passing ping (retest), ends the run.
  */
 /** Failures that are the agent's: errors it answered or caused, and missed deadlines. Cancels and our own faults are not. */
+/**
+ * A delivery's end in the log, from the one call that wrote it: an error or a missed deadline
+ * failed; anything else (an answer, a cancel, a scored coding session) was recorded. An agent's
+ * failure is the agent's business, not a problem of the arena's: info, not warn.
+ */
+export function logDeliveryEnd(
+  log: Pick<Context['log'], 'info'>,
+  fields: { sessionId: number; kind: SessionKind; status: SessionStatus },
+  error: string | null | undefined,
+): void {
+  if (fields.status === 'error' || fields.status === 'timeout') log.info('delivery failed', { ...fields, error });
+  else log.info('delivery recorded', fields);
+}
+
 export function countsAsPushFailure(status: SessionStatus, settlement: Settlement): boolean {
   if (status !== 'error' && status !== 'timeout') return false;
   return !(settlement.status === 'error' && settlement.notAgentsFault);
