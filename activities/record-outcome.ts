@@ -139,13 +139,6 @@ function outcomeRow(input: { kind: SessionKind; deadlineSeconds: number; settlem
   }
 }
 
-/*
- * Push agents whose deliveries keep failing: each recorded push outcome updates the agent's run of
- * failures, and a run long enough (ARENA_PUSH_FAILURE_LIMIT failures spanning at least
- * ARENA_PUSH_FAILURE_SPAN seconds) makes the agent inactive with a `ping_error` saying why. A good
- * answer, or a passing ping (retest), ends the run.
- */
-/** Failures that are the agent's: errors it answered or caused, and missed deadlines. Cancels and our own faults are not. */
 /**
  * A delivery's end in the log, from the one call that wrote it: an error or a missed deadline
  * failed; anything else (an answer, a cancel, a scored coding session) was recorded. An agent's
@@ -160,6 +153,13 @@ export function logDeliveryEnd(
   else log.info('delivery recorded', fields);
 }
 
+/*
+ * Push agents whose deliveries keep failing: each recorded push outcome updates the agent's run of
+ * failures, and a run long enough (ARENA_PUSH_FAILURE_LIMIT failures spanning at least
+ * ARENA_PUSH_FAILURE_SPAN seconds) makes the agent inactive with a `ping_error` saying why. A good
+ * answer, or a passing ping (retest), ends the run.
+ */
+/** Failures that are the agent's: errors it answered or caused, and missed deadlines. Cancels and our own faults are not. */
 export function countsAsPushFailure(status: SessionStatus, settlement: Settlement): boolean {
   if (status !== 'error' && status !== 'timeout') return false;
   return !(settlement.status === 'error' && settlement.notAgentsFault);
