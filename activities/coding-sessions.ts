@@ -1,17 +1,16 @@
 /** Activities of a coding session on the shared queue: preparing its workspace on this worker, its summary and its end. */
 import { Context } from '@temporalio/activity';
 import {
-  codingStepsOf,
   codingSummaryOf,
   endCodingSession,
   findCodingSession,
-  finishBenchmarkRun,
-  leaseSandboxUid,
   openCodingSessionRows,
-  trimCodingSteps,
   markWorkspaceReady,
   recordCodingSummary,
 } from '../infra/db/repositories/coding.repository';
+import { codingStepsOf, trimCodingSteps } from '../infra/db/repositories/coding-step.repository';
+import { finishBenchmarkRun } from '../infra/db/repositories/benchmark-run.repository';
+import { leaseSandboxUid } from '../infra/db/repositories/sandbox-uid.repository';
 import { findCodingTask, isTaskActive } from '../infra/db/repositories/coding-task.repository';
 import { hashToken, sessionToken } from '../domain/credentials';
 import { codingTranscript } from '../domain/sandbox/transcript';

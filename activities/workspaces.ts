@@ -8,7 +8,8 @@
 import { heartbeating } from './heartbeat';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { SandboxLanguage } from '../domain/sandbox/languages';
-import { findCodingStep, recordCodingStep, releaseSandboxUid } from '../infra/db/repositories/coding.repository';
+import { findCodingStep, recordCodingStep } from '../infra/db/repositories/coding-step.repository';
+import { releaseSandboxUid } from '../infra/db/repositories/sandbox-uid.repository';
 import { findCodingTask } from '../infra/db/repositories/coding-task.repository';
 import type { SandboxRuntime } from '../infra/sandbox/runtime';
 import { codingStepLatency } from '../infra/metrics';

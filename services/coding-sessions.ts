@@ -15,20 +15,24 @@ import type { Prompt } from '../infra/db/entities/prompt.entity';
 import type { CodingStepKind } from '../infra/db/entities/coding-step.entity';
 import type { CodingCapacity, SandboxSettings } from '../infra/config';
 import {
-  admitCodingStep,
   closeUnstartedCodingSession,
-  latestBenchmarkRun,
   codingSessionByTokenHash,
-  dropCodingStep,
   findCodingSession,
-  findCodingStep,
-  finishBenchmarkRun,
   openCodingSessionRows,
-  startBenchmarkRun,
   type CodingSessionRow,
   type CodingSessionToOpen,
-  type CodingStepRow,
 } from '../infra/db/repositories/coding.repository';
+import {
+  admitCodingStep,
+  dropCodingStep,
+  findCodingStep,
+  type CodingStepRow,
+} from '../infra/db/repositories/coding-step.repository';
+import {
+  latestBenchmarkRun,
+  finishBenchmarkRun,
+  startBenchmarkRun,
+} from '../infra/db/repositories/benchmark-run.repository';
 import { activeTasks, findCodingTask, pickActiveTask } from '../infra/db/repositories/coding-task.repository';
 import { findDelivery, type SessionRow } from '../infra/db/repositories/session-read.repository';
 import { codingRefusals, SANDBOX_BUSY, STEP_CAP_REACHED, type CodingScore } from '../workflows/contracts';

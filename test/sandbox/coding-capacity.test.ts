@@ -5,7 +5,7 @@
  * scoring never waits behind steps, and old steps keep only what the transcript shows.
  */
 import { Client } from '@temporalio/client';
-import { addCodingStep } from '../../infra/db/repositories/coding.repository';
+import { addCodingStep } from '../../infra/db/repositories/coding-step.repository';
 import { applyRetention } from '../../workflows';
 import { register, type Registered, type TestApp } from '../support/test-app';
 import {

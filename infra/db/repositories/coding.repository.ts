@@ -1,19 +1,18 @@
 /**
- * The owner of coding sessions' tables: each session's coding side (`coding_sessions`), its steps
- * (`coding_steps`) and benchmark runs (`benchmark_runs`); and the status changes of a coding
- * session's row in `sessions`. The task catalogue is coding-task.repository.ts.
+ * The owner of coding sessions' tables: each session's coding side (`coding_sessions`) and the
+ * status changes of a coding session's row in `sessions`. Its steps are coding-step.repository.ts,
+ * benchmark runs benchmark-run.repository.ts, the sandbox's uid leases sandbox-uid.repository.ts
+ * and the task catalogue coding-task.repository.ts.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AgentMode } from '../../../domain/agent-state';
 import { codingPrompt } from '../../../domain/sandbox/prompt';
-import { stepAsShown } from '../../../domain/sandbox/transcript';
 import { CODING_CATEGORY, type SessionStatus } from '../../../domain/sessions';
 import { Agent } from '../entities/agent.entity';
-import type { CodingStepKind } from '../entities/coding-step.entity';
 import { Prompt } from '../entities/prompt.entity';
 import { newSessionNonce } from '../../../domain/credentials';
 import { addDelivery } from './session.repository';
-import { onlyRow, run } from './sql';
+import { run } from './sql';
 
 export interface NewCodingSession {
   sessionId: number;
@@ -24,9 +23,12 @@ export interface NewCodingSession {
   benchmarkRunId: number | null;
 }
 
-/** Advisory-lock keys: one account's coding admissions, and its steps with its workers', are decided one at a time. */
-const ADMISSION_LOCK = 26_001;
-const STEP_LOCK = 26_002;
+/**
+ * Advisory-lock keys: one account's coding admissions, and its steps with its workers'
+ * (coding-step.repository.ts), are decided one at a time. Each key pairs with an account or a
+ * worker, so the three must stay apart.
+ */
+export const CODING_LOCKS = { admission: 26_001, accountSteps: 26_002, workerSteps: 26_003 } as const;
 
 /** A coding session to open for an agent: its task, deadline and step cap, and where it comes from. */
 export interface CodingSessionToOpen {
@@ -49,7 +51,7 @@ export interface CodingSessionToOpen {
 export async function openCodingSessionRows(em: EntityManager, open: CodingSessionToOpen): Promise<number | undefined> {
   return em.transactional(async (tx) => {
     if (open.sessionsPerAccount !== undefined) {
-      await run(tx, `select pg_advisory_xact_lock(?, ?)`, [ADMISSION_LOCK, open.agent.ownerId]);
+      await run(tx, `select pg_advisory_xact_lock(?, ?)`, [CODING_LOCKS.admission, open.agent.ownerId]);
       const [live] = await run<{ n: number }>(
         tx,
         `select count(*)::int as n from sessions s join agents a on a.id = s.agent_id
@@ -156,133 +158,6 @@ export async function markWorkspaceReady(
   ]);
 }
 
-/** A step waiting to run: its request, written before the workflow is asked, so no file or output goes through the history. */
-export async function addCodingStep(
-  em: EntityManager,
-  sessionId: number,
-  kind: CodingStepKind,
-  request: Record<string, unknown>,
-): Promise<number> {
-  const rows = await run<{ id: number }>(
-    em,
-    `insert into coding_steps (session_id, kind, request, result, duration_ms, created_at)
-     values (?, ?, ?::jsonb, 'null'::jsonb, 0, now()) returning id`,
-    [sessionId, kind, JSON.stringify(request)],
-  );
-  return onlyRow(rows, 'new coding step').id;
-}
-
-/** A step in flight longer than this is left over (its API process died before asking the workflow): no cap counts it. */
-const STEP_IN_FLIGHT_AT_MOST = '3 minutes';
-
-export type StepAdmission = { stepId: number } | { full: 'account' | 'worker' };
-
-/**
- * Writes a step waiting to run, like `addCodingStep`, unless the account already has
- * `stepsPerAccount` steps in flight (written, not yet run), or the session's worker `stepsPerWorker`.
- * Decided under a lock per account, then per worker, so steps arriving at once cannot all pass.
- */
-export async function admitCodingStep(
-  em: EntityManager,
-  step: {
-    sessionId: number;
-    ownerId: number;
-    workerQueue: string | null;
-    kind: CodingStepKind;
-    request: Record<string, unknown>;
-  },
-  caps: { stepsPerAccount: number; stepsPerWorker: number },
-): Promise<StepAdmission> {
-  return em.transactional(async (tx) => {
-    // Both locks in one statement, account first; the count and the insert are the next one, so the
-    // count sees every step a transaction that held the locks before wrote.
-    await run(tx, `select pg_advisory_xact_lock(?, ?), pg_advisory_xact_lock(?, hashtext(coalesce(?, '')))`, [
-      STEP_LOCK,
-      step.ownerId,
-      STEP_LOCK + 1,
-      step.workerQueue,
-    ]);
-    const [row] = await run<{ account: number; worker: number; id: number | null }>(
-      tx,
-      `with in_flight as (
-         select count(*) filter (where a.owner_id = ?)::int as account, count(*) filter (where c.worker_queue = ?)::int as worker
-         from coding_steps st join coding_sessions c on c.session_id = st.session_id
-           join sessions s on s.id = st.session_id join agents a on a.id = s.agent_id
-         where st.n is null and st.created_at > now() - interval '${STEP_IN_FLIGHT_AT_MOST}'),
-       added as (
-         insert into coding_steps (session_id, kind, request, result, duration_ms, created_at)
-         select ?, ?, ?::jsonb, 'null'::jsonb, 0, now() from in_flight where account < ? and worker < ?
-         returning id)
-       select in_flight.account, in_flight.worker, added.id from in_flight left join added on true`,
-      [
-        step.ownerId,
-        step.workerQueue,
-        step.sessionId,
-        step.kind,
-        JSON.stringify(step.request),
-        caps.stepsPerAccount,
-        caps.stepsPerWorker,
-      ],
-    );
-    if (row?.id != null) return { stepId: row.id };
-    return { full: (row?.account ?? 0) >= caps.stepsPerAccount ? ('account' as const) : ('worker' as const) };
-  });
-}
-
-/** A step the workflow refused never ran: it leaves no trace in the transcript. */
-export async function dropCodingStep(em: EntityManager, stepId: number): Promise<void> {
-  await run(em, `delete from coding_steps where id = ? and n is null`, [stepId]);
-}
-
-export interface CodingStepRow {
-  id: number;
-  session_id: number;
-  n: number | null;
-  kind: CodingStepKind;
-  request: Record<string, unknown>;
-  result: Record<string, unknown> | null;
-  duration_ms: number;
-}
-
-export async function findCodingStep(em: EntityManager, stepId: number): Promise<CodingStepRow | undefined> {
-  const [row] = await run<CodingStepRow>(
-    em,
-    `select id, session_id, n, kind, request, result, duration_ms from coding_steps where id = ?`,
-    [stepId],
-  );
-  return row;
-}
-
-/**
- * A step's result, numbered; the session counts it and, at its first step, is `running`. A step
- * recorded already (a retried activity) keeps its first result.
- */
-export async function recordCodingStep(
-  em: EntityManager,
-  step: { stepId: number; sessionId: number; n: number; result: Record<string, unknown>; durationMs: number },
-): Promise<void> {
-  await em.transactional(async (tx) => {
-    const rows = await run(
-      tx,
-      `update coding_steps set n = ?, result = ?::jsonb, duration_ms = ? where id = ? and n is null returning id`,
-      [step.n, JSON.stringify(step.result), step.durationMs, step.stepId],
-    );
-    if (rows.length === 0) return;
-    await run(tx, `update coding_sessions set steps = steps + 1 where session_id = ?`, [step.sessionId]);
-    await run(tx, `update sessions set status = 'running' where id = ? and status = 'pending'`, [step.sessionId]);
-  });
-}
-
-/** The transcript: every step that ran, in order. */
-export function codingStepsOf(em: EntityManager, sessionId: number): Promise<CodingStepRow[]> {
-  return run<CodingStepRow>(
-    em,
-    `select id, session_id, n, kind, request, result, duration_ms from coding_steps
-     where session_id = ? and n is not null order by n`,
-    [sessionId],
-  );
-}
-
 /** The agent's answer to the delivery itself (its summary), once it gave one. */
 export async function codingSummaryOf(em: EntityManager, sessionId: number): Promise<string | null> {
   const [row] = await run<{ summary: string | null }>(em, `select summary from coding_sessions where session_id = ?`, [
@@ -375,52 +250,6 @@ export async function endCodingSession(
   });
 }
 
-/** Starts a benchmark run of `tasks` tasks, `trials` times each; undefined when the agent already has one running. */
-export async function startBenchmarkRun(
-  em: EntityManager,
-  agentId: number,
-  suite: string,
-  tasks: number,
-  trials: number,
-): Promise<number | undefined> {
-  const rows = await run<{ id: number }>(
-    em,
-    `insert into benchmark_runs (agent_id, suite, tasks, trials, created_at) values (?, ?, ?, ?, now())
-     on conflict do nothing returning id`,
-    [agentId, suite, tasks, trials],
-  );
-  return rows[0]?.id;
-}
-
-/** Closes a benchmark run, whatever it has left: its workflow has ended, or could not start. */
-export async function finishBenchmarkRun(em: EntityManager, runId: number): Promise<void> {
-  await run(em, `update benchmark_runs set finished_at = now() where id = ? and finished_at is null`, [runId]);
-}
-
-export interface BenchmarkProgress {
-  id: number;
-  /** Sessions the run plans: its tasks times its trials. */
-  tasks: number;
-  ended: number;
-  passed: number;
-  created_at: Date;
-  finished_at: Date | null;
-}
-
-/** An agent's latest benchmark run and how far it got. */
-export async function latestBenchmarkRun(em: EntityManager, agentId: number): Promise<BenchmarkProgress | undefined> {
-  const [row] = await run<BenchmarkProgress>(
-    em,
-    `select b.id, b.tasks * b.trials as tasks, b.created_at, b.finished_at,
-       count(*) filter (where s.status not in ('pending', 'running'))::int as ended,
-       count(*) filter (where s.status = 'passed')::int as passed
-     from benchmark_runs b left join coding_sessions c on c.benchmark_run_id = b.id left join sessions s on s.id = c.session_id
-     where b.agent_id = ? group by b.id order by b.id desc limit 1`,
-    [agentId],
-  );
-  return row;
-}
-
 /** Of these sessions, the ones that ended (or no longer exist): their workspaces may go. */
 export async function endedDeliveriesAmong(em: EntityManager, sessionIds: readonly number[]): Promise<number[]> {
   const rows = await run<{ id: number }>(
@@ -432,53 +261,6 @@ export async function endedDeliveriesAmong(em: EntityManager, sessionIds: readon
     [JSON.stringify(sessionIds)],
   );
   return rows.map((r) => r.id);
-}
-
-/** Leases past this long after their session ended are taken back when a uid is wanted (a worker lost mid-session left them). */
-const STALE_LEASE = '10 minutes';
-/** Tries at finding a free uid (a try loses only to another lease made at the same moment, or to a full range). */
-const LEASE_TRIES = 20;
-
-/**
- * The uid of the sandbox's range that `sessionId` holds while it lives: the one it leased already (a
- * retried preparation), else the first free one from `sessionId`'s place in the range on; undefined
- * when every one is held. The range's last uid is the isolation check's and never leased.
- */
-export async function leaseSandboxUid(
-  em: EntityManager,
-  sessionId: number,
-  range: { uidBase: number; uidCount: number },
-): Promise<number | undefined> {
-  const leasable = range.uidCount - 1;
-  await run(
-    em,
-    `delete from sandbox_uid_leases l using sessions s
-     where s.id = l.session_id and s.status not in ('pending', 'running') and s.completed_at < now() - interval '${STALE_LEASE}'`,
-  );
-  for (let i = 0; i < LEASE_TRIES; i++) {
-    const [held] = await run<{ uid: number }>(em, `select uid from sandbox_uid_leases where session_id = ?`, [
-      sessionId,
-    ]);
-    if (held) return held.uid;
-    const rows = await run<{ uid: number }>(
-      em,
-      `insert into sandbox_uid_leases (uid, session_id, leased_at)
-       select c.uid, ?, now() from generate_series(0, ? - 1) n cross join lateral (select ?::int + ((?::int + n) % ?::int) as uid) c
-       where not exists (select 1 from sandbox_uid_leases l where l.uid = c.uid)
-       order by n limit 1
-       on conflict do nothing returning uid`,
-      [sessionId, leasable, range.uidBase, sessionId, leasable],
-    );
-    const [leased] = rows;
-    if (leased) return leased.uid;
-    // Nothing inserted: every uid is held, or another lease took the one found; look again.
-  }
-  return undefined;
-}
-
-/** The session's uid goes back to the range: its workspace is gone and nothing of it runs. */
-export async function releaseSandboxUid(em: EntityManager, sessionId: number): Promise<void> {
-  await run(em, `delete from sandbox_uid_leases where session_id = ?`, [sessionId]);
 }
 
 export interface TamperedSession {
@@ -503,46 +285,4 @@ export function tamperedSessions(
      order by c.ended_at desc limit ?`,
     [filter.since ?? null, filter.since ?? null, filter.agentId ?? null, filter.agentId ?? null, filter.limit],
   );
-}
-
-/**
- * The retention of coding steps: the steps of sessions that ended more than `days` ago keep only what
- * the transcript shows (each row once, `batch` at a time); a step that never ran (its API process died
- * before asking the workflow) goes. Answers how many rows it changed; fewer than `batch` means done.
- */
-export async function trimCodingSteps(em: EntityManager, days: number, batch: number): Promise<number> {
-  return em.transactional(async (tx) => {
-    const rows = await run<{
-      id: number;
-      n: number | null;
-      kind: string;
-      request: Record<string, unknown>;
-      result: Record<string, unknown> | null;
-    }>(
-      tx,
-      `select st.id, st.n, st.kind, st.request, st.result from coding_steps st join coding_sessions c on c.session_id = st.session_id
-       where c.ended_at < now() - make_interval(days => ?) and st.trimmed_at is null
-       order by st.id limit ? for update of st skip locked`,
-      [days, batch],
-    );
-    const neverRan = rows.filter((row) => row.n === null).map((row) => row.id);
-    if (neverRan.length > 0) {
-      // The ids as one JSON array: a list binding would be spread into separate placeholders.
-      await run(tx, `delete from coding_steps where id in (select jsonb_array_elements_text(?::jsonb)::int)`, [
-        JSON.stringify(neverRan),
-      ]);
-    }
-    const shown = rows
-      .filter((row) => row.n !== null)
-      .map((row) => ({ id: row.id, ...stepAsShown(row.kind, row.request, row.result) }));
-    if (shown.length > 0) {
-      await run(
-        tx,
-        `update coding_steps st set request = x.request, result = x.result, trimmed_at = now()
-         from jsonb_to_recordset(?::jsonb) as x(id int, request jsonb, result jsonb) where st.id = x.id`,
-        [JSON.stringify(shown)],
-      );
-    }
-    return rows.length;
-  });
 }
