@@ -8,9 +8,14 @@ import type { Agent } from '../entities/agent.entity';
 import { onlyRow, run } from './sql';
 
 export class AgentRepository extends EntityRepository<Agent> {
-  /** An agent only if `ownerId` owns it: not owned and missing look the same to callers. */
-  findOwned(agentId: number, ownerId: number): Promise<Agent | null> {
-    return this.findOne({ id: agentId, owner: ownerId });
+  /**
+   * An agent only if `ownerId` owns it: not owned and missing look the same to callers. Found by its
+   * primary key, so a second look in the same request (a website form, then its use case) comes
+   * from the identity map, not the database.
+   */
+  async findOwned(agentId: number, ownerId: number): Promise<Agent | null> {
+    const agent = await this.findOne(agentId);
+    return agent?.owner.id === ownerId ? agent : null;
   }
 
   listOwned(ownerId: number): Promise<Agent[]> {
