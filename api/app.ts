@@ -84,11 +84,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     global: false,
     store: postgresBudgetStore(deps.orm, app.log),
     keyGenerator: routeAddressKey,
+    // Each budget says its own window (plugins/rate-limits.ts); this is for one that does not.
     errorResponseBuilder: (_request, context) =>
-      new ApiError(
-        context.statusCode,
-        `rate limit exceeded: at most ${context.max} requests per ${context.after}; retry later`,
-      ),
+      new ApiError(context.statusCode, `rate limit exceeded: retry in ${context.after}`),
   });
   await app.register(ormPlugin, { orm: deps.orm });
   await app.register(metricsPlugin, { orm: deps.orm, host: config.host, token: config.metricsToken });

@@ -3,8 +3,10 @@
  * The key names the action and who spends it, so the API and the website, and every API process,
  * spend one budget per action: an account's, or a client address's where nobody is signed in.
  */
+import type { errorResponseBuilderContext } from '@fastify/rate-limit';
 import type { FastifyRequest } from 'fastify';
 import { clientAddress } from '../client-address';
+import { ApiError } from '../errors';
 
 function actor(request: FastifyRequest): string {
   // An API key's account, else the website's signed-in person; the address only as a last resort.
@@ -12,9 +14,27 @@ function actor(request: FastifyRequest): string {
   return id === undefined ? `ip:${clientAddress(request)}` : `account:${id}`;
 }
 
+/**
+ * Limiter options for at most `max` requests per `timeWindow` ('1 hour') under the key `keyGenerator`
+ * gives. A refusal names the budget and its window, and the time left in it (the library's `after`,
+ * also the `Retry-After` header), which is not the window: 20 minutes in, an hour's budget says 40.
+ */
+export function budget(max: number, timeWindow: string, keyGenerator: (request: FastifyRequest) => string) {
+  return {
+    max,
+    timeWindow,
+    keyGenerator,
+    errorResponseBuilder: (_request: FastifyRequest, context: errorResponseBuilderContext) =>
+      new ApiError(
+        context.statusCode,
+        `rate limit exceeded: at most ${context.max} requests per ${timeWindow}; retry in ${context.after}`,
+      ),
+  };
+}
+
 /** The limiter options of an account's budget for `action`, for `app.rateLimit` where only some requests spend it. */
 export function accountBudget(action: string, max: number, timeWindow: string) {
-  return { max, timeWindow, keyGenerator: (request: FastifyRequest) => `${action}:${actor(request)}` };
+  return budget(max, timeWindow, (request) => `${action}:${actor(request)}`);
 }
 
 /** At most `max` of this action per account per `timeWindow`, checked after authentication so nobody spends another's budget. */
@@ -29,9 +49,7 @@ export function perAccountPerMinute(action: string, max: number) {
 
 /** At most `max` of this action per client address (an IPv6 client by its /64) per `timeWindow`: for what needs no account. */
 export function perAddress(action: string, max: number, timeWindow: string) {
-  return {
-    rateLimit: { max, timeWindow, keyGenerator: (request: FastifyRequest) => `${action}:ip:${clientAddress(request)}` },
-  };
+  return { rateLimit: budget(max, timeWindow, (request) => `${action}:ip:${clientAddress(request)}`) };
 }
 
 /** The key of a limited route that names no action: a budget of its own per address, never another route's. */

@@ -6,6 +6,7 @@ import type { WorkflowDeps } from '../../services/workflow-client';
 import { errors, idParam } from '../schemas/common';
 import { workNextQuery, workParams, workPayload, workRecorded, workResult } from '../schemas/session';
 import { LongPolls, type LongPollsOptions } from '../long-polls';
+import { budget } from '../plugins/rate-limits';
 
 /** The long-polls' settings (LongPollsOptions, but what the app and this plugin give them), and: */
 export interface WorkRoutesOptions extends Omit<
@@ -24,11 +25,9 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
   // Raw SQL only, so no request needs an identity map of its own: a waiting long-poll holds nothing but its socket.
   const db = app.orm.em;
   // Counted per agent, and only once the secret checked out, so nobody else can use up a runner's budget.
-  const pollLimit = app.rateLimit({
-    max: pollsPerMinute,
-    timeWindow: '1 minute',
-    keyGenerator: (request) => `work-next:${(request.params as { id: number }).id}`,
-  });
+  const pollLimit = app.rateLimit(
+    budget(pollsPerMinute, '1 minute', (request) => `work-next:${(request.params as { id: number }).id}`),
+  );
   const longPolls = new LongPolls({
     db,
     log: app.log,

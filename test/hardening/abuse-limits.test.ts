@@ -54,7 +54,20 @@ it('limits registrations per address, and says when to come back', async () => {
     expect((await t.app.inject({ method: 'POST', url: '/api/register', remoteAddress: ip })).statusCode).toBe(201);
   const again = await t.app.inject({ method: 'POST', url: '/api/register', remoteAddress: ip });
   expectLimited(again, 'register');
-  expect(again.json().detail).toMatch(/^rate limit exceeded: at most 3 requests per 1 hour/);
+  // The wait is the window's time left, rounded: a second into the window it reads 60 minutes.
+  expect(again.json().detail).toMatch(
+    /^rate limit exceeded: at most 3 requests per 1 hour; retry in (1 hour|60 minutes)$/,
+  );
+  // 20 minutes into the window, the budget is still 3 an hour; the wait is what is left of it.
+  await t.orm.em
+    .fork()
+    .getConnection()
+    .execute(`update rate_limit_budgets set resets_at = resets_at - interval '20 minutes' where key = ?`, [
+      `register:ip:${ip}`,
+    ]);
+  const later = await t.app.inject({ method: 'POST', url: '/api/register', remoteAddress: ip });
+  expectLimited(later, 'register');
+  expect(later.json().detail).toBe('rate limit exceeded: at most 3 requests per 1 hour; retry in 40 minutes');
   expect((await t.app.inject({ method: 'POST', url: '/api/register', remoteAddress: '10.9.9.10' })).statusCode).toBe(
     201,
   );

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyInstance, type InjectOptions, type LightMyRequestResponse } from 'fastify';
-import { ApiError, installErrorHandling } from '../../../api/errors';
+import { installErrorHandling } from '../../../api/errors';
 import { ormPlugin } from '../../../api/plugins/orm';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { loginRateLimit, logIn, oidcRoutes, signUp, webAuthPlugin, type SignUpInput } from '../../../api/web/auth';
@@ -34,14 +34,8 @@ export async function startAuthApp(
   const orm = await MikroORM.init(ormConfig(db.url));
   const app = Fastify({ logger: false });
   installErrorHandling(app);
-  await app.register(rateLimit, {
-    global: false,
-    errorResponseBuilder: (_request, context) =>
-      new ApiError(
-        context.statusCode,
-        `rate limit exceeded: at most ${context.max} requests per ${context.after}; retry later`,
-      ),
-  });
+  // Each limited route says its own refusal (api/plugins/rate-limits.ts).
+  await app.register(rateLimit, { global: false });
   await app.register(ormPlugin, { orm });
   await app.register(webAuthPlugin, {
     publicUrl,
