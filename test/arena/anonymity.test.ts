@@ -6,6 +6,7 @@ import { register, type Registered } from '../support/test-app';
 import { deliveryWorkflowId } from '../../workflows/contracts';
 import { dispatchArena } from '../../workflows';
 import { waitFor } from '../support/wait';
+import { findableText } from '../web/findable-text';
 import { startArena, type Arena } from './support';
 
 let arena: Arena;
@@ -155,6 +156,8 @@ it("does not let a judge who reads everything public find their battle's prompt,
   const everything = readings.join('\n');
   expect(everything).toContain('answer from /agent-'); // the gym answers, public
   for (const secret of secrets) expect(everything).not.toContain(secret.slice(0, 60));
+  // The prompt as the HTML pages would show it, where Markdown and escaping change the raw text.
+  expect(everything).not.toContain(findableText(battle.prompt.text));
   expect(everything).not.toMatch(new RegExp(`battle[^a-z]{0,5}${battle.battle_id}\\b`));
 });
 

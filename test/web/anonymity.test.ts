@@ -2,6 +2,7 @@
 import { Client } from '@temporalio/client';
 import { answer } from '../support/agent-server';
 import { startArena, type Arena } from '../arena/support';
+import { findableText } from './findable-text';
 import { WebClient } from './support';
 
 let arena: Arena;
@@ -41,14 +42,7 @@ beforeAll(async () => {
     [agentId],
   );
   mainTexts = rows.map((r) => r.response);
-  // As the page renders them (Markdown, HTML-escaped): their first line is enough to find them.
-  mainPrompts = rows.map((r) =>
-    r.prompt
-      .split('\n')[0]!
-      .replace(/[#*_`]/g, '')
-      .trim()
-      .slice(0, 40),
-  );
+  mainPrompts = rows.map((r) => findableText(r.prompt));
   expect(mainTexts.length).toBeGreaterThan(0);
 }, 120_000);
 afterAll(() => arena.close());
