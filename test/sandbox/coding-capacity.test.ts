@@ -4,10 +4,6 @@
  * busy worker could not start in time is refused rather than ending the session as "workspace lost",
  * scoring never waits behind steps, and old steps keep only what the transcript shows.
  */
-import { execFile } from 'node:child_process';
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { Client } from '@temporalio/client';
 import { addCodingStep } from '../../infra/db/repositories/coding-step.repository';
 import { applyRetention } from '../../workflows';
@@ -83,20 +79,9 @@ const admitted = (w: CodingWork) =>
     void look();
   });
 
-/**
- * A pipe in `w`'s workspace that a step waits on (`read held < gate`) until the test opens it, the
- * function returned: the step stays in flight for as long as the test needs, however slow the machine.
- */
-async function gate(w: CodingWork): Promise<() => Promise<void>> {
-  const pipe = path.join(arena.sandboxDir, w.work_id.split('-')[1]!, 'gate');
-  await promisify(execFile)('mkfifo', ['-m', '644', pipe]);
-  return async () => (await fs.open(pipe, 'w')).close();
-}
-
 it('caps an account’s steps in flight, and a worker’s, without starving the other accounts', async () => {
   const [wx, wy, wz] = [await session(x), await session(y), await session(z)];
-  const releaseX = await gate(wx);
-  const xRunning = exec(wx, 'read held < gate; echo x');
+  const xRunning = exec(wx, 'sleep 4; echo x');
   await admitted(wx);
   // X's next step waits for its first: 429.
   const xAgain = await exec(wx, 'echo again');
@@ -111,7 +96,6 @@ it('caps an account’s steps in flight, and a worker’s, without starving the 
   expect(zRefused.json().detail).toBe(
     "the session's sandbox worker is busy with other sessions' steps; this step did not run, send it again shortly",
   );
-  await releaseX();
   expect((await xRunning).json().stdout).toBe('x\n');
   expect((await yQueued).json().stdout).toBe('y\n');
   expect((await exec(wz, 'echo z')).json().stdout).toBe('z\n');
@@ -121,8 +105,7 @@ it('caps an account’s steps in flight, and a worker’s, without starving the 
 it('scores a session at once while the worker’s step slots are full, and refuses a step its busy worker could not start in time', async () => {
   const [wx, wy, wz] = [await session(x), await session(y), await session(z)];
   const started = Date.now();
-  const releaseX = await gate(wx);
-  const xLong = exec(wx, 'read held < gate; echo x');
+  const xLong = exec(wx, 'sleep 40; echo x');
   await admitted(wx);
   // Z's submit: its scoring runs on the worker's end queue, not behind X's step.
   expect((await stepOf(t, wz.sandbox)('POST', 'submit')).json()).toMatchObject({ status: 'failed', tests_passed: 4 });
@@ -135,7 +118,6 @@ it('scores a session at once while the worker’s step slots are full, and refus
     "the session's sandbox worker is busy with other sessions' steps; this step did not run, send it again shortly",
   ]);
   expect((await feedEntryOf(t, y.agent.id, wy.work_id)).status).toBe('pending');
-  await releaseX();
   expect((await xLong).json().stdout).toBe('x\n');
   // The refused step did not use up Y's one step.
   expect((await exec(wy, 'echo y')).json().stdout).toBe('y\n');
