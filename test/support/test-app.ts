@@ -71,7 +71,7 @@ export async function startTestApp(
   } = {},
 ): Promise<TestApp> {
   const db = options.databaseUrl
-    ? { url: options.databaseUrl, drop: async () => undefined }
+    ? { url: options.databaseUrl, idBase: undefined, drop: async () => undefined }
     : await createTestDatabase();
   const temporalAddress = process.env.TEST_TEMPORAL_ADDRESS!;
   const config = {
@@ -83,6 +83,7 @@ export async function startTestApp(
       ARENA_ALLOW_PRIVATE_WEBHOOKS: 'true',
       LOG_LEVEL: 'silent',
       TEMPORAL_TASK_QUEUE: `test-${randomBytes(6).toString('hex')}`,
+      ...(db.idBase === undefined ? {} : sandboxUidRange(db.idBase)),
       ...env,
     }),
   } as RuntimeConfig;
@@ -155,6 +156,15 @@ export async function register(
 }
 
 /** What a separate API or worker process needs to share this test app's database, Temporal server, task queue and key. */
+/**
+ * A sandbox uid range of the test file's own, from its database's id block: uids are leased per
+ * database, so two files on the default range leased the same uid, and one file's session end killed
+ * the other's commands. Above the default range and the uids the sandbox unit tests use.
+ */
+function sandboxUidRange(idBase: number): Record<string, string> {
+  return { ARENA_SANDBOX_UID_BASE: String(1_000_000 + (idBase / 1_000_000) * 1_000), ARENA_SANDBOX_UID_COUNT: '1000' };
+}
+
 export function sharedProcessEnv(t: TestApp): NodeJS.ProcessEnv {
   return {
     ...process.env,
@@ -164,6 +174,8 @@ export function sharedProcessEnv(t: TestApp): NodeJS.ProcessEnv {
     TEMPORAL_TASK_QUEUE: t.config.taskQueue,
     ARENA_ENCRYPTION_KEY: t.config.encryptionKey.toString('hex'),
     ARENA_ALLOW_PRIVATE_WEBHOOKS: 'true',
+    ARENA_SANDBOX_UID_BASE: String(t.config.sandbox.uidBase),
+    ARENA_SANDBOX_UID_COUNT: String(t.config.sandbox.uidCount),
     LOG_LEVEL: 'warn',
   };
 }

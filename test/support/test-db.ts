@@ -41,7 +41,7 @@ async function nextIdBase(): Promise<number> {
  * per Temporal namespace, which every test file shares. Starting each database's ids at its own
  * block keeps one file's workflows from colliding with another's.
  */
-async function spreadIds(url: string): Promise<void> {
+async function spreadIds(url: string): Promise<number> {
   const base = await nextIdBase();
   const client = new Client({ connectionString: url });
   await client.connect();
@@ -54,17 +54,20 @@ async function spreadIds(url: string): Promise<void> {
   } finally {
     await client.end();
   }
+  return base;
 }
 
 export interface TestDatabase {
   url: string;
+  /** The first id of its block (spreadIds). */
+  idBase: number;
   drop(): Promise<void>;
 }
 
-/** Migrates a database and starts its ids at a block of their own (see spreadIds), as every test database is. */
-export async function prepareDatabase(url: string): Promise<void> {
+/** Migrates a database and starts its ids at a block of their own (see spreadIds), as every test database is; answers the block's first id. */
+export async function prepareDatabase(url: string): Promise<number> {
   await migrateDatabase(url);
-  await spreadIds(url);
+  return spreadIds(url);
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {
@@ -72,9 +75,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin((c) => c.query(`create database ${name}`));
   const url = new URL(adminUrl());
   url.pathname = `/${name}`;
-  await prepareDatabase(url.toString());
+  const idBase = await prepareDatabase(url.toString());
   return {
     url: url.toString(),
+    idBase,
     drop: () => admin((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
   };
 }
