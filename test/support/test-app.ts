@@ -155,7 +155,6 @@ export async function register(
   };
 }
 
-/** What a separate API or worker process needs to share this test app's database, Temporal server, task queue and key. */
 /**
  * A sandbox uid range of the test file's own, from its database's id block: uids are leased per
  * database, so two files on the default range leased the same uid, and one file's session end killed
@@ -165,6 +164,7 @@ function sandboxUidRange(idBase: number): Record<string, string> {
   return { ARENA_SANDBOX_UID_BASE: String(1_000_000 + (idBase / 1_000_000) * 1_000), ARENA_SANDBOX_UID_COUNT: '1000' };
 }
 
+/** What a separate API or worker process needs to share this test app's database, Temporal server, task queue and key. */
 export function sharedProcessEnv(t: TestApp): NodeJS.ProcessEnv {
   return {
     ...process.env,
