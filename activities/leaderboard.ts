@@ -1,15 +1,14 @@
 /**
- * The scheduled leaderboard refresh: publishes the votes whose answers left judging, flags outlier
- * judges, fits every board (overall and per category, raw and controlled for style) on the
- * published votes of the others, and rewrites the cache.
+ * The scheduled leaderboard refresh: reviews the judges (who is established, who is flagged),
+ * publishes the votes whose answers left judging, fits every board (overall and per category, raw
+ * and controlled for style) on the published votes that count, and rewrites the cache.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { OVERALL, boardCategory } from '../domain/ratings/boards';
-import { findOutlierJudges } from '../domain/ratings/outlier-judges';
 import { answerStyle } from '../domain/ratings/style';
 import { boardVote } from '../domain/ratings/vote-export';
-import { castVotes } from '../infra/db/repositories/battle.repository';
-import { replaceBoards, replaceJudgeFlags } from '../infra/db/repositories/leaderboard.repository';
+import type { UncountedReason } from '../domain/ratings/vote-flags';
+import { closeOverduePairs } from '../infra/db/repositories/pair.repository';
+import { replaceBoards, replaceVoteFlags } from '../infra/db/repositories/leaderboard.repository';
 import {
   poolCategories,
   publishVotes,
@@ -20,6 +19,7 @@ import {
 } from '../infra/db/repositories/public-vote.repository';
 import type { ActivityDeps } from '.';
 import { heartbeating } from './heartbeat';
+import { reviewJudges } from './judge-review';
 import { fitBoardsInThreads } from './leaderboard-fit';
 import { VoteColumnsBuilder } from './vote-columns';
 
@@ -50,18 +50,6 @@ function publicVoteRow(v: VoteToPublish, category: string): PublicVoteRow {
   };
 }
 
-/**
- * The judges whose votes disagree with everyone else's far beyond chance, over every vote cast
- * (published or not). In a function of its own so the million rows it reads are gone before the fit.
- */
-async function outlierJudges(em: EntityManager) {
-  const votes = await castVotes(em);
-  const reports = findOutlierJudges(
-    votes.map((v) => ({ judgeId: v.judge_id, a: v.agent_a_id, b: v.agent_b_id, outcome: v.winner })),
-  );
-  return reports.filter((r) => r.flagged);
-}
-
 export interface LeaderboardSummary {
   agents: number;
   votes: number;
@@ -73,16 +61,23 @@ export function leaderboardActivities({ orm, arena }: Pick<ActivityDeps, 'orm' |
   return {
     async refreshLeaderboard(): Promise<LeaderboardSummary> {
       const em = orm.em.fork();
-      const flagged = await outlierJudges(em);
-      const flaggedIds = new Set(flagged.map((r) => r.judgeId));
+      // Pairs whose answers left judging by their window are never handed out again.
+      await closeOverduePairs(em);
+      const review = await reviewJudges(em, arena);
 
       // The votes published before, and those whose answers have left judging since: these are
       // published with the boards they are counted on, in one transaction, so that the export
       // never lists a vote the boards have not counted.
       const counted = new VoteColumnsBuilder();
+      const uncounted: Array<{ battleId: number; reason: UncountedReason }> = [];
+      const count = (battleId: number, voided: boolean, vote: Parameters<typeof boardVote>[0]) => {
+        const reason = voided ? 'voided' : review.uncounted.get(battleId);
+        if (reason) uncounted.push({ battleId, reason });
+        else counted.add(battleId, boardVote(vote));
+      };
       for (let after = 0; ;) {
         const page = await publishedVotes(em, after, READ_PAGE, { counted: false });
-        for (const v of page) if (!flaggedIds.has(v.judge_id)) counted.add(v.battle_id, boardVote(v));
+        for (const v of page) count(v.battle_id, v.voided, v);
         if (page.length < READ_PAGE) break;
         after = page[page.length - 1]!.battle_id;
       }
@@ -93,7 +88,7 @@ export function leaderboardActivities({ orm, arena }: Pick<ActivityDeps, 'orm' |
         for (const v of page) {
           const row = publicVoteRow(v, boardCategory(v.prompt_category, pool));
           fresh.push(row);
-          if (!flaggedIds.has(v.judge_id)) counted.add(v.battle_id, boardVote(row));
+          count(v.battle_id, false, row);
         }
         if (page.length < READ_PAGE) break;
         after = page[page.length - 1]!.battle_id;
@@ -108,10 +103,10 @@ export function leaderboardActivities({ orm, arena }: Pick<ActivityDeps, 'orm' |
       await orm.em.fork().transactional(async (tx) => {
         await publishVotes(tx, fresh);
         await replaceBoards(tx, boards);
-        await replaceJudgeFlags(tx, flagged);
+        await replaceVoteFlags(tx, review.flags, uncounted);
       });
       const overall = boards.find((b) => b.board === OVERALL && !b.styleControl);
-      return { agents: overall?.entries.length ?? 0, votes: columns.count, flaggedJudges: flagged.length };
+      return { agents: overall?.entries.length ?? 0, votes: columns.count, flaggedJudges: review.flaggedJudges };
     },
   };
 }

@@ -31,7 +31,10 @@ export function liveBattleActivities({ orm, arena }: ActivityDeps) {
             continue;
           }
           if (!FAILED.has(side.status)) continue;
-          const [agent] = await eligibleAgents(em, arena.requireGym, [...taken]);
+          const [agent] = await eligibleAgents(em, arena.requireGym, {
+            ownerIds: [...taken],
+            ...(battle.judge_cluster === null ? {} : { cluster: battle.judge_cluster }),
+          });
           if (!agent) continue;
           taken.add(agent.owner_id);
           const session = addDelivery(em, {

@@ -20,6 +20,7 @@ import {
   makePushAgentInactive,
 } from '../infra/db/repositories/agent.repository';
 import { pairNewAnswer } from '../infra/db/repositories/pair.repository';
+import { judgingWindow } from '../domain/arena';
 import { countAnswer } from '../infra/db/repositories/prompt.repository';
 import {
   deliveryStatus,
@@ -50,7 +51,12 @@ export function outcomeActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'ar
           await countAnswer(em, input.sessionId);
           // In the same transaction, so an answer is never public before it is in judging, nor judged unpaired.
           await startJudging(em, input.sessionId, arena.judgingDays);
-          await pairNewAnswer(em, input.sessionId, arena.pairsPerAnswer);
+          await pairNewAnswer(
+            em,
+            input.sessionId,
+            arena.pairsPerAnswer,
+            judgingWindow(arena.judgingWindowMinutes).marginSeconds,
+          );
         }
         if (updated.mode === 'pull')
           await settleWork(em, input.sessionId, input.settlement.status === 'pulled' ? 'completed' : 'expired');

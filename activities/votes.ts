@@ -1,6 +1,7 @@
 /** Activities of votes and live battles: the Elo change of a vote in one transaction, and closing a live battle. */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { BattleStatus, Verdict } from '../domain/arena';
+import { eloWeight, NEW_JUDGE_ELO_WEIGHT } from '../domain/judges';
 import { eloUpdate } from '../domain/ratings/elo';
 import { lockElos, setElo } from '../infra/db/repositories/agent.repository';
 import {
@@ -11,6 +12,7 @@ import {
 } from '../infra/db/repositories/battle.repository';
 import { countPairVote, sessionsFullyVoted } from '../infra/db/repositories/pair.repository';
 import { countBothBad } from '../infra/db/repositories/prompt.repository';
+import { standingOf } from '../infra/db/repositories/judge-standing.repository';
 import { insertRatingChange, ratingChangesOf } from '../infra/db/repositories/rating.repository';
 import { endJudging } from '../infra/db/repositories/session.repository';
 import type { RecordedVote } from '../workflows/contracts';
@@ -36,9 +38,12 @@ export function voteActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'arena
         if (battle.status !== 'open')
           throw ApplicationFailure.nonRetryable(`battle ${battleId} is ${battle.status}, not open for a vote`);
 
-        const agents = await lockElos(em, battle.agent_a_id, battle.agent_b_id);
+        const agents = await lockElos(em, [battle.agent_a_id, battle.agent_b_id]);
         const eloOf = (id: number) => agents.find((a) => a.id === id)!.elo;
-        const update = eloUpdate(eloOf(battle.agent_a_id), eloOf(battle.agent_b_id), winner);
+        // A new judge's vote moves Elo a little; a voided judge's, not at all (domain/judges.ts).
+        const standing = await standingOf(em, battle.judge_id);
+        const weight = standing ? eloWeight(standing) : NEW_JUDGE_ELO_WEIGHT;
+        const update = eloUpdate(eloOf(battle.agent_a_id), eloOf(battle.agent_b_id), winner, weight);
         for (const [agentId, side] of [
           [battle.agent_a_id, update.a],
           [battle.agent_b_id, update.b],
@@ -46,7 +51,7 @@ export function voteActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'arena
           await setElo(em, agentId, side.after);
           await insertRatingChange(em, { agentId, battleId, before: side.before, after: side.after });
         }
-        await markBattleVoted(em, battleId, winner);
+        await markBattleVoted(em, battleId, { winner, eloWeight: weight, voided: standing?.voided ?? false });
         if (winner === 'both_bad') await countBothBad(em, battle.prompt_id);
         // A live battle's two answers are judged by its one vote; a pool answer by its pairs' votes.
         if (battle.live) {

@@ -20,3 +20,13 @@ export function trustProxyOption(setting: TrustProxy): false | string[] | ((addr
 export function clientAddress(request: FastifyRequest): string {
   return normalizeIP(request.ip, IPV6_PREFIX);
 }
+
+/** The judge behind a request: its account and the client address per-address rules count. */
+export function judgeOf(request: FastifyRequest, judgeId: number): { judgeId: number; network: string } {
+  return { judgeId, network: clientAddress(request) };
+}
+
+/** Where a new account is made from: the request's address, and its network as per-address rules count it. */
+export function clientOrigin(request: FastifyRequest): { ip: string; network: string } {
+  return { ip: request.ip, network: clientAddress(request) };
+}

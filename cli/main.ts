@@ -5,19 +5,12 @@ import { backupCommand, restoreCommand, type RestoreOptions } from './backup';
 import { CommandError, type Print } from './command';
 import { withDatabase } from './database';
 import { listDeliveriesCommand, redeliverCommand, type FilterOptions } from './deliveries';
-import {
-  acceptOffered,
-  addPrompts,
-  listFlaggedJudges,
-  listOffered,
-  listPrompts,
-  rejectOffered,
-  retirePrompts,
-} from './prompts';
+import { acceptOffered, addPrompts, listOffered, listPrompts, rejectOffered, retirePrompts } from './prompts';
 import { replayCommand, type ReplayOptions } from './replay';
 import { RESET_POINTS, resetCommand } from './reset';
 import { listTampered, type TamperedOptions } from './coding';
 import { fitFromExport, type FitOptions } from './leaderboard';
+import { listJudges, trustJudgesCommand, voidJudgesCommand } from './judges';
 import { addTask, importHumanEval, listTasks, setTasksActive } from './tasks';
 import { withTemporal } from './temporal';
 
@@ -227,10 +220,26 @@ export async function main(
     .option('--min-votes <n>', "votes an agent needs for a rank: the arena's ARENA_MIN_VOTES", '10')
     .option('--json', 'print the board as JSON')
     .action((opts: FitOptions) => fitFromExport(opts, print));
-  program
-    .command('judges')
-    .description('list judges flagged as outliers by the last leaderboard refresh')
-    .action(() => db((orm) => listFlaggedJudges(orm.em.fork(), print)));
+  const judges = program.command('judges').description("judges: their standing, the refresh's flags, trust and voids");
+  judges
+    .command('list', { isDefault: true })
+    .description(
+      "every judge's standing (new, established, trusted, voided) and the last refresh's flags (the default)",
+    )
+    .action(() => db((orm) => listJudges(orm.em.fork(), print)));
+  judges
+    .command('trust <names...>')
+    .description('vouch for judges (usernames, or cluster:<id>): their votes count from the next refresh')
+    .action((names: string[]) => db((orm) => trustJudgesCommand(orm.em.fork(), names, print)));
+  judges
+    .command('void <names...>')
+    .description(
+      'void every vote of judges (usernames, or cluster:<id>): Elo changes taken back now, off the boards at the next refresh',
+    )
+    .requiredOption('--reason <text>', 'why, for the record')
+    .action((names: string[], opts: { reason: string }) =>
+      db((orm) => voidJudgesCommand(orm.em.fork(), names, opts.reason, print)),
+    );
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -1,7 +1,6 @@
 /** `arena prompts …`: operators add pool prompts from a file, retire them, list them, and review prompts offered from live battles. */
 import fs from 'node:fs';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { flaggedJudges } from '../infra/db/repositories/leaderboard.repository';
 import {
   acceptOfferedPrompt,
   agentsWithPoolExhausted,
@@ -102,11 +101,4 @@ export async function rejectOffered(em: EntityManager, ref: string, print: Print
   const id = promptId(ref);
   if (!(await rejectOfferedPrompt(em, id))) throw await notReviewable(em, id);
   print(`rejected ${id}`);
-}
-
-export async function listFlaggedJudges(em: EntityManager, print: Print): Promise<void> {
-  const rows = await flaggedJudges(em);
-  print(['user_id', 'username', 'votes', 'p_value'].join('\t'));
-  for (const r of rows) print([r.id, r.username, r.votes, r.p_value.toExponential(2)].join('\t'));
-  print(`${rows.length} judge(s) flagged; their votes are left out of the leaderboard fit`);
 }

@@ -43,8 +43,18 @@ export interface ArenaSettings {
   pairsPerAnswer: number;
   /** Judges a pair is handed to, at most; an answer leaves judging once each of its pairs has this many votes… */
   votesPerPair: number;
-  /** …or this many days after it was recorded, whichever comes first. */
+  /** …or this many days after it was recorded, whichever comes first… */
   judgingDays: number;
+  /** …or this many minutes after one of its pairs was first handed to a judge (so votes reach the board within minutes). */
+  judgingWindowMinutes: number;
+  /** A judge's votes count on the fitted boards once the account is this many days old… */
+  judgeEstablishDays: number;
+  /** …and this many of its votes could be compared with established judges' votes on the same pairs (agreeing at least half the time). */
+  judgeEstablishVotes: number;
+  /** Votes per client address (an IPv6 /64) per UTC day, across all its accounts. */
+  addressDailyVotes: number;
+  /** Live battles an account may have started and not yet voted on (running or open) at once. */
+  openLiveBattles: number;
   leaderboardIntervalSeconds: number;
   /** Votes an agent needs for a rank on the leaderboard; with fewer it is listed as provisional. */
   minVotes: number;

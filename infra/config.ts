@@ -65,6 +65,19 @@ const envSchema = z
     ARENA_PAIRS_PER_ANSWER: positiveInt.max(100, 'must be at most 100').default(4),
     ARENA_VOTES_PER_PAIR: positiveInt.max(100, 'must be at most 100').default(3),
     ARENA_JUDGING_DAYS: positiveInt.max(365, 'must be at most 365').default(7),
+    ARENA_JUDGING_WINDOW_MINUTES: positiveInt
+      .min(3, 'must be at least 3')
+      .max(10_080, 'must be at most 10080')
+      .default(15),
+    ARENA_JUDGE_ESTABLISH_DAYS: z.coerce
+      .number()
+      .int('expected a whole number of days')
+      .min(0, 'must not be negative')
+      .max(365, 'must be at most 365')
+      .default(7),
+    ARENA_JUDGE_ESTABLISH_VOTES: positiveInt.max(10_000, 'must be at most 10000').default(20),
+    ARENA_ADDRESS_DAILY_VOTES: positiveInt.default(300),
+    ARENA_OPEN_LIVE_BATTLES: positiveInt.max(100, 'must be at most 100').default(3),
     ARENA_LEADERBOARD_INTERVAL: positiveInt.default(60),
     ARENA_MIN_VOTES: positiveInt.default(10),
     ARENA_LEADERBOARD_THREADS: positiveInt.max(64, 'must be at most 64').default(2),
@@ -174,6 +187,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pairsPerAnswer: e.ARENA_PAIRS_PER_ANSWER,
       votesPerPair: e.ARENA_VOTES_PER_PAIR,
       judgingDays: e.ARENA_JUDGING_DAYS,
+      judgingWindowMinutes: e.ARENA_JUDGING_WINDOW_MINUTES,
+      judgeEstablishDays: e.ARENA_JUDGE_ESTABLISH_DAYS,
+      judgeEstablishVotes: e.ARENA_JUDGE_ESTABLISH_VOTES,
+      addressDailyVotes: e.ARENA_ADDRESS_DAILY_VOTES,
+      openLiveBattles: e.ARENA_OPEN_LIVE_BATTLES,
       leaderboardIntervalSeconds: e.ARENA_LEADERBOARD_INTERVAL,
       minVotes: e.ARENA_MIN_VOTES,
       leaderboardThreads: e.ARENA_LEADERBOARD_THREADS,

@@ -3,6 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey } from '../infra/db/entities/api-key.entity';
 import { User } from '../infra/db/entities/user.entity';
+import { placeInRegistrationCluster, type RegistrationOrigin } from '../infra/db/repositories/user.repository';
 import { apiKeyPrefix, hashToken, newApiKey } from '../domain/credentials';
 import { generatedUsername } from '../domain/username';
 import { notFound } from '../domain/errors';
@@ -34,13 +35,16 @@ export async function revokeApiKey(em: EntityManager, userId: number, keyId: num
   if ((await em.nativeDelete(ApiKey, { id: keyId, user: userId })) === 0) throw notFound('API key');
 }
 
-/** A new account with a generated name and its first API key, returned once; `ip` is kept for abuse tracking. */
-export async function registerAccount(em: EntityManager, ip: string): Promise<{ apiKey: string; user: User }> {
+/** A new account with a generated name and its first API key, returned once; where it came from is kept for abuse tracking. */
+export async function registerAccount(
+  em: EntityManager,
+  origin: RegistrationOrigin,
+): Promise<{ apiKey: string; user: User }> {
   const apiKey = newApiKey();
   // A generated name can collide; a couple of fresh draws settle it.
   for (let attempt = 0; ; attempt++) {
     const work = em.fork();
-    const user = work.create(User, { username: generatedUsername(), registrationIp: ip });
+    const user = work.create(User, { username: generatedUsername(), registrationIp: origin.ip });
     work.create(ApiKey, { user, keyHash: hashToken(apiKey), keyPrefix: apiKeyPrefix(apiKey) });
     try {
       await work.flush();
@@ -48,6 +52,7 @@ export async function registerAccount(em: EntityManager, ip: string): Promise<{ 
       if (err instanceof UniqueConstraintViolationException && attempt < 3) continue;
       throw err;
     }
+    await placeInRegistrationCluster(work, user.id, origin.network);
     return { apiKey, user };
   }
 }

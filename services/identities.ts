@@ -2,6 +2,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { User } from '../infra/db/entities/user.entity';
+import { placeInRegistrationCluster, type RegistrationOrigin } from '../infra/db/repositories/user.repository';
 import { UserIdentity } from '../infra/db/entities/user-identity.entity';
 import { ArenaError } from '../domain/errors';
 import { generatedUsername } from '../domain/username';
@@ -28,7 +29,11 @@ export const LINKED_ELSEWHERE = 'this identity is already linked to another acco
  * signing in here would land in that account. ArenaError `conflict` says to sign in with the password
  * and link from the account page instead.
  */
-export async function accountForIdentity(em: EntityManager, identity: ProviderIdentity, ip?: string): Promise<User> {
+export async function accountForIdentity(
+  em: EntityManager,
+  identity: ProviderIdentity,
+  origin?: RegistrationOrigin,
+): Promise<User> {
   for (let attempt = 0; ; attempt++) {
     const linked = await em.findOne(
       UserIdentity,
@@ -42,7 +47,11 @@ export async function accountForIdentity(em: EntityManager, identity: ProviderId
     if (verifiedEmail && (await em.count(User, { email: verifiedEmail })) > 0)
       throw new ArenaError('conflict', EMAIL_IN_USE);
     const work = em.fork();
-    const user = work.create(User, { username: generatedUsername(), email: verifiedEmail, registrationIp: ip ?? null });
+    const user = work.create(User, {
+      username: generatedUsername(),
+      email: verifiedEmail,
+      registrationIp: origin?.ip ?? null,
+    });
     work.create(UserIdentity, { provider: identity.provider, subject: identity.subject, user });
     try {
       await work.flush();
@@ -51,6 +60,7 @@ export async function accountForIdentity(em: EntityManager, identity: ProviderId
       if (err instanceof UniqueConstraintViolationException && attempt < 3) continue;
       throw err;
     }
+    if (origin) await placeInRegistrationCluster(work, user.id, origin.network);
     return em.findOneOrFail(User, user.id);
   }
 }

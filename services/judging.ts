@@ -7,13 +7,19 @@ import type { ArenaSettings } from '../infra/config';
 import { Agent } from '../infra/db/entities/agent.entity';
 import {
   findBattle,
+  noteVoteNetwork,
   openBattleOf,
   openBattleOnNextPair,
+  pairVotedFrom,
   votesToday,
+  votesTodayFrom,
   type BattleWithAnswers,
 } from '../infra/db/repositories/battle.repository';
+import { standingOf } from '../infra/db/repositories/judge-standing.repository';
+import type { PairTaker } from '../infra/db/repositories/pair.repository';
 import { ratingChangesOf } from '../infra/db/repositories/rating.repository';
-import type { Verdict } from '../domain/arena';
+import { judgingWindow, type Verdict } from '../domain/arena';
+import { eloWeight, standingNote } from '../domain/judges';
 import { ArenaError, notFound } from '../domain/errors';
 import { tierFor } from '../domain/ratings/tiers';
 import type { RatingMove } from '../workflows/contracts';
@@ -30,13 +36,26 @@ export interface RevealedSide {
   tier: string;
 }
 
+/** Whether the judge's votes count yet, as they read it beside the reveal. */
+export interface JudgeStandingJson {
+  established: boolean;
+  /** The share of Elo's K the judge's votes move: 1 once established, an eighth before, 0 when voided. */
+  elo_weight: number;
+  /** Why the vote does not count in full yet, and when it will; null when it does. */
+  note: string | null;
+}
+
 /** A vote's outcome as the judge sees it, on the API and the website alike. */
 export interface VoteResult {
   battle_id: number;
   winner: Verdict;
   a: RevealedSide;
   b: RevealedSide;
+  judge: JudgeStandingJson;
 }
+
+/** Who judges: the account, and the client address the request came from (per-address rules count it). */
+export type Judge = PairTaker;
 
 async function revealedSide(em: EntityManager, move: RatingMove): Promise<RevealedSide> {
   const agent = await em.findOneOrFail(Agent, move.agentId);
@@ -57,13 +76,14 @@ async function revealedSide(em: EntityManager, move: RatingMove): Promise<Reveal
  */
 export async function nextBattle(
   em: EntityManager,
-  arena: Pick<ArenaSettings, 'votesPerPair'>,
-  judgeId: number,
+  arena: Pick<ArenaSettings, 'votesPerPair' | 'judgingWindowMinutes'>,
+  judge: Judge,
 ): Promise<BattleWithAnswers | undefined> {
-  const open = await openBattleOf(em, judgeId);
+  const open = await openBattleOf(em, judge.judgeId);
   if (open) return open;
+  const rules = { votesPerPair: arena.votesPerPair, ...judgingWindow(arena.judgingWindowMinutes) };
   // Sides at random, so position says nothing about which agent answered.
-  return openBattleOnNextPair(em, judgeId, arena.votesPerPair, Math.random() < 0.5);
+  return openBattleOnNextPair(em, judge, rules, Math.random() < 0.5);
 }
 
 /**
@@ -92,42 +112,95 @@ export async function battleOfJudge(em: EntityManager, judgeId: number, battleId
   return asJudgeSeesIt(battle);
 }
 
-/** Votes on the judge's battle through the `vote-<battle id>` workflow and reveals both agents with their rating changes. */
+/**
+ * Votes on the judge's battle through the `vote-<battle id>` workflow and reveals both agents with
+ * their rating changes. Refused past the judge's daily cap, past the address's daily budget across
+ * its accounts, and on a pool pair an account of the same address or registration cluster has
+ * already judged (an operator's trusted judges are exempt from the last two).
+ */
 export async function voteOnBattle(
   em: EntityManager,
   deps: { workflows: WorkflowDeps; arena: ArenaSettings },
-  judgeId: number,
+  judge: Judge,
   battleId: number,
   winner: Verdict,
 ): Promise<VoteResult> {
-  const battle = await battleOfJudge(em, judgeId, battleId);
+  const battle = await battleOfJudge(em, judge.judgeId, battleId);
   // Never handed out (judge/next and live battles skip one's own agents); were one to exist, it is not this judge's.
-  if (battle.owner_a_id === judgeId || battle.owner_b_id === judgeId) throw notFound('battle');
+  if (battle.owner_a_id === judge.judgeId || battle.owner_b_id === judge.judgeId) throw notFound('battle');
   assertVotable(battle);
-  const { dailyVotes } = deps.arena;
-  if ((await votesToday(em, judgeId)) >= dailyVotes) {
+  const { dailyVotes, addressDailyVotes } = deps.arena;
+  if ((await votesToday(em, judge.judgeId)) >= dailyVotes) {
     throw new ArenaError(
       'rate_limited',
       `daily vote limit reached (${dailyVotes} a day); try again tomorrow (UTC)`,
       secondsToUtcMidnight(),
     );
   }
+  const standing = await standingOf(em, judge.judgeId);
+  if (!standing) throw notFound('battle');
+  if (!standing.trusted) {
+    if ((await votesTodayFrom(em, judge.network)) >= addressDailyVotes) {
+      throw new ArenaError(
+        'rate_limited',
+        `daily vote limit of your address reached (${addressDailyVotes} a day across all its accounts); try again tomorrow (UTC)`,
+        secondsToUtcMidnight(),
+      );
+    }
+    if (!battle.live && (await pairVotedFrom(em, battle, { network: judge.network, cluster: standing.cluster }))) {
+      throw new ArenaError(
+        'conflict',
+        'an account of your address or registered with yours has already judged this pair: a pair takes one vote from each',
+      );
+    }
+  }
+  await noteVoteNetwork(em, battle.id, judge.network);
   const outcome = await castVote(deps.workflows, battle.id, winner);
   if (!outcome) throw new ArenaError('conflict', 'this battle has already been voted');
   const [a, b] = await Promise.all([revealedSide(em, outcome.a), revealedSide(em, outcome.b)]);
-  return { battle_id: battle.id, winner: outcome.winner, a, b };
+  return {
+    battle_id: battle.id,
+    winner: outcome.winner,
+    a,
+    b,
+    judge: {
+      established: standing.established,
+      elo_weight: eloWeight(standing),
+      note: standingNote(standing, deps.arena),
+    },
+  };
+}
+
+/** The judge's standing as the reveal shows it beside a vote. */
+export async function judgeStanding(
+  em: EntityManager,
+  arena: ArenaSettings,
+  judgeId: number,
+): Promise<JudgeStandingJson | null> {
+  const standing = await standingOf(em, judgeId);
+  return standing
+    ? { established: standing.established, elo_weight: eloWeight(standing), note: standingNote(standing, arena) }
+    : null;
 }
 
 /** The reveal of a battle that was voted: who answered on each side and how their ratings moved. */
-export async function revealOf(em: EntityManager, battle: BattleWithAnswers): Promise<VoteResult | null> {
+export async function revealOf(
+  em: EntityManager,
+  arena: ArenaSettings,
+  battle: BattleWithAnswers,
+): Promise<VoteResult | null> {
   if (battle.status !== 'voted' || !battle.winner) return null;
   const changes = await ratingChangesOf(em, battle.id);
   const side = (agentId: number) => {
     const change = changes.find((c) => c.agent_id === agentId);
     return change ? revealedSide(em, { agentId, before: change.before, after: change.after }) : null;
   };
-  const [a, b] = await Promise.all([side(battle.agent_a_id), side(battle.agent_b_id)]);
-  return a && b ? { battle_id: battle.id, winner: battle.winner, a, b } : null;
+  const [a, b, judge] = await Promise.all([
+    side(battle.agent_a_id),
+    side(battle.agent_b_id),
+    judgeStanding(em, arena, battle.judge_id),
+  ]);
+  return a && b && judge ? { battle_id: battle.id, winner: battle.winner, a, b, judge } : null;
 }
 
 function assertVotable(battle: BattleWithAnswers): void {

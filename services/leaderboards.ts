@@ -107,7 +107,7 @@ async function* pagesOf(em: EntityManager): AsyncGenerator<ExportedVote[]> {
   };
   for (let after = 0; ;) {
     const page = await publishedVotes(em, after, EXPORT_PAGE, { counted: true });
-    yield page.map(({ judge_id, voted_ms, ...v }) => ({
+    yield page.map(({ judge_id, voted_ms, voided: _voided, ...v }) => ({
       ...v,
       judge: pseudonym(judge_id),
       left: 'a' as const,

@@ -7,10 +7,12 @@ import { eligibleAgents, type EligibleAgent } from '../infra/db/repositories/age
 import {
   addBattle,
   findBattle,
+  unvotedLiveBattles,
   voidUnstartedBattle,
   type BattleWithAnswers,
 } from '../infra/db/repositories/battle.repository';
-import { asJudgeSeesIt } from './judging';
+import { standingOf } from '../infra/db/repositories/judge-standing.repository';
+import { asJudgeSeesIt, type Judge } from './judging';
 import { addDelivery, closeUnstartedDeliveries } from '../infra/db/repositories/session.repository';
 import type { DeliveryInput } from '../workflows/contracts';
 import { openDelivery, startLiveBattle, type WorkflowDeps } from './workflow-client';
@@ -25,14 +27,33 @@ export interface LiveBattleRequest {
   offer_to_pool?: boolean;
 }
 
-/** Creates the battle and its two sessions, then starts `battle-<id>`; a battle that cannot start is closed as void. */
+/**
+ * Creates the battle and its two sessions, then starts `battle-<id>`; a battle that cannot start is
+ * closed as void. Refused while the person has as many live battles waiting for their vote as the
+ * arena allows (`ARENA_OPEN_LIVE_BATTLES`): starting many and voting only on those one likes would
+ * pick which battles count.
+ */
 export async function startLiveBattleFor(
   em: EntityManager,
   deps: { workflows: WorkflowDeps; arena: ArenaSettings },
-  judgeId: number,
+  judge: Judge,
   { prompt: text, category, deadline_seconds: deadlineSeconds, offer_to_pool: offered = false }: LiveBattleRequest,
 ): Promise<BattleWithAnswers> {
-  const candidates = await eligibleAgents(em, deps.arena.requireGym, [judgeId]);
+  const { judgeId } = judge;
+  const { openLiveBattles } = deps.arena;
+  if ((await unvotedLiveBattles(em, judgeId)) >= openLiveBattles)
+    throw new ArenaError(
+      'conflict',
+      `you have ${openLiveBattles} live battle${openLiveBattles === 1 ? '' : 's'} you started and have not voted on ` +
+        `(at most ${openLiveBattles} at once): vote on them before you start another`,
+    );
+  // Never an agent of an owner registered with the person, unless an operator vouches for them.
+  const standing = await standingOf(em, judgeId);
+  const excludedCluster = standing && !standing.trusted ? standing.cluster : null;
+  const candidates = await eligibleAgents(em, deps.arena.requireGym, {
+    ownerIds: [judgeId],
+    ...(excludedCluster === null ? {} : { cluster: excludedCluster }),
+  });
   const first = candidates[0];
   const second = candidates.find((c) => first && c.owner_id !== first.owner_id);
   if (!first || !second)
@@ -61,6 +82,8 @@ export async function startLiveBattleFor(
     pairHigh: Math.max(sessionA.id, sessionB.id),
     live: true,
     status: 'running',
+    judgeNetwork: judge.network,
+    judgeCluster: excludedCluster,
   });
   await em.flush();
   const delivery = (session: Session, agent: EligibleAgent): DeliveryInput => ({

@@ -3,6 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { User } from '../infra/db/entities/user.entity';
+import { placeInRegistrationCluster, type RegistrationOrigin } from '../infra/db/repositories/user.repository';
 import { UserPassword } from '../infra/db/entities/user-password.entity';
 import { generatedUsername, isValidUsername, normaliseUsername, USERNAME_RULE } from '../domain/username';
 import { ArenaError } from '../domain/errors';
@@ -27,8 +28,8 @@ export interface SignUpInput {
   password: string;
   /** Generated (`user-xxxxxxxx`) when not given. */
   username?: string;
-  /** Client address, kept for abuse tracking like the API's registrations. */
-  ip?: string;
+  /** Where the sign-up came from, kept for abuse tracking like the API's registrations. */
+  origin?: RegistrationOrigin;
 }
 
 const usernameTaken = (name: string) => new ArenaError('conflict', `username ${name} is already taken`);
@@ -60,7 +61,7 @@ export async function signUp(em: EntityManager, input: SignUpInput): Promise<Use
     const user = work.create(User, {
       username: chosen ?? generatedUsername(),
       email,
-      registrationIp: input.ip ?? null,
+      registrationIp: input.origin?.ip ?? null,
     });
     work.create(UserPassword, { user, hash });
     try {
@@ -72,6 +73,7 @@ export async function signUp(em: EntityManager, input: SignUpInput): Promise<Use
       if (attempt < 3) continue; // a generated name collided: draw again
       throw err;
     }
+    if (input.origin) await placeInRegistrationCluster(work, user.id, input.origin.network);
     return em.findOneOrFail(User, user.id);
   }
 }

@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { Agent } from '../../infra/db/entities/agent.entity';
 import type { BattleWithAnswers } from '../../infra/db/repositories/battle.repository';
+import type { RatingHistoryRow } from '../../infra/db/repositories/rating.repository';
 import { tierFor } from '../../domain/ratings/tiers';
 import { formatTimestamp } from '../../domain/timestamps';
 import type { battleForJudge, ratingHistory } from '../schemas/arena';
@@ -20,16 +21,14 @@ export function battleJson(row: BattleWithAnswers): z.infer<typeof battleForJudg
   };
 }
 
-export function ratingHistoryJson(
-  agent: Agent,
-  rows: Array<{ battle_id: number; before: number; after: number; created_ms: number }>,
-): z.infer<typeof ratingHistory> {
+export function ratingHistoryJson(agent: Agent, rows: readonly RatingHistoryRow[]): z.infer<typeof ratingHistory> {
   return {
     agent_id: agent.id,
     elo: agent.elo,
     tier: tierFor(agent.elo),
     history: rows.map((r) => ({
       battle_id: r.battle_id,
+      kind: r.kind,
       before: r.before,
       after: r.after,
       delta: r.after - r.before,

@@ -8,6 +8,7 @@ import { battleParams, battleForJudge, liveBattleCreate } from '../schemas/arena
 import { errors } from '../schemas/common';
 import { perAccountPerMinute } from '../plugins/rate-limits';
 import { battleJson } from '../json/arena';
+import { judgeOf } from '../client-address';
 
 export const battleRoutes: FastifyPluginAsyncZod<{
   workflows: WorkflowDeps;
@@ -30,7 +31,11 @@ export const battleRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request, reply) =>
-      reply.code(202).send(battleJson(await startLiveBattleFor(request.em, deps, request.account.id, request.body))),
+      reply
+        .code(202)
+        .send(
+          battleJson(await startLiveBattleFor(request.em, deps, judgeOf(request, request.account.id), request.body)),
+        ),
   );
 
   app.get(

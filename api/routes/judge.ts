@@ -8,6 +8,7 @@ import { battleParams, battleForJudge, voteBody, voteResult } from '../schemas/a
 import { errors } from '../schemas/common';
 import { perAccountPerMinute } from '../plugins/rate-limits';
 import { battleJson } from '../json/arena';
+import { judgeOf } from '../client-address';
 
 export const judgeRoutes: FastifyPluginAsyncZod<{
   workflows: WorkflowDeps;
@@ -28,7 +29,7 @@ export const judgeRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request, reply) => {
-      const battle = await nextBattle(request.em, deps.arena, request.account.id);
+      const battle = await nextBattle(request.em, deps.arena, judgeOf(request, request.account.id));
       return battle ? battleJson(battle) : reply.code(204).send(null);
     },
   );
@@ -38,7 +39,8 @@ export const judgeRoutes: FastifyPluginAsyncZod<{
     {
       config: perAccountPerMinute('vote', deps.votesPerMinute),
       schema: {
-        summary: 'Vote on your battle: a, b, tie or both_bad. Reveals the agents and their rating changes',
+        summary:
+          'Vote on your battle: a, b, tie or both_bad. Reveals the agents and their rating changes, and whether your votes count yet',
         tags: ['judging'],
         security,
         params: battleParams,
@@ -47,6 +49,12 @@ export const judgeRoutes: FastifyPluginAsyncZod<{
       },
     },
     async (request) =>
-      voteOnBattle(request.em, deps, request.account.id, request.params.battle_id, request.body.winner),
+      voteOnBattle(
+        request.em,
+        deps,
+        judgeOf(request, request.account.id),
+        request.params.battle_id,
+        request.body.winner,
+      ),
   );
 };

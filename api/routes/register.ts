@@ -4,6 +4,7 @@ import { registerAccount } from '../../services/api-keys';
 import { perAddress } from '../plugins/rate-limits';
 import { errors } from '../schemas/common';
 import { registration } from '../schemas/account';
+import { clientOrigin } from '../client-address';
 
 export const registerRoutes: FastifyPluginAsyncZod<{ registerRateLimit: number }> = async (app, opts) => {
   app.post(
@@ -19,7 +20,7 @@ export const registerRoutes: FastifyPluginAsyncZod<{ registerRateLimit: number }
       },
     },
     async (request, reply) => {
-      const { apiKey, user } = await registerAccount(request.em, request.ip);
+      const { apiKey, user } = await registerAccount(request.em, clientOrigin(request));
       request.log.info({ userId: user.id }, 'account registered');
       return reply.code(201).send({
         api_key: apiKey,

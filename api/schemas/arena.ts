@@ -40,6 +40,22 @@ export const voteResult = z.object({
   winner: z.enum(VERDICTS),
   a: revealed,
   b: revealed,
+  judge: z
+    .object({
+      established: z
+        .boolean()
+        .describe("whether your votes count on the leaderboard's fitted boards (they are kept either way)"),
+      elo_weight: z
+        .number()
+        .describe(
+          "the share of Elo's K your votes move: 1 once established, 0.125 before, 0 if an operator voided them",
+        ),
+      note: z
+        .string()
+        .nullable()
+        .describe('why your vote does not count in full yet, and when it will; null when it does'),
+    })
+    .describe('your standing as a judge'),
 }) satisfies z.ZodType<VoteResult>;
 
 export const battleParams = z.object({ battle_id: pathId });
@@ -64,6 +80,9 @@ export const ratingHistory = z.object({
   history: z.array(
     z.object({
       battle_id: z.number().int(),
+      kind: z
+        .enum(['vote', 'void'])
+        .describe("`vote`: the vote's change; `void`: the same change taken back, because an operator voided the vote"),
       before: z.number().int(),
       after: z.number().int(),
       delta: z.number().int(),

@@ -12,6 +12,7 @@ import { battleOfJudge, nextBattle, revealOf, voteOnBattle, type VoteResult } fr
 import { startLiveBattleFor } from '../../services/live-battles';
 import type { WorkflowDeps } from '../../services/workflow-client';
 import { expectedFailure } from '../errors';
+import { judgeOf } from '../client-address';
 import { liveBattleCreate } from '../schemas/arena';
 import { renderMarkdown } from './render/markdown';
 import { mdEscape, mdFenced } from './render/markdown-pages';
@@ -67,6 +68,7 @@ function battleModel(row: BattleWithAnswers, reveal: VoteResult | null) {
 function revealModel(reveal: VoteResult) {
   return {
     verdict: `Your vote: ${VERDICT_LABELS[reveal.winner]}`,
+    note: reveal.judge.note,
     sides: (['a', 'b'] as const).map((key) => ({ label: key.toUpperCase(), ...reveal[key] })),
   };
 }
@@ -105,8 +107,8 @@ export const battlePages: FastifyPluginAsync<{
           throw err;
         })
       : undefined;
-    const reveal = previous ? await revealOf(request.em, previous) : null;
-    const battle = await nextBattle(request.em, deps.arena, judgeId);
+    const reveal = previous ? await revealOf(request.em, deps.arena, previous) : null;
+    const battle = await nextBattle(request.em, deps.arena, judgeOf(request, judgeId));
     return sendPage(request, reply, {
       title: 'Judge',
       view: 'judge',
@@ -158,7 +160,7 @@ export const battlePages: FastifyPluginAsync<{
       }
       let battle: BattleWithAnswers;
       try {
-        battle = await startLiveBattleFor(request.em, deps, request.webUser!.id, parsed.data);
+        battle = await startLiveBattleFor(request.em, deps, judgeOf(request, request.webUser!.id), parsed.data);
       } catch (err) {
         const failure = expectedFailure(err);
         if (!failure) throw err;
@@ -172,7 +174,7 @@ export const battlePages: FastifyPluginAsync<{
     const params = idParam.safeParse(request.params);
     if (!params.success) return sendErrorPage(request, reply, 404, 'battle not found');
     const battle = await battleOfJudge(request.em, request.webUser!.id, params.data.id);
-    const reveal = await revealOf(request.em, battle);
+    const reveal = await revealOf(request.em, deps.arena, battle);
     return sendPage(request, reply, {
       title: `Battle ${battle.id}`,
       view: 'battle',
@@ -191,7 +193,7 @@ export const battlePages: FastifyPluginAsync<{
       const form = voteForm.safeParse(request.body ?? {});
       if (!form.success)
         return sendErrorPage(request, reply, 400, 'choose one of: A is better, B is better, tie, both bad');
-      await voteOnBattle(request.em, deps, request.webUser!.id, params.data.id, form.data.winner);
+      await voteOnBattle(request.em, deps, judgeOf(request, request.webUser!.id), params.data.id, form.data.winner);
       return reply.redirect(
         form.data.from === 'judge' ? `/judge?voted=${params.data.id}` : `/battle/${params.data.id}`,
         303,

@@ -6,6 +6,7 @@ import { assertNotReserved } from '../../services/account';
 import { expectedFailure } from '../errors';
 import { logIn, loginRateLimit, OIDC_FAILURES, safeNextPath, signUp, signUpRateLimit } from './auth';
 import { sendPage } from './site';
+import { clientOrigin } from '../client-address';
 
 const loginForm = z.object({
   email: z.string().max(320).default(''),
@@ -118,7 +119,12 @@ export const signInPages: FastifyPluginAsync<SignInPagesOptions> = async (app, o
       try {
         const username = form.username.trim() ? normaliseUsername(form.username) : undefined;
         if (username) assertNotReserved(username, opts.reservedUsernames);
-        const user = await signUp(request.em, { email: form.email, password: form.password, username, ip: request.ip });
+        const user = await signUp(request.em, {
+          email: form.email,
+          password: form.password,
+          username,
+          origin: clientOrigin(request),
+        });
         if (user) request.log.info({ userId: user.id }, 'account created on the website');
       } catch (err) {
         const failure = expectedFailure(err);

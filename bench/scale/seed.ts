@@ -36,6 +36,11 @@ export async function seedScaleArena(
     `insert into users (username, created_at) select $1 || '-j-' || g, now() from generate_series(1, $2::int) g returning id`,
     [TAG, SEEDED_JUDGES],
   );
+  // The seeded votes' judges are established (an operator's trust), so the refresh counts every vote.
+  await pool.query(
+    `insert into judge_standings (judge_id, trusted_at, established_at) select id, now(), now() from unnest($1::int[]) as j(id)`,
+    [judgeIds],
+  );
   // Ratings spread as a live arena's are, so the seeded votes carry information for the refit.
   const agentIds = await ids(
     `insert into agents (owner_id, name, mode, owner_handle, secret_hash, secret_sealed, elo, gym_complete, gym_attempt,
@@ -113,8 +118,8 @@ export async function growScaleArena(pool: Pool, arena: ScaleArena, answers: num
        select s.id, s.prompt_id, s.agent_id, a.owner_id, row_number() over (partition by s.prompt_id order by s.id) as r
        from sessions s join agents a on a.id = s.agent_id
        where s.kind = 'main' and s.status = 'answered' and s.prompt_id = any($1::int[]))
-     insert into arena_pairs (prompt_id, session_low_id, session_high_id, agent_low_id, agent_high_id, owner_low_id, owner_high_id)
-     select n.prompt_id, o.id, n.id, o.agent_id, n.agent_id, o.owner_id, n.owner_id
+     insert into arena_pairs (prompt_id, session_low_id, session_high_id, agent_low_id, agent_high_id, owner_low_id, owner_high_id, due_at)
+     select n.prompt_id, o.id, n.id, o.agent_id, n.agent_id, o.owner_id, n.owner_id, now() + interval '7 days'
      from ranked n cross join generate_series(1, $3::int) d
        join ranked o on o.prompt_id = n.prompt_id and o.r = n.r - d
      where n.id > $2 and o.owner_id <> n.owner_id

@@ -18,6 +18,7 @@ import { CODING_CATEGORY } from '../../domain/sessions';
 import { SoakJudge, voteAccounting } from './judges';
 import { measureStorage } from './storage';
 import { BEHAVIOURS, PullRunners, startPushAgents, type Behaviour, type PullAgent, type RequestSample } from './agents';
+import { main as arena } from '../../cli/main';
 import {
   latencyRows,
   latencySeries,
@@ -214,8 +215,14 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
     };
     const { api_key: key } = await json<{ api_key: string }>('POST', '/api/register');
     const { api_key: rivalKey } = await json<{ api_key: string }>('POST', '/api/register');
-    const judgeAccount = await json<{ api_key: string }>('POST', '/api/register');
+    const judgeAccount = await json<{ api_key: string; username: string }>('POST', '/api/register');
     const { id: judgeId } = await json<{ id: number }>('GET', '/api/account', judgeAccount.api_key);
+    // The operator vouches for the soak's judge, registered from the same address as the agents' owners.
+    const trusted = await arena(['judges', 'trust', judgeAccount.username], () => undefined, {
+      ...process.env,
+      DATABASE_URL: stack.databaseUrl,
+    });
+    if (trusted !== 0) throw new Error(`arena judges trust ${judgeAccount.username} failed`);
     const pushAgents: Array<{ id: number; behaviour: Behaviour }> = [];
     const pullAgents: PullAgent[] = [];
     for (const [i, behaviour] of mix.entries()) {

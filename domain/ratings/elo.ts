@@ -8,6 +8,9 @@ export const ELO_SCALE = 400;
 /** A judge's verdict on a battle, as the rating rules take it. */
 export type VoteOutcome = Verdict;
 
+/** A row of an agent's rating history: a vote's change, or (`void`) the same change taken back by an operator. */
+export type RatingChangeKind = 'vote' | 'void';
+
 export interface RatingChange {
   before: number;
   after: number;
@@ -48,9 +51,12 @@ export function scoreForA(outcome: VoteOutcome): number {
  * integer ratings that never happens (it would need 10^((rb - ra) / 400) to be a particular
  * rational number, and for an integer exponent K·E_a is 32/11, 32/101, ... never a half), so in
  * practice the sum of ratings is unchanged; in general the rounded sum moves by at most 1.
+ *
+ * `weight` scales K by the judge's standing (`domain/judges.ts`): 1 for an established judge, an
+ * eighth for a new one, 0 for one whose votes an operator voided.
  */
-export function eloUpdate(ra: number, rb: number, outcome: VoteOutcome): EloResult {
-  const change = ELO_K * (scoreForA(outcome) - expectedScore(ra, rb));
+export function eloUpdate(ra: number, rb: number, outcome: VoteOutcome, weight = 1): EloResult {
+  const change = ELO_K * weight * (scoreForA(outcome) - expectedScore(ra, rb));
   const afterA = roundHalfAwayFromZero(ra + change);
   const afterB = roundHalfAwayFromZero(rb - change);
   return {

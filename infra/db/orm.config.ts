@@ -9,7 +9,8 @@ import { BattleSchema } from './entities/battle.entity';
 import { BenchmarkRunSchema } from './entities/benchmark-run.entity';
 import { CodingSessionSchema } from './entities/coding-session.entity';
 import { CodingStepSchema } from './entities/coding-step.entity';
-import { JudgeFlagSchema } from './entities/judge-flag.entity';
+import { JudgeExposureSchema } from './entities/judge-exposure.entity';
+import { JudgeStandingSchema } from './entities/judge-standing.entity';
 import { LeaderboardCoefficientSchema, LeaderboardEntrySchema } from './entities/leaderboard-entry.entity';
 import { PromptSchema } from './entities/prompt.entity';
 import { PublicVoteSchema } from './entities/public-vote.entity';
@@ -18,9 +19,11 @@ import { RatingChangeSchema } from './entities/rating-change.entity';
 import { SandboxUidLeaseSchema } from './entities/sandbox-uid-lease.entity';
 import { CodingTaskSchema } from './entities/coding-task.entity';
 import { SessionSchema } from './entities/session.entity';
+import { UncountedVoteSchema } from './entities/uncounted-vote.entity';
 import { UserSchema } from './entities/user.entity';
 import { UserIdentitySchema } from './entities/user-identity.entity';
 import { UserPasswordSchema } from './entities/user-password.entity';
+import { VoteFlagSchema } from './entities/vote-flag.entity';
 import { WebSessionSchema } from './entities/web-session.entity';
 import { WorkItemSchema } from './entities/work-item.entity';
 import { migrationsList } from './migrations';
@@ -37,7 +40,10 @@ export const entities = [
   LeaderboardEntrySchema,
   LeaderboardCoefficientSchema,
   PublicVoteSchema,
-  JudgeFlagSchema,
+  VoteFlagSchema,
+  UncountedVoteSchema,
+  JudgeStandingSchema,
+  JudgeExposureSchema,
   UserPasswordSchema,
   WebSessionSchema,
   UserIdentitySchema,

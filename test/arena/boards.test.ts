@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../cli/main';
 import { answer } from '../support/agent-server';
-import { register } from '../support/test-app';
+import { registerJudge } from '../support/test-app';
 import { openVoteExport } from '../../services/leaderboards';
 import { refreshLeaderboard } from '../../workflows';
 import { startArena, type Arena } from './support';
@@ -30,7 +30,8 @@ beforeAll(async () => {
   arena.server.behave((req, res) => answer(200, { response: STYLES[req.url!] ?? 'unknown' })(req, res));
   for (let i = 0; i < 4; i++) await arena.dispatch();
   judges = [];
-  for (let j = 0; j < 5; j++) judges.push((await register(arena.t.app)).userId);
+  // Trusted judges: a new account's votes count only once it is established.
+  for (let j = 0; j < 5; j++) judges.push((await registerJudge(arena.t)).userId);
   dir = mkdtempSync(path.join(tmpdir(), 'arena-boards-'));
 }, 180_000);
 afterAll(async () => {
@@ -118,7 +119,7 @@ describe('the boards', () => {
   });
 
   it("give each category a board of its prompts' votes only, and a live battle on a prompt of no pool category its own", async () => {
-    const person = await register(arena.t.app);
+    const person = await registerJudge(arena.t);
     const started = await arena.t.app.inject({
       method: 'POST',
       url: '/api/battles',

@@ -1,4 +1,7 @@
 import type { ActivityDeps } from '../../activities';
+import { answer } from '../support/agent-server';
+import { register } from '../support/test-app';
+import { waitFor } from '../support/wait';
 import { arenaActivities } from '../../activities/arena';
 import { startArena, type Arena } from './support';
 import { metricSample } from './dispatch-support';
@@ -87,6 +90,43 @@ describe('dispatch', () => {
     expect(await arena.dispatch()).toHaveLength(0);
     await makeDue();
     expect(await arena.dispatch()).toHaveLength(3);
+  });
+
+  it('serves an agent whose live battle answer is still in flight, and a live battle does not restart its gap', async () => {
+    await makeDue();
+    // Both agents of the live battle hold their answers until the test lets them go.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    arena.server.behave((req, res) => {
+      if (JSON.parse(req.body).category === 'live')
+        void held.then(() => answer(200, { response: 'live answer' })(req, res));
+      else answer(200, { response: `answer from ${req.url}` })(req, res);
+    });
+    try {
+      const person = await register(arena.t.app);
+      const started = await arena.t.app.inject({
+        method: 'POST',
+        url: '/api/battles',
+        headers: person.auth,
+        payload: { prompt: 'A live one.', deadline_seconds: 60 },
+      });
+      expect(started.statusCode).toBe(202);
+      const pendingLive = async () =>
+        (
+          await arena.sql(
+            `select 1 from sessions s join prompts p on p.id = s.prompt_id where p.source = 'live' and s.status = 'pending'`,
+          )
+        ).length === 2;
+      await waitFor(pendingLive);
+      // Every agent is due: the live prompts just sent hold nobody's turn, nor restart anybody's gap.
+      const served = await arena.sql<{ agent_id: number }>(`select agent_id from sessions where id = any(?::int[])`, [
+        `{${(await arena.dispatch()).join(',')}}`,
+      ]);
+      expect(served.map((s) => s.agent_id).sort()).toEqual(arena.agents.map((a) => a.id).sort());
+    } finally {
+      release();
+      arena.server.behave((req, res) => answer(200, { response: `answer from ${req.url}` })(req, res));
+    }
   });
 
   it('prefers a prompt that has exactly one answer, so a battle forms at once', async () => {

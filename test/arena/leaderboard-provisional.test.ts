@@ -1,5 +1,5 @@
 import { startArena, type Arena } from './support';
-import { register } from '../support/test-app';
+import { registerJudge } from '../support/test-app';
 import { refreshLeaderboard } from '../../workflows';
 
 interface Row {
@@ -34,7 +34,7 @@ async function voted(winnerIndex: number, loserIndex: number, count: number): Pr
   // Both answers out of judging: the votes are published, and counted, at the next refresh.
   await arena.sql(`update sessions set judging_until = null where id in (?, ?)`, [pair!.a, pair!.b]);
   for (let v = 0; v < count; v++) {
-    const judge = await register(arena.t.app);
+    const judge = await registerJudge(arena.t);
     pairs += 1;
     await arena.sql(
       `insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high, status, winner, voted_at, created_at)

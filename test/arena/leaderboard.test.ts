@@ -1,4 +1,4 @@
-import { register } from '../support/test-app';
+import { registerJudge } from '../support/test-app';
 import { startArena, type Arena } from './support';
 import { refreshLeaderboard } from '../../workflows';
 
@@ -23,8 +23,8 @@ it('is empty before any vote, then lists voted agents with BT ratings, intervals
   await refresh();
   expect((await arena.t.app.inject({ method: 'GET', url: '/api/leaderboard' })).json()).toEqual([]);
 
-  // A judge prefers agent-0's answers whenever they appear.
-  const judge = await register(arena.t.app);
+  // A judge prefers agent-0's answers whenever they appear (trusted: new accounts' votes count later).
+  const judge = await registerJudge(arena.t);
   for (;;) {
     const res = await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth });
     if (res.statusCode === 204) break;
@@ -98,7 +98,7 @@ it('flags a judge who votes against a clear consensus and leaves their votes out
   );
   expect(pair).toBeDefined();
   const judges: number[] = [];
-  for (let j = 0; j < 13; j++) judges.push((await register(arena.t.app)).userId);
+  for (let j = 0; j < 13; j++) judges.push((await registerJudge(arena.t)).userId);
   const contrarian = judges[12]!;
   let n = 0;
   for (const judge of judges) {
@@ -127,8 +127,8 @@ it('flags a judge who votes against a clear consensus and leaves their votes out
     workflowId: `refresh-flag-${Date.now()}`,
   });
   expect(refresh).toMatch(/; 1 judges flagged$/);
-  const flagged = await arena.sql<{ judge_id: number }>(`select judge_id from judge_flags`);
-  expect(flagged.map((f) => f.judge_id)).toEqual([contrarian]);
+  const flagged = await arena.sql<{ kind: string; judge_id: number }>(`select kind, judge_id from vote_flags`);
+  expect(flagged).toEqual([{ kind: 'outlier', judge_id: contrarian }]);
   const [voted] = await arena.sql<{ total: number; judges: number }>(
     `select count(*)::int as total, count(distinct judge_id)::int as judges from battles where status = 'voted' and judge_id <> ?`,
     [contrarian],

@@ -126,6 +126,42 @@ describe('live battles', () => {
     expect(page.body).toContain('the slow answer');
   });
 
+  it('refuses a fourth live battle while three wait for your vote, and lets you start again once you vote', async () => {
+    const busy = await register(arena.t.app);
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await start({ prompt: `Battle number ${i}.`, deadline_seconds: 30 }, busy);
+      expect(res.statusCode).toBe(202);
+      ids.push(res.json().battle_id);
+    }
+    const refused = await start({ prompt: 'One more?' }, busy);
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().detail).toBe(
+      'you have 3 live battles you started and have not voted on (at most 3 at once): vote on them before you start another',
+    );
+    const [made] = await arena.sql<{ n: number }>(`select count(*)::int as n from battles where judge_id = ?`, [
+      busy.userId,
+    ]);
+    expect(made!.n).toBe(3);
+    expect(await finished(ids[0]!)).toBe('open');
+    const vote = await arena.t.app.inject({
+      method: 'POST',
+      url: `/api/judge/${ids[0]}/vote`,
+      headers: busy.auth,
+      payload: { winner: 'tie' },
+    });
+    expect(vote.statusCode).toBe(200);
+    expect((await start({ prompt: 'Now another.', deadline_seconds: 30 }, busy)).statusCode).toBe(202);
+  });
+
+  it('never sends a live battle to an agent of an owner registered together with the person', async () => {
+    // Registered from agent-1's owner's address the same day: only agent-0 is left, and one agent is no battle.
+    const sock = await register(arena.t.app, arena.agents[1]!.owner.ip);
+    const res = await start({ prompt: 'Is it ours?' }, sock);
+    expect(res.statusCode).toBe(409);
+    expect(res.json().detail).toMatch(/two eligible agents of different owners/);
+  });
+
   it('is void when one side fails, and cannot be voted', async () => {
     arena.server.behave((req, res) =>
       req.url === '/agent-1' ? answer(500, {})(req, res) : answer(200, { response: 'fine' })(req, res),

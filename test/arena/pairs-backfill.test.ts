@@ -1,4 +1,5 @@
 import { BACKFILL_JUDGING_PAIRS } from '../../infra/db/migrations/Migration20261123130000';
+import { FILL_PAIR_DUE_TIMES } from '../../infra/db/migrations/Migration20261127120000';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 
 // The migration's backfill, run on answers and battles seeded as they were before pairs existed.
@@ -89,7 +90,11 @@ it('pairs existing answers by the rule of new ones, counts their battles, and se
   await battle(judges[0]!, ux, uy, 'open', true);
   const sandbox = await answer(solo[0]!, await newPrompt('sandbox'), 'sandbox');
 
+  // The backfill ran before pairs had a due time, which a later migration then filled.
+  await sql(`alter table arena_pairs alter column due_at drop not null`);
   for (const statement of BACKFILL_JUDGING_PAIRS) await sql(statement);
+  await sql(FILL_PAIR_DUE_TIMES);
+  await sql(`alter table arena_pairs alter column due_at set not null`);
 
   // Each answer pairs with at most 4 earlier ones of other owners; never one of its own owner's or a withdrawn agent's.
   const made = await sql<{ high: number; n: number }>(
@@ -125,4 +130,13 @@ it('pairs existing answers by the rule of new ones, counts their battles, and se
   ]);
   for (const id of [s1, sb, alone, ux, uy]) expect(Number(await judgingUntil(id))).toBeCloseTo(7, 5);
   expect([await judgingUntil(failed), await judgingUntil(sandbox)]).toEqual([null, null]);
+
+  // Each pair is due when the first of its answers leaves judging; a pair of answers already out, when it was made.
+  const [due] = await sql<{ wrong: number; pairs: number }>(
+    `select count(*) filter (where p.due_at is distinct from coalesce(least(sl.judging_until, sh.judging_until), p.created_at))::int as wrong,
+       count(*)::int as pairs
+     from arena_pairs p join sessions sl on sl.id = p.session_low_id join sessions sh on sh.id = p.session_high_id`,
+  );
+  expect(due).toEqual({ wrong: 0, pairs: expect.any(Number) });
+  expect(due!.pairs).toBeGreaterThan(10);
 });

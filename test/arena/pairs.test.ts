@@ -95,7 +95,9 @@ async function inJudging(sessionId: number): Promise<boolean> {
   return row!.judging;
 }
 
-const next = (who: Registered) => t.app.inject({ method: 'GET', url: '/api/judge/next', headers: who.auth });
+// Each judge from the address it registered from: one address takes one slot of a pair.
+const next = (who: Registered) =>
+  t.app.inject({ method: 'GET', url: '/api/judge/next', headers: who.auth, remoteAddress: who.ip });
 const closeEveryPair = () => sql(`update arena_pairs set open = false`);
 
 describe('candidate pairs', () => {
@@ -221,18 +223,22 @@ describe('candidate pairs', () => {
         method: 'POST',
         url: `/api/judge/${battle.battle_id}/vote`,
         headers: judge.auth,
+        remoteAddress: judge.ip,
         payload: { winner: 'a' },
       });
       expect(vote.statusCode).toBe(200);
     };
-    // The least-shown pair first: one vote on each pair, then the second round.
-    for (let i = 0; i < 3; i++) await judgeOnce();
+    // The pair due first, then by id: the first hand-out starts q's and r's judging window, which
+    // makes every pair of the prompt due at its end, so each pair fills before the next is begun.
+    await judgeOnce(); // q-r
+    await judgeOnce(); // q-r has both votes; q and r still have a pair with none.
     expect(await judging()).toEqual([true, true, true]);
-    await judgeOnce(); // q-r has both votes; q and r still have a pair with one.
+    await judgeOnce(); // r-s
     expect(await judging()).toEqual([true, true, true]);
     await judgeOnce(); // r-s: every pair of r is voted.
     expect(await judging()).toEqual([true, false, true]);
     await judgeOnce(); // q-s
+    await judgeOnce(); // q-s: all voted.
     expect(await judging()).toEqual([false, false, false]);
     const [votes] = await sql<{ votes: string }>(
       `select string_agg(votes::text, ',' order by id) as votes from arena_pairs where prompt_id = ?`,

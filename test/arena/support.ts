@@ -1,7 +1,7 @@
 /** A small arena for tests: push agents of different owners on one loopback server, all past the gym. */
 import { Client } from '@temporalio/client';
 import { answer, startAgentServer, type TestAgentServer } from '../support/agent-server';
-import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+import { register, registerJudge, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { deliveryWorkflowId } from '../../workflows/contracts';
 import { dispatchArena, refreshLeaderboard } from '../../workflows';
 
@@ -14,7 +14,7 @@ export interface Arena {
   /** Runs one dispatch step now (the schedule does this in production) and awaits every delivery it started. */
   dispatch(): Promise<number[]>;
   sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
-  /** A new judge votes `a` on the pair judge/next hands them, then the leaderboard is refitted: the leaderboard has rows. */
+  /** A new trusted judge votes `a` on the pair judge/next hands them, then the leaderboard is refitted: the leaderboard has rows. */
   voteOnceAndRefresh(): Promise<void>;
   close(): Promise<void>;
 }
@@ -68,7 +68,7 @@ export async function startArena(
       return after.map((s) => s.id);
     },
     async voteOnceAndRefresh() {
-      const judge = await register(t.app);
+      const judge = await registerJudge(t);
       const battle = (await t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth })).json();
       await t.app.inject({
         method: 'POST',

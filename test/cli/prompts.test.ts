@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { main } from '../../cli/main';
 import { useCliDatabase } from './cli-support';
 
 const cli = useCliDatabase('arena-cli-');
@@ -155,25 +154,5 @@ describe('arena prompts offered, accept and reject', () => {
     expect(errors.at(-1)).toBe('arena: no prompt with id 99999999');
     expect(await arena('prompts', 'accept', 'abc')).toBe(1);
     expect(errors.at(-1)).toBe('arena: a prompt id is a number, not "abc"');
-  });
-});
-
-describe('arena judges', () => {
-  it('lists flagged judges', async () => {
-    const { rows } = await cli.pg.query(
-      `insert into users (username, created_at) values ('contrarian', now()) returning id`,
-    );
-    await cli.pg.query(
-      `insert into judge_flags (judge_id, votes, p_value, flagged_at) values ($1, 40, 0.00001, now())`,
-      [rows[0].id],
-    );
-    expect(await arena('judges')).toBe(0);
-    expect(printed[1]).toBe(`${rows[0].id}\tcontrarian\t40\t1.00e-5`);
-  });
-
-  it('explains a missing database', async () => {
-    const code = await main(['judges'], () => undefined, { ARENA_DATA_DIR: path.join(cli.dir, 'nowhere') });
-    expect(code).toBe(1);
-    expect(errors.at(-1)).toMatch(/DATABASE_URL is not set and there is no embedded database/);
   });
 });

@@ -15,6 +15,7 @@ import type { HostResolver } from '../../infra/webhook/guarded-lookup';
 import { startWorker, type RunningWorker } from '../../worker/main';
 import { isExpectedSdkWarning } from '../../worker/runtime';
 import { createTestDatabase } from './test-db';
+import { trustJudges as trustJudgesById } from '../../infra/db/repositories/judge-standing.repository';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 
 let runtimeInstalled = false;
@@ -135,6 +136,8 @@ export interface Registered {
   userId: number;
   username: string;
   auth: { authorization: string };
+  /** The address it registered from: pass it as `remoteAddress` to act from there (per-address rules count it). */
+  ip: string;
 }
 
 let registrations = 0;
@@ -152,7 +155,26 @@ export async function register(
     userId: body.user_id,
     username: body.username,
     auth: { authorization: `Bearer ${body.api_key}` },
+    ip,
   };
+}
+
+/**
+ * Vouches for judges as an operator does (`arena judges trust`): their votes count on the boards
+ * from the next refresh and move Elo in full, and the per-address rules pass them by.
+ */
+export async function trustJudges(t: Pick<TestApp, 'orm'>, ...judges: Registered[]): Promise<void> {
+  await trustJudgesById(
+    t.orm.em.fork(),
+    judges.map((j) => j.userId),
+  );
+}
+
+/** A new account that judges as a trusted judge (see trustJudges). */
+export async function registerJudge(t: Pick<TestApp, 'app' | 'orm'>, ip?: string): Promise<Registered> {
+  const judge = await register(t.app, ip);
+  await trustJudges(t, judge);
+  return judge;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { answer } from '../support/agent-server';
-import { register } from '../support/test-app';
+import { registerJudge } from '../support/test-app';
+import { trustJudgesNamed } from '../../services/judges';
 import { waitFor } from '../support/wait';
 import { startArena, type Arena } from '../arena/support';
 import * as workflows from '../../workflows';
@@ -21,9 +22,10 @@ const endJudgingWindow = () => arena.sql(`update sessions set judging_until = no
 
 beforeAll(async () => {
   arena = await startArena(2, { ARENA_MIN_GAP_SECONDS: '0', ARENA_PUBLIC_URL: 'http://127.0.0.1' });
-  for (let i = 0; i < 3; i++) await arena.dispatch();
-  // One vote through the API, so the leaderboard has rows before the browser votes.
-  const judge = await register(arena.t.app);
+  // Enough rounds for three pairs: one for the API's judge, one for the browser's, and the next one it is shown.
+  for (let i = 0; i < 5; i++) await arena.dispatch();
+  // One vote through the API by a trusted judge, so the leaderboard has rows before the browser votes.
+  const judge = await registerJudge(arena.t);
   const battle = (await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: judge.auth })).json();
   await arena.t.app.inject({
     method: 'POST',
@@ -31,7 +33,12 @@ beforeAll(async () => {
     headers: judge.auth,
     payload: { winner: 'tie' },
   });
-  await endJudgingWindow();
+  // That battle's answers leave judging, so its vote counts at the refresh; the other answers stay in it.
+  await arena.sql(
+    `update sessions s set judging_until = now() from battles b
+     where b.id = ? and s.id in (b.session_a_id, b.session_b_id) and s.judging_until > now()`,
+    [battle.battle_id],
+  );
   await refreshLeaderboard();
   base = await arena.t.app.listen({ port: 0, host: '127.0.0.1' });
   browser = await launchBrowser();
@@ -56,7 +63,7 @@ it('judges a pair on /judge: anonymous answers side by side, four buttons, then 
   await page.goto(`${base}/judge`);
   // Not signed in: sent to sign in first, and back here afterwards.
   await page.waitForURL(/\/login\?next=%2Fjudge$/);
-  await signUpInBrowser(page, base);
+  const judgeName = await signUpInBrowser(page, base);
   const before = await eloOnLeaderboard(page);
   expect(Object.keys(before).sort()).toEqual(['agent-0', 'agent-1']);
 
@@ -93,6 +100,10 @@ it('judges a pair on /judge: anonymous answers side by side, four buttons, then 
   expect(eloAfter).toBeGreaterThan(eloBefore!);
   expect(revealed[0]![4]).toBe(`+${eloAfter! - eloBefore!}`);
   expect(Number(revealed[1]![4])).toBe(-(eloAfter! - eloBefore!));
+  // A new account: the page says why the vote does not count on the board yet, and when it will.
+  expect(await reveal.locator('.standing').innerText()).toMatch(
+    /^Your votes count on the leaderboard once your account is established: 7 days old, and 20 votes/,
+  );
   // The next pair is on the same page, ready to judge.
   expect(await page.locator('form.vote').count()).toBe(1);
   expect(await page.locator('form.vote').getAttribute('action')).not.toBe(`/battle/${battleId}/vote`);
@@ -102,6 +113,10 @@ it('judges a pair on /judge: anonymous answers side by side, four buttons, then 
   expect(after[winnerName]!.elo).toBe(eloAfter);
   expect(after[winnerName]!.elo).toBeGreaterThan(before[winnerName]!.elo);
   await endJudgingWindow();
+  await refreshLeaderboard();
+  expect((await eloOnLeaderboard(page))[winnerName]!.votes).toBe(before[winnerName]!.votes);
+  // Once an operator vouches for the judge, the kept vote counts from the next refresh.
+  await trustJudgesNamed(arena.t.orm.em.fork(), [judgeName]);
   await refreshLeaderboard();
   const refreshed = await eloOnLeaderboard(page);
   expect(refreshed[winnerName]!.votes).toBe(before[winnerName]!.votes + 1);

@@ -16,6 +16,7 @@ import {
   type ProviderIdentity,
 } from './oidc-client';
 import { safeNextPath } from './web-session.plugin';
+import { clientOrigin } from '../../client-address';
 
 export const OIDC_CALLBACK_PATH = '/auth/oidc/callback';
 const PENDING_SECONDS = 600;
@@ -177,7 +178,7 @@ export const oidcRoutes: FastifyPluginAsync<OidcRoutesOptions> = async (app, opt
         await linkIdentity(request.em, request.webUser, identity);
         request.log.info({ userId: request.webUser.id }, 'identity provider linked to an account');
       } else {
-        const user = await accountForIdentity(request.em, identity, request.ip);
+        const user = await accountForIdentity(request.em, identity, clientOrigin(request));
         await reply.signInWebUser(user);
         request.log.info({ userId: user.id }, 'signed in through the identity provider');
       }

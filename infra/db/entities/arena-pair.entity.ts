@@ -7,7 +7,7 @@ import { Prompt } from './prompt.entity';
 import { Session } from './session.entity';
 
 export class ArenaPair {
-  [OptionalProps]?: 'shown' | 'votes' | 'open' | 'createdAt';
+  [OptionalProps]?: 'shown' | 'votes' | 'open' | 'dueAt' | 'createdAt';
   id!: number;
   prompt!: Ref<Prompt>;
   /** The two sessions in ascending id order, as battles name the pair (`pair_low`, `pair_high`). */
@@ -24,6 +24,12 @@ export class ArenaPair {
   votes = 0;
   /** False once it was handed to as many judges as a pair gets. */
   open = true;
+  /**
+   * When the first of its two answers leaves judging: judge/next hands out the open pair due first
+   * (an answer whose judging began is due within the judging window), so answers leave judging,
+   * and their votes reach the board, one after another rather than all at the end.
+   */
+  dueAt!: Date;
   createdAt: Date = new Date();
 }
 
@@ -33,7 +39,7 @@ export const ArenaPairSchema = new EntitySchema<ArenaPair>({
   indexes: [
     {
       name: 'arena_pairs_open_index',
-      expression: `create index "arena_pairs_open_index" on "arena_pairs" ("shown", "id") where "open"`,
+      expression: `create index "arena_pairs_open_index" on "arena_pairs" ("due_at", "id") where "open"`,
     },
   ],
   uniques: [{ name: 'arena_pairs_sessions_unique', properties: ['sessionLow', 'sessionHigh'] }],
@@ -50,6 +56,7 @@ export const ArenaPairSchema = new EntitySchema<ArenaPair>({
     shown: { type: 'integer', default: 0 },
     votes: { type: 'integer', default: 0 },
     open: { type: 'boolean', default: true },
+    dueAt: { type: 'datetime', length: 6 },
     createdAt: { type: 'datetime', length: 6, defaultRaw: 'now()' },
   },
 });

@@ -11,7 +11,17 @@ import { Session } from './session.entity';
 import { User } from './user.entity';
 
 export class Battle {
-  [OptionalProps]?: 'createdAt' | 'votedAt' | 'winner' | 'live' | 'status';
+  [OptionalProps]?:
+    | 'createdAt'
+    | 'votedAt'
+    | 'winner'
+    | 'live'
+    | 'status'
+    | 'judgeNetwork'
+    | 'judgeCluster'
+    | 'voteNetwork'
+    | 'eloWeight'
+    | 'voidedAt';
   id!: number;
   prompt!: Ref<Prompt>;
   judge!: Ref<User>;
@@ -26,6 +36,19 @@ export class Battle {
   status: BattleStatus = 'open';
   winner: Verdict | null = null;
   votedAt: Date | null = null;
+  /**
+   * The client address the battle was handed to (judge/next, or the live battle's start), and the
+   * judge's registration cluster (on a live battle, the cluster whose agents a replacement avoids:
+   * none for a trusted judge).
+   */
+  judgeNetwork: string | null = null;
+  judgeCluster: number | null = null;
+  /** The client address the vote came from: what the per-address daily budget counts. */
+  voteNetwork: string | null = null;
+  /** How much of Elo's K the vote used: 1 for an established judge, less for a new one. */
+  eloWeight: number | null = null;
+  /** When an operator voided the vote: it counts nowhere, and its Elo changes were reversed. */
+  voidedAt: Date | null = null;
   createdAt: Date = new Date();
 }
 
@@ -35,6 +58,7 @@ export const BattleSchema = new EntitySchema<Battle>({
   indexes: [
     { name: 'battles_pair_index', properties: ['pairLow', 'pairHigh'] },
     { name: 'battles_judge_voted_index', properties: ['judge', 'votedAt'] },
+    { name: 'battles_vote_network_index', properties: ['voteNetwork', 'votedAt'] },
     {
       name: 'battles_judge_open_index',
       expression: `create index "battles_judge_open_index" on "battles" ("judge_id") where "status" = 'open'`,
@@ -55,6 +79,11 @@ export const BattleSchema = new EntitySchema<Battle>({
     status: { type: 'string', length: 16, default: 'open' },
     winner: { type: 'string', length: 16, nullable: true },
     votedAt: { type: 'datetime', length: 6, nullable: true },
+    judgeNetwork: { type: 'string', length: 64, nullable: true },
+    judgeCluster: { type: 'integer', nullable: true },
+    voteNetwork: { type: 'string', length: 64, nullable: true },
+    eloWeight: { type: 'double', nullable: true },
+    voidedAt: { type: 'datetime', length: 6, nullable: true },
     createdAt: { type: 'datetime', length: 6 },
   },
 });

@@ -34,26 +34,28 @@ export interface EligibleAgent {
 }
 
 /**
- * Agents a live battle may pick: active, (gym-complete,) not of the excluded owners, and whose
+ * Agents a live battle may pick: active, (gym-complete,) not of the excluded owners nor of an owner
+ * in the excluded registration cluster (the judge's: accounts registered together), and whose
  * latest ended delivery (of any kind; pending and cancelled ones say nothing) was a non-empty answer.
  */
 export async function eligibleAgents(
   em: EntityManager,
   requireGym: boolean,
-  excludeOwnerIds: readonly number[],
+  exclude: { ownerIds: readonly number[]; cluster?: number },
 ): Promise<EligibleAgent[]> {
   return run<EligibleAgent>(
     em,
     `select a.id, a.owner_id, a.mode from agents a
+     join users o on o.id = a.owner_id
      join lateral (
        select s.status, s.response from sessions s
        where s.agent_id = a.id and s.status in ('answered', 'error', 'timeout')
        order by s.id desc limit 1) latest on true
      where not a.deactivated and (a.mode = 'pull' or a.ping_ok) and (a.gym_complete or not ?)
-       and a.owner_id <> all(?::int[])
+       and a.owner_id <> all(?::int[]) and coalesce(o.registration_cluster, o.id) is distinct from ?::int
        and latest.status = 'answered' and length(trim(latest.response)) > 0
      order by random() limit 200`,
-    [requireGym, `{${excludeOwnerIds.join(',')}}`],
+    [requireGym, `{${exclude.ownerIds.join(',')}}`, exclude.cluster ?? null],
   );
 }
 
@@ -65,9 +67,11 @@ export interface DueRules {
 }
 
 /**
- * Agents due a main prompt as of a moment: active, (gym-complete,) nothing main in flight, the gap
- * since their last main prompt passed, and some pool prompt left that they never got (an agent that
+ * Agents due a main prompt as of a moment: active, (gym-complete,) no pool prompt in flight, the gap
+ * since their last pool prompt passed, and some pool prompt left that they never got (an agent that
  * has had them all would otherwise stay first in line for ever and take a place in every batch).
+ * Live battles' prompts (main sessions too) neither hold an agent's turn nor restart its gap: anyone
+ * can start a live battle, and they would otherwise stall pool dispatch for every agent they reach.
  * Parameters: requireGym, asOf (null: now), minGapSeconds. Each agent's last prompt comes from
  * sessions_main_agent_index; "a prompt left" is a lateral with a limit, so it stays a probe of
  * sessions_main_prompt_unique per agent (as an EXISTS PostgreSQL hashes every main session, and
@@ -75,7 +79,8 @@ export interface DueRules {
  * prompt, so the originals alone say which prompts an agent got. Order the rows by DUE_ORDER.
  */
 export const DUE_AGENTS_SQL = `select a.id, a.mode, m.last_at from agents a
-  cross join lateral (select max(s.created_at) as last_at from sessions s where s.agent_id = a.id and s.kind = 'main') m
+  left join lateral (select s.created_at as last_at from sessions s join prompts lp on lp.id = s.prompt_id
+    where s.agent_id = a.id and s.kind = 'main' and lp.source <> 'live' order by s.created_at desc limit 1) m on true
   cross join lateral (
     select 1 from prompts p where p.source = 'pool' and p.retired_at is null
       and not exists (select 1 from sessions s
@@ -83,7 +88,8 @@ export const DUE_AGENTS_SQL = `select a.id, a.mode, m.last_at from agents a
     limit 1) prompt_left
   where not a.deactivated and (a.mode = 'pull' or a.ping_ok) and (a.gym_complete or not ?)
     and (m.last_at is null or m.last_at <= coalesce(?::timestamptz, now()) - make_interval(secs => ?))
-    and not exists (select 1 from sessions s where s.agent_id = a.id and s.kind = 'main' and s.status = 'pending')`;
+    and not exists (select 1 from sessions s join prompts fp on fp.id = s.prompt_id
+      where s.agent_id = a.id and s.kind = 'main' and s.status = 'pending' and fp.source <> 'live')`;
 
 /** Never-served agents first, then the longest since their last main prompt; the id settles ties. */
 export const DUE_ORDER = 'last_at asc nulls first, id';
@@ -202,16 +208,16 @@ export async function makePushAgentInactive(em: EntityManager, agentId: number, 
   await run(em, `update agents set ping_ok = false, ping_error = ? where id = ?`, [reason, agentId]);
 }
 
-/** Locks both agents of a vote in id order (so two votes on overlapping agents cannot deadlock) and reads their Elo. */
-export function lockElos(
-  em: EntityManager,
-  agentAId: number,
-  agentBId: number,
-): Promise<Array<{ id: number; elo: number }>> {
-  return run<{ id: number; elo: number }>(em, `select id, elo from agents where id in (?, ?) order by id for update`, [
-    agentAId,
-    agentBId,
-  ]);
+/**
+ * Locks agents in id order (so two votes, or a vote and a void, on overlapping agents cannot
+ * deadlock) and reads their Elo.
+ */
+export function lockElos(em: EntityManager, agentIds: readonly number[]): Promise<Array<{ id: number; elo: number }>> {
+  return run<{ id: number; elo: number }>(
+    em,
+    `select id, elo from agents where id = any(?::int[]) order by id for update`,
+    [`{${agentIds.join(',')}}`],
+  );
 }
 
 export async function setElo(em: EntityManager, agentId: number, elo: number): Promise<void> {

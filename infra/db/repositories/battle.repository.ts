@@ -4,7 +4,7 @@ import type { AgentMode } from '../../../domain/agent-state';
 import type { BattleStatus, Verdict } from '../../../domain/arena';
 import type { SessionStatus } from '../../../domain/sessions';
 import { Battle } from '../entities/battle.entity';
-import { TAKE_OPEN_PAIR } from './pair.repository';
+import { TAKE_OPEN_PAIR, takeOpenPairParams, type HandOutRules, type PairTaker } from './pair.repository';
 import { onlyRow, run } from './sql';
 
 /** A battle with its prompt and both sides' answers: what a judge reads. */
@@ -19,6 +19,9 @@ export interface BattleWithAnswers {
   category: string;
   session_a_id: number;
   session_b_id: number;
+  /** The two sessions' ids in ascending order: the pool pair it was made from. */
+  pair_low: number;
+  pair_high: number;
   agent_a_id: number;
   agent_b_id: number;
   owner_a_id: number;
@@ -36,7 +39,8 @@ export interface BattleWithAnswers {
 const battleSelect = (
   battles: string,
 ) => `select b.id, b.judge_id, b.live, b.status, b.winner, b.prompt_id, p.text as prompt, p.category,
-    b.session_a_id, b.session_b_id, b.agent_a_id, b.agent_b_id, aa.owner_id as owner_a_id, ab.owner_id as owner_b_id,
+    b.session_a_id, b.session_b_id, b.pair_low, b.pair_high, b.agent_a_id, b.agent_b_id,
+    aa.owner_id as owner_a_id, ab.owner_id as owner_b_id,
     sa.status as a_status, sa.response as a_response, sa.error as a_error,
     sb.status as b_status, sb.response as b_response, sb.error as b_error,
     (extract(epoch from b.created_at) * 1000)::float8 as created_ms
@@ -60,27 +64,65 @@ export async function openBattleOf(em: EntityManager, judgeId: number): Promise<
   return row;
 }
 
+/** The start of the current UTC day, as a timestamp. */
+const UTC_TODAY = `date_trunc('day', now() at time zone 'utc') at time zone 'utc'`;
+
 /** Votes cast by a judge since the start of the current UTC day. */
 export async function votesToday(em: EntityManager, judgeId: number): Promise<number> {
   const rows = await run<{ n: number }>(
     em,
-    `select count(*)::int as n from battles where judge_id = ? and voted_at >= date_trunc('day', now() at time zone 'utc') at time zone 'utc'`,
+    `select count(*)::int as n from battles where judge_id = ? and voted_at >= ${UTC_TODAY}`,
     [judgeId],
   );
   return onlyRow(rows, 'votes today').n;
 }
 
+/** Votes cast from a client address since the start of the current UTC day, by every account. */
+export async function votesTodayFrom(em: EntityManager, network: string): Promise<number> {
+  const rows = await run<{ n: number }>(
+    em,
+    `select count(*)::int as n from battles where vote_network = ? and voted_at >= ${UTC_TODAY}`,
+    [network],
+  );
+  return onlyRow(rows, 'votes today from an address').n;
+}
+
+/** Whether a vote from this address or the judge's registration cluster was already cast on the pair of this battle. */
+export async function pairVotedFrom(
+  em: EntityManager,
+  battle: { id: number; pair_low: number; pair_high: number },
+  judge: { network: string; cluster: number },
+): Promise<boolean> {
+  const rows = await run<{ id: number }>(
+    em,
+    `select id from battles where pair_low = ? and pair_high = ? and id <> ? and status = 'voted'
+       and (vote_network = ? or judge_cluster = ?) limit 1`,
+    [battle.pair_low, battle.pair_high, battle.id, judge.network, judge.cluster],
+  );
+  return rows.length > 0;
+}
+
+/** Live battles a judge started and has not voted on: running, or open for the vote. */
+export async function unvotedLiveBattles(em: EntityManager, judgeId: number): Promise<number> {
+  const rows = await run<{ n: number }>(
+    em,
+    `select count(*)::int as n from battles where judge_id = ? and live and status in ('running', 'open')`,
+    [judgeId],
+  );
+  return onlyRow(rows, 'unvoted live battles').n;
+}
+
 /**
- * A new battle for this judge on the least-shown open pair they may judge (the pair counted shown
- * in the same statement, so a pair counted shown always has its battle), read back as a judge
- * reads it; undefined when no pair is left. One statement: no transaction round trips on the
- * judging hot path. `highFirst` puts the pair's higher session id on side A (the caller draws it,
- * so position says nothing about which agent answered).
+ * A new battle for this judge on the open pair due first that they may take (TAKE_OPEN_PAIR; the
+ * pair counted shown in the same statement, so a pair counted shown always has its battle), read
+ * back as a judge reads it; undefined when no pair is left. One statement: no transaction round
+ * trips on the judging hot path. `highFirst` puts the pair's higher session id on side A (the
+ * caller draws it, so position says nothing about which agent answered).
  */
 export async function openBattleOnNextPair(
   em: EntityManager,
-  judgeId: number,
-  votesPerPair: number,
+  taker: PairTaker,
+  rules: HandOutRules,
   highFirst: boolean,
 ): Promise<BattleWithAnswers | undefined> {
   const [a, b] = highFirst ? ['high', 'low'] : ['low', 'high'];
@@ -89,13 +131,13 @@ export async function openBattleOnNextPair(
     `with ${TAKE_OPEN_PAIR},
      opened as (
        insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id,
-                            pair_low, pair_high, live, status, created_at)
-       select prompt_id, ?, session_${a}_id, session_${b}_id, agent_${a}_id, agent_${b}_id,
-              session_low_id, session_high_id, false, 'open', now()
-       from taken
+                            pair_low, pair_high, live, status, judge_network, judge_cluster, created_at)
+       select taken.prompt_id, me.id, session_${a}_id, session_${b}_id, agent_${a}_id, agent_${b}_id,
+              session_low_id, session_high_id, false, 'open', me.network, me.cluster, now()
+       from taken cross join me
        returning *)
      ${battleSelect('opened')}`,
-    [judgeId, judgeId, judgeId, votesPerPair, judgeId],
+    takeOpenPairParams(taker, rules),
   );
   return row;
 }
@@ -103,7 +145,18 @@ export async function openBattleOnNextPair(
 /** The fields a use case gives a new battle; the rest take their defaults (open, no winner). */
 export type NewBattle = Pick<
   RequiredEntityData<Battle>,
-  'prompt' | 'judge' | 'sessionA' | 'sessionB' | 'agentA' | 'agentB' | 'pairLow' | 'pairHigh' | 'live' | 'status'
+  | 'prompt'
+  | 'judge'
+  | 'sessionA'
+  | 'sessionB'
+  | 'agentA'
+  | 'agentB'
+  | 'pairLow'
+  | 'pairHigh'
+  | 'live'
+  | 'status'
+  | 'judgeNetwork'
+  | 'judgeCluster'
 >;
 
 /** A new battle in the use case's unit of work: inserted by its next flush. */
@@ -119,6 +172,7 @@ export function voidUnstartedBattle(battle: Battle): void {
 /** A battle as a vote reads it, locked until the vote's transaction ends. */
 export interface BattleToVote {
   id: number;
+  judge_id: number;
   status: BattleStatus;
   winner: Verdict | null;
   agent_a_id: number;
@@ -135,14 +189,45 @@ export interface BattleToVote {
 export async function lockBattleToVote(em: EntityManager, battleId: number): Promise<BattleToVote | undefined> {
   const [row] = await run<BattleToVote>(
     em,
-    `select id, status, winner, agent_a_id, agent_b_id, prompt_id, live, session_a_id, session_b_id, pair_low, pair_high from battles where id = ? for update`,
+    `select id, judge_id, status, winner, agent_a_id, agent_b_id, prompt_id, live, session_a_id, session_b_id, pair_low, pair_high
+     from battles where id = ? for update`,
     [battleId],
   );
   return row;
 }
 
-export async function markBattleVoted(em: EntityManager, battleId: number, winner: Verdict): Promise<void> {
-  await run(em, `update battles set status = 'voted', winner = ?, voted_at = now() where id = ?`, [winner, battleId]);
+/** The vote: its verdict, the share of Elo's K it moved, and (a voided judge's) that it is void from the start. */
+export async function markBattleVoted(
+  em: EntityManager,
+  battleId: number,
+  vote: { winner: Verdict; eloWeight: number; voided: boolean },
+): Promise<void> {
+  await run(
+    em,
+    `update battles set status = 'voted', winner = ?, elo_weight = ?, voted_at = now(),
+       voided_at = case when ? then now() end
+     where id = ?`,
+    [vote.winner, vote.eloWeight, vote.voided, battleId],
+  );
+}
+
+/** Voids every vote these judges cast that is not void yet (in the caller's transaction); returns the battles. */
+export async function voidVotesOf(em: EntityManager, judgeIds: readonly number[]): Promise<number[]> {
+  const rows = await run<{ id: number }>(
+    em,
+    `update battles set voided_at = now() where judge_id = any(?::int[]) and status = 'voted' and voided_at is null
+     returning id`,
+    [`{${judgeIds.join(',')}}`],
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The client address a vote on this open battle is being cast from, written before its workflow
+ * applies it (the address is the request's, and never enters a workflow's history).
+ */
+export async function noteVoteNetwork(em: EntityManager, battleId: number, network: string): Promise<void> {
+  await run(em, `update battles set vote_network = ? where id = ? and status = 'open'`, [network, battleId]);
 }
 
 /**
@@ -168,25 +253,35 @@ export async function battleStatus(em: EntityManager, battleId: number): Promise
   return onlyRow(rows, `status of battle ${battleId}`).status;
 }
 
-/** A vote as the leaderboard fits it. */
+/** A vote as the refresh tests it: who cast it (their cluster and standing), from where, and on which agents. */
 export interface CastVote {
+  battle_id: number;
   judge_id: number;
+  cluster: number;
+  vote_network: string | null;
+  established: boolean;
   agent_a_id: number;
   agent_b_id: number;
   winner: Verdict;
 }
 
-/** Every vote cast, in the order cast. */
+/** Every vote cast and not voided, in the order cast. */
 export function castVotes(em: EntityManager): Promise<CastVote[]> {
   return run<CastVote>(
     em,
-    `select judge_id, agent_a_id, agent_b_id, winner from battles where status = 'voted' order by id`,
+    `select b.id as battle_id, b.judge_id, coalesce(u.registration_cluster, u.id) as cluster, b.vote_network,
+       coalesce(s.established_at is not null and s.voided_at is null, false) as established,
+       b.agent_a_id, b.agent_b_id, b.winner
+     from battles b join users u on u.id = b.judge_id left join judge_standings s on s.judge_id = b.judge_id
+     where b.status = 'voted' and b.voided_at is null order by b.id`,
   );
 }
 
 /** A running live battle's two sides as a replacement reads them: who answers each and how its delivery stands. */
 export interface LiveBattleSides {
   judge_id: number;
+  /** The judge's registration cluster: a replacement is never an agent of an owner in it. */
+  judge_cluster: number | null;
   prompt_id: number;
   sides: Array<{
     side: 'a' | 'b';
@@ -202,9 +297,16 @@ export interface LiveBattleSides {
 
 /** Locks a running live battle (in the caller's transaction) and reads its sides; undefined when it is not running. */
 export async function lockRunningLiveBattle(em: EntityManager, battleId: number): Promise<LiveBattleSides | undefined> {
-  const [battle] = await run<{ judge_id: number; prompt_id: number; session_a_id: number; session_b_id: number }>(
+  const [battle] = await run<{
+    judge_id: number;
+    judge_cluster: number | null;
+    prompt_id: number;
+    session_a_id: number;
+    session_b_id: number;
+  }>(
     em,
-    `select judge_id, prompt_id, session_a_id, session_b_id from battles where id = ? and live and status = 'running' for update`,
+    `select judge_id, judge_cluster, prompt_id, session_a_id, session_b_id from battles
+     where id = ? and live and status = 'running' for update`,
     [battleId],
   );
   if (!battle) return undefined;
@@ -223,6 +325,7 @@ export async function lockRunningLiveBattle(em: EntityManager, battleId: number)
   });
   return {
     judge_id: battle.judge_id,
+    judge_cluster: battle.judge_cluster,
     prompt_id: battle.prompt_id,
     sides: [side('a', battle.session_a_id), side('b', battle.session_b_id)],
   };

@@ -1,7 +1,11 @@
-/** The owner of `leaderboard_entries` and `judge_flags`: the cache each refresh rewrites, and what the pages and the CLI read of it. */
+/**
+ * The owner of `leaderboard_entries`, `vote_flags` and `uncounted_votes`: what each refresh rewrites,
+ * and what the pages and the CLI read of it.
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NO_CODING, type CodingCounts } from '../../../domain/sandbox/pass-rate';
 import type { FittedBoard } from '../../../domain/ratings/boards';
+import type { FlagKind, UncountedReason } from '../../../domain/ratings/vote-flags';
 import { run } from './sql';
 
 export interface LeaderboardRow {
@@ -171,32 +175,86 @@ export async function replaceBoards(em: EntityManager, boards: readonly FittedBo
   );
 }
 
-/** Replaces the flagged judges, in the caller's transaction. */
-export async function replaceJudgeFlags(
+/** A flag as a refresh writes it (`vote_flags`). */
+export interface NewVoteFlag {
+  kind: FlagKind;
+  judgeId: number | null;
+  cluster: number | null;
+  network: string | null;
+  agentId: number | null;
+  direction: 'for' | 'against' | null;
+  votes: number;
+  pValue: number;
+  reason: string;
+}
+
+/** Replaces every flag and the list of published votes the boards leave out, in the caller's transaction. */
+export async function replaceVoteFlags(
   em: EntityManager,
-  flags: ReadonlyArray<{ judgeId: number; votes: number; pValue: number }>,
+  flags: readonly NewVoteFlag[],
+  uncounted: ReadonlyArray<{ battleId: number; reason: UncountedReason }>,
 ): Promise<void> {
-  await run(em, `delete from judge_flags`);
-  for (const flag of flags) {
-    await run(em, `insert into judge_flags (judge_id, votes, p_value, flagged_at) values (?, ?, ?, now())`, [
-      flag.judgeId,
-      flag.votes,
-      flag.pValue,
-    ]);
+  await run(em, `delete from vote_flags`);
+  await run(em, `delete from uncounted_votes`);
+  if (flags.length > 0) {
+    await run(
+      em,
+      `insert into vote_flags (kind, judge_id, cluster, network, agent_id, direction, votes, p_value, reason, flagged_at)
+       select r.kind, r.judge_id, r.cluster, r.network, r.agent_id, r.direction, r.votes, r.p_value, r.reason, now()
+       from jsonb_to_recordset(?::jsonb) as r(kind text, judge_id int, cluster int, network text, agent_id int,
+         direction text, votes int, p_value float8, reason text)`,
+      [
+        JSON.stringify(
+          flags.map((f) => ({
+            kind: f.kind,
+            judge_id: f.judgeId,
+            cluster: f.cluster,
+            network: f.network,
+            agent_id: f.agentId,
+            direction: f.direction,
+            votes: f.votes,
+            p_value: f.pValue,
+            reason: f.reason,
+          })),
+        ),
+      ],
+    );
+  }
+  for (let start = 0; start < uncounted.length; start += 10_000) {
+    await run(
+      em,
+      `insert into uncounted_votes (battle_id, reason)
+       select r.battle_id, r.reason from jsonb_to_recordset(?::jsonb) as r(battle_id int, reason text)`,
+      [
+        JSON.stringify(
+          uncounted.slice(start, start + 10_000).map((u) => ({ battle_id: u.battleId, reason: u.reason })),
+        ),
+      ],
+    );
   }
 }
 
-export interface FlaggedJudgeRow {
-  id: number;
-  username: string;
+export interface VoteFlagRow {
+  kind: FlagKind;
+  judge_id: number | null;
+  username: string | null;
+  cluster: number | null;
+  network: string | null;
+  agent_id: number | null;
+  agent_name: string | null;
+  direction: 'for' | 'against' | null;
   votes: number;
   p_value: number;
+  reason: string;
 }
 
-/** The judges the last refresh flagged, most suspicious first. */
-export function flaggedJudges(em: EntityManager): Promise<FlaggedJudgeRow[]> {
-  return run<FlaggedJudgeRow>(
+/** What the last refresh flagged, most suspicious first. */
+export function voteFlags(em: EntityManager): Promise<VoteFlagRow[]> {
+  return run<VoteFlagRow>(
     em,
-    `select u.id, u.username, f.votes, f.p_value from judge_flags f join users u on u.id = f.judge_id order by f.p_value, u.id`,
+    `select f.kind, f.judge_id, u.username, f.cluster, f.network, f.agent_id, a.name as agent_name, f.direction,
+       f.votes, f.p_value, f.reason
+     from vote_flags f left join users u on u.id = f.judge_id left join agents a on a.id = f.agent_id
+     order by f.p_value, f.id`,
   );
 }

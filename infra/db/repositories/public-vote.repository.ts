@@ -15,10 +15,14 @@ export interface VoteToPublish {
   response_b: string;
 }
 
-/** A battle's answer out of judging: never withheld again (`judging_until` is only ever cleared or passed). */
+/** A battle's answer out of judging: never withheld again (`judging_until` only ever moves earlier, or passes). */
 const OUT_OF_JUDGING = (s: string) => `coalesce(${s}.judging_until <= now(), true)`;
 
-/** Up to `limit` votes ready to publish and not yet published, by battle after `afterBattle`. */
+/**
+ * Up to `limit` votes ready to publish and not yet published, by battle after `afterBattle`. A vote
+ * cast after one of its answers had left judging (its judge held the battle past the window, when
+ * the answer's text was public) is never published, nor one an operator voided.
+ */
 export function votesToPublish(em: EntityManager, afterBattle: number, limit: number): Promise<VoteToPublish[]> {
   return run<VoteToPublish>(
     em,
@@ -28,9 +32,10 @@ export function votesToPublish(em: EntityManager, afterBattle: number, limit: nu
      join prompts p on p.id = b.prompt_id
      join sessions sa on sa.id = b.session_a_id
      join sessions sb on sb.id = b.session_b_id
-     where b.status = 'voted' and b.id > ?
+     where b.status = 'voted' and b.id > ? and b.voided_at is null
        and not exists (select 1 from public_votes v where v.battle_id = b.id)
        and ${OUT_OF_JUDGING('sa')} and ${OUT_OF_JUDGING('sb')}
+       and b.voted_at <= coalesce(sa.judging_until, b.voted_at) and b.voted_at <= coalesce(sb.judging_until, b.voted_at)
      order by b.id limit ?`,
     [afterBattle, limit],
   );
@@ -82,6 +87,8 @@ export async function poolCategories(em: EntityManager): Promise<string[]> {
 /** A published vote as the boards count it and the export lists it. */
 export interface PublishedVote {
   battle_id: number;
+  /** Set when an operator voided the vote: the next refresh leaves it out. */
+  voided: boolean;
   prompt_id: number;
   category: string;
   judge_id: number;
@@ -103,8 +110,8 @@ export interface PublishedVote {
 /**
  * Published votes by battle, `limit` at a time after `afterBattle`: the order the boards are
  * fitted in, so an export read in this order refits to the same numbers. `counted` leaves out
- * the judges the last refresh flagged (what the boards counted and the export lists); without
- * it every published vote comes back (the refresh, which flags judges afresh).
+ * the votes the last refresh did not count (`uncounted_votes`: what the boards counted and the
+ * export lists); without it every published vote comes back (the refresh, which decides afresh).
  */
 export function publishedVotes(
   em: EntityManager,
@@ -112,10 +119,10 @@ export function publishedVotes(
   limit: number,
   { counted }: { counted: boolean },
 ): Promise<PublishedVote[]> {
-  const unflagged = counted ? `and not exists (select 1 from judge_flags f where f.judge_id = b.judge_id)` : '';
+  const unflagged = counted ? `and not exists (select 1 from uncounted_votes x where x.battle_id = v.battle_id)` : '';
   return run<PublishedVote>(
     em,
-    `select v.battle_id, b.prompt_id, v.category, b.judge_id, b.agent_a_id, b.agent_b_id, b.winner,
+    `select v.battle_id, b.voided_at is not null as voided, b.prompt_id, v.category, b.judge_id, b.agent_a_id, b.agent_b_id, b.winner,
        (extract(epoch from b.voted_at) * 1000)::float8 as voted_ms,
        v.a_length, v.a_headers, v.a_list_items, v.a_bold, v.b_length, v.b_headers, v.b_list_items, v.b_bold
      from public_votes v join battles b on b.id = v.battle_id

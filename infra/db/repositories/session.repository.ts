@@ -238,10 +238,14 @@ export async function startJudging(em: EntityManager, sessionId: number, days: n
   );
 }
 
-/** These answers leave judging now: their votes are in. */
+/**
+ * These answers leave judging now: their votes are in. `judging_until` keeps the moment (never
+ * null): a vote counts only when cast before its answers left judging, and a null would read as
+ * neither in nor out of it.
+ */
 export async function endJudging(em: EntityManager, sessionIds: readonly number[]): Promise<void> {
   for (const id of sessionIds) {
-    await run(em, `update sessions set judging_until = null where id = ? and judging_until is not null`, [id]);
+    await run(em, `update sessions set judging_until = now() where id = ? and judging_until > now()`, [id]);
   }
 }
 

@@ -1,5 +1,5 @@
 /** Queries about accounts: key look-up and public search. */
-import { EntityRepository } from '@mikro-orm/postgresql';
+import { EntityRepository, type EntityManager } from '@mikro-orm/postgresql';
 import type { User } from '../entities/user.entity';
 import { run } from './sql';
 
@@ -11,6 +11,39 @@ export interface UserSearchPage {
 /** Escapes LIKE wildcards so a search for `50%` means the characters, not a pattern. */
 function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Where a new account was made from: the request's address, and its network (`api/client-address.ts`). */
+export interface RegistrationOrigin {
+  ip: string;
+  network: string;
+}
+
+/**
+ * Places a new account in its registration cluster: the cluster of the account registered last from
+ * the same network, if that was within a day, else a cluster of its own. Also records the network.
+ */
+export async function placeInRegistrationCluster(em: EntityManager, userId: number, network: string): Promise<void> {
+  await run(
+    em,
+    `update users u set registration_network = ?, registration_cluster = coalesce(
+       (select coalesce(p.registration_cluster, p.id) from users p
+        where p.registration_network = ? and p.id <> u.id
+          and p.created_at <= u.created_at and p.created_at >= u.created_at - interval '1 day'
+        order by p.created_at desc, p.id desc limit 1), u.id)
+     where u.id = ?`,
+    [network, network, userId],
+  );
+}
+
+/** The accounts a name stands for: a username, or `cluster:<id>` for every account of that registration cluster. */
+export async function accountsNamed(em: EntityManager, name: string): Promise<Array<{ id: number; username: string }>> {
+  const cluster = /^cluster:(\d{1,9})$/.exec(name);
+  return cluster
+    ? run(em, `select id, username from users where coalesce(registration_cluster, id) = ? order by id`, [
+        Number(cluster[1]),
+      ])
+    : run(em, `select id, username from users where username = ?`, [name.toLowerCase()]);
 }
 
 export class UserRepository extends EntityRepository<User> {

@@ -52,10 +52,15 @@ async function rejection(promise: Promise<unknown>): Promise<{ statusCode: numbe
 describe('signUp', () => {
   it('stores the email lowercase and only an argon2id hash of the password, in its own table', async () => {
     const email = freshEmail('Ada').toUpperCase();
-    const user = await newAccount(em(), { email: `  ${email} `, password: GOOD_PASSWORD, ip: '10.1.2.3' });
+    const user = await newAccount(em(), {
+      email: `  ${email} `,
+      password: GOOD_PASSWORD,
+      origin: { ip: '10.1.2.3', network: '10.1.2.3' },
+    });
     expect(user.email).toBe(email.toLowerCase());
     expect(user.username).toMatch(/^user-[0-9a-f]{8}$/);
     expect(user.registrationIp).toBe('10.1.2.3');
+    expect([user.registrationNetwork, user.registrationCluster]).toEqual(['10.1.2.3', user.id]);
     const rows = await orm.em.getConnection().execute('select hash from user_passwords where user_id = ?', [user.id]);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.hash).toMatch(/^\$argon2id\$/);

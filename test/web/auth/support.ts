@@ -12,6 +12,7 @@ import type { OidcSettings } from '../../../infra/config';
 import { ormConfig } from '../../../infra/db/orm.config';
 import { createTestDatabase } from '../../support/test-db';
 import { loadOpenidClientInJest } from './esm-loader';
+import { clientOrigin } from '../../../api/client-address';
 
 export interface AuthApp {
   app: FastifyInstance;
@@ -57,7 +58,7 @@ export async function startAuthApp(
   app.post('/form', { preHandler: app.csrfProtection }, async (request) => ({ accepted: request.body }));
   app.post('/signup', { preHandler: app.csrfProtection }, async (request, reply) => {
     const body = request.body as { email: string; password: string };
-    const user = await signUp(request.em, { ...body, ip: request.ip });
+    const user = await signUp(request.em, { ...body, origin: clientOrigin(request) });
     if (user) await reply.signInWebUser(user);
     return reply.redirect('/', 303);
   });

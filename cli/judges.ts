@@ -1,0 +1,88 @@
+/**
+ * `arena judges …`: operators see every judge's standing and what the last refresh flagged, vouch
+ * for judges (the seed of a new arena), and void the votes of a judge or a registration cluster.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ArenaError } from '../domain/errors';
+import { judgeListings } from '../infra/db/repositories/judge-standing.repository';
+import { voteFlags } from '../infra/db/repositories/leaderboard.repository';
+import { trustJudgesNamed, voidJudgesNamed } from '../services/judges';
+import { CommandError, type Print } from './command';
+
+function standing(j: { trusted: boolean; established: boolean; voided: boolean }): string {
+  if (j.voided) return 'voided';
+  if (j.trusted) return 'trusted';
+  return j.established ? 'established' : 'new';
+}
+
+/** Every judge's standing, then the flags of the last refresh with their reasons. */
+export async function listJudges(em: EntityManager, print: Print): Promise<void> {
+  const judges = await judgeListings(em);
+  print(
+    [
+      'user_id',
+      'username',
+      'standing',
+      'cluster',
+      'address',
+      'registered',
+      'votes',
+      'counted',
+      'uncounted',
+      'agreement',
+    ].join('\t'),
+  );
+  for (const j of judges) {
+    print(
+      [
+        j.id,
+        j.username,
+        standing(j),
+        j.cluster_size > 1 ? `cluster:${j.cluster} (${j.cluster_size} accounts)` : `cluster:${j.cluster}`,
+        j.network ?? '-',
+        new Date(j.created_ms).toISOString().slice(0, 10),
+        j.votes,
+        j.counted,
+        j.uncounted,
+        j.agreement === null ? '-' : `${Math.round(j.agreement * 100)}% of ${j.compared_votes}`,
+      ].join('\t'),
+    );
+  }
+  const flags = await voteFlags(em);
+  print(`${judges.length} judge(s); ${flags.length} flag(s) from the last leaderboard refresh:`);
+  for (const f of flags) {
+    const who =
+      f.kind === 'cluster' ? `cluster:${f.cluster}` : f.kind === 'address' ? `address ${f.network}` : `${f.username}`;
+    const agent = f.agent_id === null ? '' : ` on agent ${f.agent_id} ${f.agent_name ?? ''}`.trimEnd();
+    print(`${f.kind}\t${who}${agent}\t${f.votes} votes\tp = ${f.p_value.toExponential(2)}\t${f.reason}`);
+  }
+}
+
+/** Vouches for judges: their votes count from the next refresh. */
+export async function trustJudgesCommand(em: EntityManager, names: readonly string[], print: Print): Promise<void> {
+  const trusted = await asCommand(trustJudgesNamed(em, names));
+  print(`trusted ${trusted.join(', ')}: their votes count on the boards from the next refresh`);
+}
+
+/** Voids judges' votes: off the boards at the next refresh, their Elo changes taken back now. */
+export async function voidJudgesCommand(
+  em: EntityManager,
+  names: readonly string[],
+  reason: string,
+  print: Print,
+): Promise<void> {
+  const done = await asCommand(voidJudgesNamed(em, names, reason));
+  print(
+    `voided ${done.votes} vote(s) of ${done.judges.join(', ')}: ${done.reversed} Elo change(s) taken back now; ` +
+      'the boards and the export leave them out from the next refresh',
+  );
+}
+
+async function asCommand<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    if (err instanceof ArenaError) throw new CommandError(err.message);
+    throw err;
+  }
+}
