@@ -25,7 +25,8 @@ export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
     '/agents/:id/ratings',
     {
       schema: {
-        summary: "An agent's Elo history, one entry per vote, oldest first",
+        summary:
+          "An agent's Elo history, oldest first: one entry per vote, and one per vote an operator voided (`kind: void`, the same change taken back)",
         tags: ['ratings'],
         params: idParam,
         response: { 200: ratingHistorySchema, ...errors(400, 404) },

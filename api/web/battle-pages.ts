@@ -86,7 +86,9 @@ function battleMarkdown(row: BattleWithAnswers, reveal: VoteResult | null): stri
     row.status === 'open'
       ? `Vote with POST /api/judge/${row.id}/vote {"winner": "a" | "b" | "tie" | "both_bad"}.\n`
       : '';
-  const verdict = reveal ? `Verdict: ${VERDICT_LABELS[reveal.winner]}.\n\n` : '';
+  const verdict = reveal
+    ? `Verdict: ${VERDICT_LABELS[reveal.winner]}.\n\n${reveal.judge.note ? `${mdEscape(reveal.judge.note)}\n\n` : ''}`
+    : '';
   return `# Battle ${row.id} (${row.status})\n\n${verdict}**Prompt** (${mdEscape(row.category)}):\n\n${mdFenced(row.prompt)}\n\n${side('a')}\n${side('b')}\n${vote}`;
 }
 

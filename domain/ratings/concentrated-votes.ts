@@ -124,82 +124,178 @@ export function referenceModel(reference: readonly BattleVote[]): Model {
   };
 }
 
-/** A group's votes with one agent, summed. */
+/** A tested group's votes with one agent, summed. */
 interface Cell {
-  group: VoteGroup;
-  groupKey: string;
-  agentId: number;
+  group: number;
+  agent: number;
   votes: number;
   observed: number;
   expected: number;
   variance: number;
-  /** The model's uncertainty about the expectation: Σ over the agents of (∂E/∂θ)² / information. */
-  modelVariance: number;
-  /** ∂E/∂θ of each opponent, summed over this cell's votes, until the model's share is added. */
+  /** ∂E/∂θ of each opponent (by agent index), summed over the cell's votes. */
   opponentSlopes: Map<number, number>;
 }
 
-function groupsOf(vote: GroupedVote, multiJudge: Set<string>): Array<[string, VoteGroup]> {
-  const groups: Array<[string, VoteGroup]> = [[`j:${vote.judgeId}`, { kind: 'judge', judgeId: vote.judgeId }]];
-  const cluster = `c:${vote.cluster}`;
-  if (multiJudge.has(cluster)) groups.push([cluster, { kind: 'cluster', cluster: vote.cluster }]);
-  if (vote.network !== null) {
-    const address = `n:${vote.network}`;
-    if (multiJudge.has(address)) groups.push([address, { kind: 'address', network: vote.network }]);
-  }
-  return groups;
+/**
+ * The votes as flat arrays: each vote's agents (as dense indices), rating difference under the model
+ * and score, and the (up to three) groups it belongs to: its judge, its judge's cluster and its
+ * address, the last two only when two or more judges voted from them (a group of one is its judge).
+ */
+interface VoteIndex {
+  groups: VoteGroup[];
+  agentIds: number[];
+  first: Int32Array;
+  second: Int32Array;
+  difference: Float64Array;
+  score: Float64Array;
+  /** Three group indices per vote (judge, cluster, address), -1 for none. */
+  groupOf: Int32Array;
 }
 
-/** Clusters and addresses two or more judges voted from. */
-function sharedGroups(votes: readonly GroupedVote[]): Set<string> {
-  const judges = new Map<string, number>();
-  const shared = new Set<string>();
+function indexVotes(votes: readonly GroupedVote[], model: Model): VoteIndex {
+  // Which clusters and addresses two or more judges voted from.
+  const clusterJudge = new Map<number, number>();
+  const networkJudge = new Map<string, number>();
+  const sharedClusters = new Set<number>();
+  const sharedNetworks = new Set<string>();
   for (const vote of votes) {
-    for (const key of [`c:${vote.cluster}`, vote.network === null ? null : `n:${vote.network}`]) {
-      if (key === null) continue;
-      const first = judges.get(key);
-      if (first === undefined) judges.set(key, vote.judgeId);
-      else if (first !== vote.judgeId) shared.add(key);
-    }
+    const first = clusterJudge.get(vote.cluster);
+    if (first === undefined) clusterJudge.set(vote.cluster, vote.judgeId);
+    else if (first !== vote.judgeId) sharedClusters.add(vote.cluster);
+    if (vote.network === null) continue;
+    const firstHere = networkJudge.get(vote.network);
+    if (firstHere === undefined) networkJudge.set(vote.network, vote.judgeId);
+    else if (firstHere !== vote.judgeId) sharedNetworks.add(vote.network);
   }
-  return shared;
+  const groups: VoteGroup[] = [];
+  const judgeGroups = new Map<number, number>();
+  const clusterGroups = new Map<number, number>();
+  const networkGroups = new Map<string, number>();
+  const groupOf = <K>(map: Map<K, number>, key: K, group: () => VoteGroup): number => {
+    let index = map.get(key);
+    if (index === undefined) {
+      index = groups.length;
+      groups.push(group());
+      map.set(key, index);
+    }
+    return index;
+  };
+  const agentIds: number[] = [];
+  const agentIndex = new Map<number, number>();
+  const agentOf = (id: number): number => {
+    let index = agentIndex.get(id);
+    if (index === undefined) {
+      index = agentIds.length;
+      agentIds.push(id);
+      agentIndex.set(id, index);
+    }
+    return index;
+  };
+  const counted = votes.filter((vote) => vote.a !== vote.b);
+  const n = counted.length;
+  const index: VoteIndex = {
+    groups,
+    agentIds,
+    first: new Int32Array(n),
+    second: new Int32Array(n),
+    difference: new Float64Array(n),
+    score: new Float64Array(n),
+    groupOf: new Int32Array(3 * n).fill(-1),
+  };
+  for (let k = 0; k < n; k++) {
+    const vote = counted[k]!;
+    index.first[k] = agentOf(vote.a);
+    index.second[k] = agentOf(vote.b);
+    index.difference[k] = model.strength(vote.a) - model.strength(vote.b);
+    index.score[k] = scoreForA(vote.outcome);
+    index.groupOf[3 * k] = groupOf(judgeGroups, vote.judgeId, () => ({ kind: 'judge', judgeId: vote.judgeId }));
+    if (sharedClusters.has(vote.cluster))
+      index.groupOf[3 * k + 1] = groupOf(clusterGroups, vote.cluster, () => ({
+        kind: 'cluster',
+        cluster: vote.cluster,
+      }));
+    const network = vote.network;
+    if (network !== null && sharedNetworks.has(network))
+      index.groupOf[3 * k + 2] = groupOf(networkGroups, network, () => ({ kind: 'address', network }));
+  }
+  return index;
 }
 
 /**
  * Each group's sharpness: the β that maximises Σ s·ln σ(β·d) + (1 − s)·ln σ(−β·d) over its votes,
- * with a Gaussian pull toward 1, by Newton's method (the objective is concave in β).
+ * with a Gaussian pull toward 1, by Newton's method for every group at once (the objective is
+ * concave in β).
  */
-function sharpnessOf(votes: readonly GroupedVote[], shared: Set<string>, model: Model): Map<string, number> {
-  const byGroup = new Map<string, Array<[number, number]>>();
-  for (const vote of votes) {
-    if (vote.a === vote.b) continue;
-    const d = model.strength(vote.a) - model.strength(vote.b);
-    const s = scoreForA(vote.outcome);
-    for (const [key] of groupsOf(vote, shared)) {
-      const list = byGroup.get(key) ?? [];
-      list.push([d, s]);
-      byGroup.set(key, list);
+function sharpnessOf(index: VoteIndex): Float64Array {
+  const count = index.groups.length;
+  const beta = new Float64Array(count).fill(1);
+  const gradient = new Float64Array(count);
+  const curvature = new Float64Array(count);
+  const { difference, score, groupOf } = index;
+  // Newton's method converges in a handful of steps; a sharpness good to 1e-4 is all the test needs.
+  for (let iteration = 0; iteration < 12; iteration++) {
+    for (let g = 0; g < count; g++) {
+      gradient[g] = -SHARPNESS_PRIOR * (beta[g]! - 1);
+      curvature[g] = SHARPNESS_PRIOR;
     }
-  }
-  const sharpness = new Map<string, number>();
-  for (const [key, list] of byGroup) {
-    let beta = 1;
-    for (let iteration = 0; iteration < 20; iteration++) {
-      let gradient = -SHARPNESS_PRIOR * (beta - 1);
-      let curvature = SHARPNESS_PRIOR;
-      for (const [d, s] of list) {
-        const q = sigmoid(beta * d);
-        gradient += d * (s - q);
-        curvature += d * d * q * (1 - q);
+    for (let k = 0; k < difference.length; k++) {
+      const d = difference[k]!;
+      for (let slot = 3 * k; slot < 3 * k + 3; slot++) {
+        const g = groupOf[slot]!;
+        if (g < 0) continue;
+        const q = sigmoid(beta[g]! * d);
+        gradient[g]! += d * (score[k]! - q);
+        curvature[g]! += d * d * q * (1 - q);
       }
-      const next = min(SHARPNESS_RANGE[1], max(SHARPNESS_RANGE[0], beta + gradient / curvature));
-      const moved = abs(next - beta);
-      beta = next;
-      if (moved < 1e-6) break;
     }
-    sharpness.set(key, beta);
+    let moved = 0;
+    for (let g = 0; g < count; g++) {
+      const next = min(SHARPNESS_RANGE[1], max(SHARPNESS_RANGE[0], beta[g]! + gradient[g]! / curvature[g]!));
+      moved = max(moved, abs(next - beta[g]!));
+      beta[g] = next;
+    }
+    if (moved < 1e-4) break;
   }
-  return sharpness;
+  return beta;
+}
+
+/**
+ * The cells (group and agent) with at least `minVotes` votes, by key group · agents + agent.
+ * Counted by sorting every vote's six keys, so the count needs no map of every cell.
+ */
+function testedCells(index: VoteIndex, minVotes: number): Map<number, Cell> {
+  const agents = index.agentIds.length;
+  const keys = new Float64Array(6 * index.first.length);
+  let used = 0;
+  for (let k = 0; k < index.first.length; k++) {
+    for (let slot = 3 * k; slot < 3 * k + 3; slot++) {
+      const g = index.groupOf[slot]!;
+      if (g < 0) continue;
+      keys[used++] = g * agents + index.first[k]!;
+      keys[used++] = g * agents + index.second[k]!;
+    }
+  }
+  const sorted = keys.subarray(0, used).sort();
+  const cells = new Map<number, Cell>();
+  for (let start = 0; start < sorted.length;) {
+    let end = start + 1;
+    while (end < sorted.length && sorted[end] === sorted[start]) end++;
+    if (end - start >= minVotes) {
+      const key = sorted[start]!;
+      const group = Math.floor(key / agents);
+      cells.set(key, {
+        group,
+        agent: key - group * agents,
+        votes: 0,
+        observed: 0,
+        expected: 0,
+        variance: 0,
+        opponentSlopes: new Map(),
+      });
+    }
+    start = end;
+  }
+  return cells;
 }
 
 /** Tests every group's votes on every agent against the model fitted to `reference`. Deterministic. */
@@ -211,49 +307,30 @@ export function findConcentratedVotes(
   const alpha = options.alpha ?? 0.01;
   const minVotes = options.minVotes ?? 10;
   const model = referenceModel(reference);
-  const shared = sharedGroups(votes);
+  const index = indexVotes(votes, model);
+  const beta = sharpnessOf(index);
+  const cells = testedCells(index, minVotes);
+  const agents = index.agentIds.length;
+  const strength = index.agentIds.map((id) => model.strength(id));
 
-  // Which cells have enough votes to be tested.
-  const sizes = new Map<string, number>();
-  for (const vote of votes) {
-    if (vote.a === vote.b) continue;
-    for (const [key] of groupsOf(vote, shared)) {
-      for (const agentId of [vote.a, vote.b]) sizes.set(`${key}|${agentId}`, (sizes.get(`${key}|${agentId}`) ?? 0) + 1);
-    }
-  }
-  const sharpness = sharpnessOf(votes, shared, model);
-
-  // Each tested cell's observed score, expectation and variance, from the agent's side.
-  const cells = new Map<string, Cell>();
-  for (const vote of votes) {
-    if (vote.a === vote.b) continue;
-    const scoreA = scoreForA(vote.outcome);
-    for (const [groupKey, group] of groupsOf(vote, shared)) {
-      const beta = sharpness.get(groupKey)!;
-      for (const [agentId, opponent, score] of [
-        [vote.a, vote.b, scoreA],
-        [vote.b, vote.a, 1 - scoreA],
+  // Each tested cell's observed score, expectation and variance, from its agent's side.
+  for (let k = 0; k < index.first.length; k++) {
+    const scoreFirst = index.score[k]!;
+    for (let slot = 3 * k; slot < 3 * k + 3; slot++) {
+      const g = index.groupOf[slot]!;
+      if (g < 0) continue;
+      for (const [agent, opponent, score] of [
+        [index.first[k]!, index.second[k]!, scoreFirst],
+        [index.second[k]!, index.first[k]!, 1 - scoreFirst],
       ] as const) {
-        const key = `${groupKey}|${agentId}`;
-        if ((sizes.get(key) ?? 0) < minVotes) continue;
-        const cell = cells.get(key) ?? {
-          group,
-          groupKey,
-          agentId,
-          votes: 0,
-          observed: 0,
-          expected: 0,
-          variance: 0,
-          modelVariance: 0,
-          opponentSlopes: new Map<number, number>(),
-        };
-        cells.set(key, cell);
-        const p = sigmoid(beta * (model.strength(agentId) - model.strength(opponent)));
+        const cell = cells.get(g * agents + agent);
+        if (!cell) continue;
+        const p = sigmoid(beta[g]! * (strength[agent]! - strength[opponent]!));
         cell.votes += 1;
         cell.observed += score;
         cell.expected += p;
         cell.variance += p * (1 - p);
-        cell.opponentSlopes.set(opponent, (cell.opponentSlopes.get(opponent) ?? 0) + beta * p * (1 - p));
+        cell.opponentSlopes.set(opponent, (cell.opponentSlopes.get(opponent) ?? 0) + beta[g]! * p * (1 - p));
       }
     }
   }
@@ -262,18 +339,17 @@ export function findConcentratedVotes(
   const flags: ConcentrationFlag[] = [];
   for (const cell of cells.values()) {
     // The model is uncertain about the agent and its opponents alike; each uncertainty moves E.
-    const beta = sharpness.get(cell.groupKey)!;
-    const slope = beta * cell.variance;
-    cell.modelVariance = (slope * slope) / model.information(cell.agentId);
+    const slope = beta[cell.group]! * cell.variance;
+    let modelVariance = (slope * slope) / model.information(index.agentIds[cell.agent]!);
     for (const [opponent, opponentSlope] of cell.opponentSlopes)
-      cell.modelVariance += (opponentSlope * opponentSlope) / model.information(opponent);
-    const sd = sqrt(cell.variance + cell.modelVariance);
+      modelVariance += (opponentSlope * opponentSlope) / model.information(index.agentIds[opponent]!);
+    const sd = sqrt(cell.variance + modelVariance);
     const z = sd > 0 ? max(0, abs(cell.observed - cell.expected) - 0.5) / sd : 0;
     const pValue = erfc(z / Math.SQRT2);
     if (pValue >= alpha / tested) continue;
     flags.push({
-      group: cell.group,
-      agentId: cell.agentId,
+      group: index.groups[cell.group]!,
+      agentId: index.agentIds[cell.agent]!,
       direction: cell.observed > cell.expected ? 'for' : 'against',
       votes: cell.votes,
       observed: cell.observed,

@@ -92,9 +92,10 @@ describe('the judging window', () => {
     const published = async () =>
       (await arena.sql(`select 1 from public_votes where battle_id = ?`, [battle.battle_id])).length === 1;
     expect(await published()).toBe(false);
-    // The window passes (15 minutes, here moved back rather than waited out): the next refresh publishes the vote.
+    // The window passes (15 minutes, here brought forward rather than waited out): the next refresh
+    // publishes the vote, cast before its answers left judging.
     await arena.sql(
-      `update sessions s set judging_until = now() - interval '1 second' from battles b
+      `update sessions s set judging_until = now() from battles b
        where b.id = ? and s.id in (b.session_a_id, b.session_b_id)`,
       [battle.battle_id],
     );
