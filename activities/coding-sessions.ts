@@ -10,7 +10,6 @@ import {
 } from '../infra/db/repositories/coding.repository';
 import { codingStepsOf, trimCodingSteps } from '../infra/db/repositories/coding-step.repository';
 import { finishBenchmarkRun } from '../infra/db/repositories/benchmark-run.repository';
-import { leaseSandboxUid } from '../infra/db/repositories/sandbox-uid.repository';
 import { findCodingTask, isTaskActive } from '../infra/db/repositories/coding-task.repository';
 import { hashToken, sessionToken } from '../domain/credentials';
 import { codingTranscript } from '../domain/sandbox/transcript';
@@ -45,7 +44,7 @@ export function codingSessionActivities({ orm, sandbox, encryptionKey }: Activit
       const [task, session] = await Promise.all([findCodingTask(orm.em, taskId), findCodingSession(orm.em, sessionId)]);
       if (!task || !session) return { ok: false, reason: `coding task ${taskId} is not in the catalogue` };
       // A uid no other live session holds: its process limit and its files are the session's own.
-      const uid = await leaseSandboxUid(orm.em, sessionId, sandbox.settings);
+      const uid = await sandbox.leaseUid(orm.em, sessionId);
       if (uid === undefined) return { ok: false, reason: noFreeUid(sandbox.settings.uidCount) };
       await sandbox.prepare(sessionId, uid, task.files);
       await markWorkspaceReady(orm.em, sessionId, {

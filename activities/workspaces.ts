@@ -9,7 +9,6 @@ import { heartbeating } from './heartbeat';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { SandboxLanguage } from '../domain/sandbox/languages';
 import { findCodingStep, recordCodingStep } from '../infra/db/repositories/coding-step.repository';
-import { releaseSandboxUid } from '../infra/db/repositories/sandbox-uid.repository';
 import { findCodingTask } from '../infra/db/repositories/coding-task.repository';
 import type { SandboxRuntime } from '../infra/sandbox/runtime';
 import { codingStepLatency } from '../infra/metrics';
@@ -94,7 +93,7 @@ export function createSessionEndActivities({ orm, sandbox }: WorkspaceDeps) {
     /** Removes the workspace (and any clean room), and gives the session's uid back to the range. */
     async removeWorkspace({ sessionId }: { sessionId: number }): Promise<void> {
       await sandbox.remove(sessionId);
-      await releaseSandboxUid(orm.em, sessionId);
+      await sandbox.releaseUid(orm.em, sessionId);
     },
   };
 }

@@ -10,7 +10,8 @@ import os from 'node:os';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ArenaError } from '../../domain/errors';
 import { endedDeliveriesAmong } from '../db/repositories/coding.repository';
-import { releaseSandboxUid } from '../db/repositories/sandbox-uid.repository';
+import { leaseSandboxUid, releaseSandboxUid } from '../db/repositories/sandbox-uid.repository';
+import { HostUidLocks } from './host-uid-locks';
 import type { SandboxSettings } from './settings';
 import type { StoredTaskFile } from '../db/entities/coding-task.entity';
 import { cleanRoomDirOf, scoreInCleanRoom, type CleanRoomScore, type ScoredTask } from './clean-room';
@@ -41,6 +42,8 @@ export class SandboxRuntime {
   private readonly stopped = new Set<number>();
   /** Steps running here, by session. */
   private readonly running = new Map<number, number>();
+  /** The uids this process's sessions hold on the host, whatever arena and database they belong to. */
+  private readonly hostLocks = new HostUidLocks();
 
   constructor(
     readonly settings: SandboxSettings,
@@ -50,6 +53,29 @@ export class SandboxRuntime {
 
   check(): Promise<IsolationCheck> {
     return checkIsolation(probeOf(this.settings));
+  }
+
+  /**
+   * A uid for the session that no other live session holds, in this arena (its lease row) or in any
+   * other arena on this machine (the host-wide lock this process takes): the one it holds already on
+   * a retried preparation. Undefined when every uid of the range is held.
+   */
+  async leaseUid(em: EntityManager, sessionId: number): Promise<number | undefined> {
+    const heldElsewhere: number[] = [];
+    for (;;) {
+      const uid = await leaseSandboxUid(em, sessionId, this.settings, heldElsewhere);
+      if (uid === undefined) return undefined;
+      if (await this.hostLocks.hold(uid)) return uid;
+      // Another arena on this machine holds it: this lease goes, and the next uid is tried.
+      await releaseSandboxUid(em, sessionId);
+      heldElsewhere.push(uid);
+    }
+  }
+
+  /** The session's uid goes back to the range, and its host-wide lock with it. */
+  async releaseUid(em: EntityManager, sessionId: number): Promise<void> {
+    const uid = await releaseSandboxUid(em, sessionId);
+    if (uid !== undefined) await this.hostLocks.release(uid);
   }
 
   /** Makes the session's workspace, owned by `uid` (its lease), with the task's starting files. */
@@ -143,7 +169,7 @@ export class SandboxRuntime {
     if (ids.length === 0) return;
     for (const id of await endedDeliveriesAmong(em, ids)) {
       await this.remove(id);
-      await releaseSandboxUid(em, id);
+      await this.releaseUid(em, id);
     }
   }
 }

@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { stepAsShown } from '../../../domain/sandbox/transcript';
 import type { CodingStepKind } from '../entities/coding-step.entity';
 import { CODING_LOCKS } from './coding.repository';
+import { storableJson } from '../../../domain/stored-text';
 import { onlyRow, run } from './sql';
 
 /** A step waiting to run: its request, written before the workflow is asked, so no file or output goes through the history. */
@@ -20,7 +21,7 @@ export async function addCodingStep(
     em,
     `insert into coding_steps (session_id, kind, request, result, duration_ms, created_at)
      values (?, ?, ?::jsonb, 'null'::jsonb, 0, now()) returning id`,
-    [sessionId, kind, JSON.stringify(request)],
+    [sessionId, kind, JSON.stringify(storableJson(request))],
   );
   return onlyRow(rows, 'new coding step').id;
 }
@@ -72,7 +73,7 @@ export async function admitCodingStep(
         step.workerQueue,
         step.sessionId,
         step.kind,
-        JSON.stringify(step.request),
+        JSON.stringify(storableJson(step.request)),
         caps.stepsPerAccount,
         caps.stepsPerWorker,
       ],
@@ -118,7 +119,7 @@ export async function recordCodingStep(
     const rows = await run(
       tx,
       `update coding_steps set n = ?, result = ?::jsonb, duration_ms = ? where id = ? and n is null returning id`,
-      [step.n, JSON.stringify(step.result), step.durationMs, step.stepId],
+      [step.n, JSON.stringify(storableJson(step.result)), step.durationMs, step.stepId],
     );
     if (rows.length === 0) return;
     await run(tx, `update coding_sessions set steps = steps + 1 where session_id = ?`, [step.sessionId]);

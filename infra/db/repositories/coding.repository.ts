@@ -4,6 +4,7 @@
  * benchmark runs benchmark-run.repository.ts, the sandbox's uid leases sandbox-uid.repository.ts
  * and the task catalogue coding-task.repository.ts.
  */
+import { storableText } from '../../../domain/stored-text';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AgentMode } from '../../../domain/agent-state';
 import { codingPrompt } from '../../../domain/sandbox/prompt';
@@ -176,7 +177,7 @@ export async function recordCodingSummary(em: EntityManager, sessionId: number, 
     `with kept as (update coding_sessions set summary = ? where session_id = ? and summary is null returning session_id)
      update sessions s set response = ? || E'\n\n' || s.response
      from kept where s.id = kept.session_id and s.response is not null and s.status not in ('pending', 'running')`,
-    [summary, sessionId, summary.trim()],
+    [storableText(summary), sessionId, storableText(summary.trim())],
   );
 }
 
@@ -215,12 +216,12 @@ export async function endCodingSession(
       [
         o.status,
         // The feed's error of a run found tampered with is the reason it scored 0.
-        o.error ?? (o.tampered ? `tampered with: ${o.tampered}` : null),
-        o.response,
+        storableText(o.error ?? (o.tampered ? `tampered with: ${o.tampered}` : '')) || null,
+        storableText(o.response),
         sessionId,
         o.testsPassed ?? null,
         o.testsTotal ?? null,
-        o.tampered ?? null,
+        o.tampered === undefined ? null : storableText(o.tampered),
         o.status === 'error' && o.notAgentsFault === true,
       ],
     );

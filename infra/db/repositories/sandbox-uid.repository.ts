@@ -9,13 +9,15 @@ const LEASE_TRIES = 20;
 
 /**
  * The uid of the sandbox's range that `sessionId` holds while it lives: the one it leased already (a
- * retried preparation), else the first free one from `sessionId`'s place in the range on; undefined
- * when every one is held. The range's last uid is the isolation check's and never leased.
+ * retried preparation), else the first free one from `sessionId`'s place in the range on, other than
+ * `excluded` (held by another arena on the machine); undefined when every one is held. The range's
+ * last uid is the isolation check's and never leased.
  */
 export async function leaseSandboxUid(
   em: EntityManager,
   sessionId: number,
   range: { uidBase: number; uidCount: number },
+  excluded: readonly number[] = [],
 ): Promise<number | undefined> {
   const leasable = range.uidCount - 1;
   await run(
@@ -32,10 +34,10 @@ export async function leaseSandboxUid(
       em,
       `insert into sandbox_uid_leases (uid, session_id, leased_at)
        select c.uid, ?, now() from generate_series(0, ? - 1) n cross join lateral (select ?::int + ((?::int + n) % ?::int) as uid) c
-       where not exists (select 1 from sandbox_uid_leases l where l.uid = c.uid)
+       where not exists (select 1 from sandbox_uid_leases l where l.uid = c.uid) and c.uid <> all(?::int[])
        order by n limit 1
        on conflict do nothing returning uid`,
-      [sessionId, leasable, range.uidBase, sessionId, leasable],
+      [sessionId, leasable, range.uidBase, sessionId, leasable, `{${excluded.join(',')}}`],
     );
     const [leased] = rows;
     if (leased) return leased.uid;
@@ -44,7 +46,10 @@ export async function leaseSandboxUid(
   return undefined;
 }
 
-/** The session's uid goes back to the range: its workspace is gone and nothing of it runs. */
-export async function releaseSandboxUid(em: EntityManager, sessionId: number): Promise<void> {
-  await run(em, `delete from sandbox_uid_leases where session_id = ?`, [sessionId]);
+/** The session's uid goes back to the range: its workspace is gone and nothing of it runs. Answers the uid it held. */
+export async function releaseSandboxUid(em: EntityManager, sessionId: number): Promise<number | undefined> {
+  const [row] = await run<{ uid: number }>(em, `delete from sandbox_uid_leases where session_id = ? returning uid`, [
+    sessionId,
+  ]);
+  return row?.uid;
 }
