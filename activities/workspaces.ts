@@ -10,6 +10,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { SandboxLanguage } from '../domain/sandbox/languages';
 import { findCodingStep, recordCodingStep } from '../infra/db/repositories/coding-step.repository';
 import { findCodingTask } from '../infra/db/repositories/coding-task.repository';
+import { recordTamperDetail } from '../infra/db/repositories/coding.repository';
 import type { SandboxRuntime } from '../infra/sandbox/runtime';
 import { codingStepLatency } from '../infra/metrics';
 import type { CodingRun } from '../workflows/contracts';
@@ -81,6 +82,8 @@ export function createSessionEndActivities({ orm, sandbox }: WorkspaceDeps) {
           }),
         HEARTBEAT_EVERY_MS,
       );
+      // Only operators read what the judge saw: the feed gets the arena's own sentence.
+      if (score.tamperedDetail) await recordTamperDetail(orm.em, sessionId, score.tamperedDetail);
       return {
         passed: score.passed,
         total: score.total,

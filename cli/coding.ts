@@ -27,13 +27,20 @@ export async function listTampered(em: EntityManager, opts: TamperedOptions, pri
     ...(agentId === undefined ? {} : { agentId }),
     limit,
   });
-  print(['session', 'agent', 'task', 'ended', 'reason'].join('\t'));
+  print(['session', 'agent', 'task', 'ended', 'reason', 'what the judge saw'].join('\t'));
   for (const r of rows) {
     const ended = new Date(r.ended_at).toISOString();
+    // The detail may quote what the code under test chose: shown to operators, escaped onto one line.
+    const detail = r.tamper_detail === null ? '-' : JSON.stringify(r.tamper_detail).slice(1, -1);
     print(
-      [deliveryPublicId('sandbox', r.session_id), `${r.agent_id} ${r.agent_name}`, r.task_id, ended, r.tampered].join(
-        '\t',
-      ),
+      [
+        deliveryPublicId('sandbox', r.session_id),
+        `${r.agent_id} ${r.agent_name}`,
+        r.task_id,
+        ended,
+        r.tampered,
+        detail,
+      ].join('\t'),
     );
   }
   print(`${rows.length} tampered session(s); each one's transcript is in its agent's feed`);

@@ -9,8 +9,10 @@ import { z } from 'zod';
 export interface HarnessScore {
   passed: number;
   total: number;
-  /** The run was tampered with: the reason, shown in the feed. Scores 0. */
+  /** The run was tampered with: the arena's own sentence for it, shown in the feed. Scores 0. */
   tampered?: string;
+  /** What the harness saw, for operators only: it may quote names or text the code under test chose. */
+  tamperedDetail?: string;
   /** The run gave no score the arena believes (no report, a report that does not fit the task). Scores 0. */
   unread?: string;
 }
@@ -21,15 +23,38 @@ const reportSchema = z.object({
   tests: z.array(z.object({ id: z.string(), outcome: z.string() })),
   errors: z.array(z.string()).default([]),
   tampered: z.string().nullable(),
+  detail: z.string().nullable().optional(),
 });
 
 export type HarnessReport = z.infer<typeof reportSchema>;
 
-/** The most of a harness's reason that is kept: it may quote names the code under test chose. */
-const MAX_REASON_CHARS = 300;
+/** The most of a harness's detail that is kept: it may quote names the code under test chose. */
+const MAX_DETAIL_CHARS = 1000;
 
 const shortened = (reason: string) =>
-  reason.length <= MAX_REASON_CHARS ? reason : `${reason.slice(0, MAX_REASON_CHARS - 1)}…`;
+  reason.length <= MAX_DETAIL_CHARS ? reason : `${reason.slice(0, MAX_DETAIL_CHARS - 1)}…`;
+
+/**
+ * The sentences a tampered run is shown with: the arena's own, never words the code under test
+ * chose (a name it gave a class, a message, its output), which could carry the hidden tests out.
+ */
+export const TAMPERED = {
+  /** The judge's: the candidate broke the wire's protocol. */
+  protocol: 'the code under test sent the judge a message the protocol does not allow',
+  /** A harness running in the code's own process (JavaScript's) saw its machinery changed. */
+  machinery: 'the code under test changed the test machinery while the hidden tests ran',
+  reportedTwice: 'the harness was made to report more than once',
+  testTwice: 'a test was reported twice',
+} as const;
+
+/** A harness's tampering as the feed shows it (one of TAMPERED), with what it said kept for operators. */
+function tamperedOf(report: HarnessReport): Pick<HarnessScore, 'tampered' | 'tamperedDetail'> {
+  const said = report.tampered ?? '';
+  const known = Object.values(TAMPERED) as string[];
+  if (known.includes(said))
+    return { tampered: said, ...(report.detail ? { tamperedDetail: shortened(report.detail) } : {}) };
+  return { tampered: TAMPERED.machinery, tamperedDetail: shortened(said) };
+}
 
 export const NO_REPORT =
   'the harness did not report: the hidden tests could not be loaded, or the run ended before they finished';
@@ -60,13 +85,13 @@ export function scoreHarnessRun(reportText: string, nonce: string, testsTotal: n
   const zero = { passed: 0, total: testsTotal };
   const reports = harnessReportsOf(reportText, nonce);
   if (reports.length === 0) return { ...zero, unread: NO_REPORT };
-  if (reports.length > 1) return { ...zero, tampered: 'the harness was made to report more than once' };
+  if (reports.length > 1) return { ...zero, tampered: TAMPERED.reportedTwice };
   const [report] = reports as [HarnessReport];
-  if (report.tampered) return { ...zero, tampered: shortened(report.tampered) };
+  if (report.tampered) return { ...zero, ...tamperedOf(report) };
   if (report.tests.length > testsTotal) {
     return { ...zero, unread: `the run reported ${report.tests.length} tests; the task has ${testsTotal}` };
   }
   const ids = new Set(report.tests.map((test) => test.id));
-  if (ids.size !== report.tests.length) return { ...zero, tampered: 'a test was reported twice' };
+  if (ids.size !== report.tests.length) return { ...zero, tampered: TAMPERED.testTwice };
   return { passed: report.tests.filter((test) => test.outcome === 'passed').length, total: testsTotal };
 }

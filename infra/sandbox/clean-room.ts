@@ -8,12 +8,21 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
 import { scoreHarnessRun, type HarnessScore } from '../../domain/sandbox/harness-report';
 import type { SandboxLanguage } from '../../domain/sandbox/languages';
-import { harnessCommand, HARNESS_DIR, HARNESS_MOUNT } from './harness';
+import {
+  candidateCommand,
+  harnessCommand,
+  judgeCommand,
+  judgedLanguage,
+  HARNESS_DIR,
+  HARNESS_MOUNT,
+  SCRATCH_MOUNT,
+} from './harness';
 import { interpretersInSandbox, runIsolated, type IsolatedRun } from './isolation';
 import { SANDBOX_WORKSPACE } from './sandbox-arguments';
-import type { DiskQuota, SandboxLimits } from './settings';
+import type { DiskQuota, SandboxSettings } from './settings';
 import { HIDDEN_TESTS_DIR } from './task-catalogue';
 import type { Workspace, WorkspaceFile } from './workspaces';
 
@@ -40,25 +49,41 @@ export function cleanRoomDirOf(workspace: Pick<Workspace, 'dir'>): string {
   return `${workspace.dir}-score`;
 }
 
+/** What scoring needs of the sandbox's settings: limits, the quota, and the range whose last uid the judge runs as. */
+export type ScoringSettings = Pick<SandboxSettings, 'limits' | 'quota' | 'uidBase' | 'uidCount'>;
+
+type Run = (run: IsolatedRun) => ReturnType<typeof runIsolated>;
+
 /**
- * Scores the workspace: builds the clean room, runs the harness in it as the session's uid, and removes
- * it. Nothing of the session may be running (the caller stopped it).
+ * Scores the workspace: builds the clean room, runs the hidden tests on it, and removes it. A judged
+ * language's tests run in a judge process of their own, in a sandbox apart as the range's last uid,
+ * with the code under test loaded in a candidate process as the session's uid, reached only over a
+ * pipe; the others' run in one sandbox as the session's uid. Nothing of the session may be running
+ * (the caller stopped it).
  */
 export async function scoreInCleanRoom(
   workspace: Workspace,
   task: ScoredTask,
-  settings: { limits: SandboxLimits; quota: DiskQuota },
-  run: (run: IsolatedRun) => ReturnType<typeof runIsolated> = runIsolated,
+  settings: ScoringSettings,
+  run: Run = runIsolated,
 ): Promise<CleanRoomScore> {
   const room = cleanRoomDirOf(workspace);
   const { carried, leftOut } = await changedFiles(workspace.dir, task.files, settings.quota);
-  await fs.rm(room, { recursive: true, force: true });
+  const judge = { dir: `${room}-judge`, scratch: `${room}-scratch` };
+  const clear = () =>
+    Promise.all([room, judge.dir, judge.scratch].map((dir) => fs.rm(dir, { recursive: true, force: true })));
+  await clear();
   try {
     await fs.mkdir(room, { mode: 0o755 });
-    await writeFiles(room, [...task.files, ...carried, ...task.hiddenTests]);
     const interpreters = await interpretersInSandbox();
     if (task.language === 'python' && !interpreters.python3) throw new Error('python3 is not installed on this worker');
     const nonce = randomBytes(24).toString('hex');
+    if (judgedLanguage(task.language)) {
+      await writeFiles(room, [...task.files, ...carried]);
+      const report = await judgedRun(room, judge, workspace.uid, task, settings, nonce, run);
+      return { ...scoreHarnessRun(report, nonce, task.testsTotal), leftOut };
+    }
+    await writeFiles(room, [...task.files, ...carried, ...task.hiddenTests]);
     const result = await run({
       workspace: { dir: room, uid: workspace.uid },
       command: harnessCommand(task.language, {
@@ -76,7 +101,77 @@ export async function scoreInCleanRoom(
     });
     return { ...scoreHarnessRun(result.report ?? '', nonce, task.testsTotal), leftOut };
   } finally {
-    await fs.rm(room, { recursive: true, force: true });
+    await clear();
+  }
+}
+
+/**
+ * The hidden tests run by the judge, as the range's last uid, in a sandbox showing only its own folder
+ * (the hidden tests), the harness and its scratch folder; the code under test loaded by the candidate,
+ * as the session's uid, in a sandbox showing the clean room read-only, the harness and the scratch
+ * folder read-only. Their wires meet here, and nowhere else. The judge's report is the score; the
+ * candidate is ended once the judge is done.
+ */
+async function judgedRun(
+  room: string,
+  judge: { dir: string; scratch: string },
+  candidateUid: number,
+  task: ScoredTask,
+  settings: ScoringSettings,
+  nonce: string,
+  run: Run,
+): Promise<string> {
+  const judgeUid = settings.uidBase + settings.uidCount - 1;
+  await fs.mkdir(judge.dir, { mode: 0o755 });
+  await writeFiles(judge.dir, task.hiddenTests);
+  await fs.mkdir(judge.scratch, { mode: 0o755 });
+  await fs.chown(judge.scratch, judgeUid, judgeUid);
+  const interpreters = await interpretersInSandbox();
+  const tools = { harnessDir: HARNESS_MOUNT, python: interpreters.python3 ?? 'python3', node: interpreters.node };
+  const [toCandidate, toJudge] = [new PassThrough(), new PassThrough()];
+  const candidateDone = new AbortController();
+  const candidate = run({
+    workspace: { dir: room, uid: candidateUid },
+    command: candidateCommand(task.language, { ...tools, codeDir: SANDBOX_WORKSPACE }),
+    timeoutSeconds: task.timeoutSeconds,
+    limits: settings.limits,
+    view: {
+      workspaceReadOnly: true,
+      home: '/tmp',
+      readOnlyBinds: [
+        [HARNESS_DIR, HARNESS_MOUNT],
+        [judge.scratch, SCRATCH_MOUNT],
+      ],
+    },
+    wire: { from: toCandidate, to: toJudge },
+    signal: candidateDone.signal,
+  });
+  // Whatever becomes of the candidate is the judge's to count: its own end is never the score.
+  candidate.catch(() => undefined);
+  try {
+    const judged = await run({
+      workspace: { dir: judge.dir, uid: judgeUid },
+      command: judgeCommand(task.language, {
+        ...tools,
+        testsDir: path.posix.join(SANDBOX_WORKSPACE, HIDDEN_TESTS_DIR),
+        scratchDir: SCRATCH_MOUNT,
+      }),
+      stdin: `${nonce}\n`,
+      timeoutSeconds: task.timeoutSeconds,
+      limits: settings.limits,
+      view: {
+        workspaceReadOnly: true,
+        home: '/tmp',
+        readOnlyBinds: [[HARNESS_DIR, HARNESS_MOUNT]],
+        readWriteBinds: [[judge.scratch, SCRATCH_MOUNT]],
+      },
+      wire: { from: toJudge, to: toCandidate },
+      report: true,
+    });
+    return judged.report ?? '';
+  } finally {
+    candidateDone.abort();
+    await candidate.catch(() => undefined);
   }
 }
 

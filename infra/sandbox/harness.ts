@@ -5,12 +5,69 @@
  */
 import path from 'node:path';
 import type { SandboxLanguage } from '../../domain/sandbox/languages';
-import { REPORT_FD } from './sandbox-arguments';
+import { REPORT_FD, WIRE_IN_FD, WIRE_OUT_FD } from './sandbox-arguments';
 
 /** The harness's files: `harness/` beside this module, which the build copies to dist/ with it. */
 export const HARNESS_DIR = path.join(__dirname, 'harness');
 /** Where the scoring sandbox shows the harness, read-only. */
 export const HARNESS_MOUNT = '/opt/arena-harness';
+/** Where both sandboxes of a judged run show the judge's scratch folder: the judge writes it, the candidate reads it. */
+export const SCRATCH_MOUNT = '/arena-scratch';
+
+/** Whether a language's hidden tests run in a judge process apart from the code under test. */
+export function judgedLanguage(language: SandboxLanguage): boolean {
+  return language === 'python';
+}
+
+export interface JudgePaths {
+  harnessDir: string;
+  /** The hidden tests, in the judge's own folder (never beside the code under test). */
+  testsDir: string;
+  /** Where the tests make their temporary files, which the candidate can read (a file a test hands the code). */
+  scratchDir: string;
+  python: string;
+  node: string;
+}
+
+export interface CandidatePaths {
+  harnessDir: string;
+  /** The code under test: the clean room. */
+  codeDir: string;
+  python: string;
+  node: string;
+}
+
+/** The judge: runs the hidden tests on the code it reaches over the wire, reports on REPORT_FD; the nonce goes on its stdin. */
+export function judgeCommand(language: SandboxLanguage, paths: JudgePaths): string[] {
+  if (language !== 'python') throw new Error(`no judge for ${language} tasks`);
+  return [
+    paths.python,
+    '-I',
+    '-S',
+    '-B',
+    path.posix.join(paths.harnessDir, 'python', 'judge.py'),
+    paths.testsDir,
+    String(REPORT_FD),
+    String(WIRE_IN_FD),
+    String(WIRE_OUT_FD),
+    paths.scratchDir,
+  ];
+}
+
+/** The candidate: loads the code under test and answers the judge over the wire. */
+export function candidateCommand(language: SandboxLanguage, paths: CandidatePaths): string[] {
+  if (language !== 'python') throw new Error(`no candidate for ${language} tasks`);
+  return [
+    paths.python,
+    '-I',
+    '-S',
+    '-B',
+    path.posix.join(paths.harnessDir, 'python', 'candidate.py'),
+    paths.codeDir,
+    String(WIRE_IN_FD),
+    String(WIRE_OUT_FD),
+  ];
+}
 
 export interface HarnessPaths {
   /** The harness's folder, as the run sees it. */
@@ -29,22 +86,12 @@ function nodePermissionFlag(): string {
   return process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
 }
 
-/** The command that runs a task's hidden tests; the run's nonce goes on its stdin. */
+/**
+ * The command that runs a JavaScript task's hidden tests in the code's own process (a judged
+ * language's run in a judge apart: judgeCommand); the run's nonce goes on its stdin.
+ */
 export function harnessCommand(language: SandboxLanguage, paths: HarnessPaths): string[] {
-  if (language === 'python') {
-    // -I: no PYTHON* variables, no user site-packages, no script folder on the path; -S: no site
-    // (no .pth files, sitecustomize or usercustomize); -B: no bytecode written.
-    return [
-      paths.python,
-      '-I',
-      '-S',
-      '-B',
-      path.posix.join(paths.harnessDir, 'python', 'run_tests.py'),
-      paths.testsDir,
-      paths.codeDir,
-      String(REPORT_FD),
-    ];
-  }
+  if (judgedLanguage(language)) throw new Error(`${language} tasks are judged from another process: judgeCommand`);
   const dir = (folder: string) => (folder.endsWith('/') ? folder : `${folder}/`);
   return [
     paths.node,

@@ -17,6 +17,8 @@ import {
   FIRST_FREE_FD,
   INFO_FD,
   REPORT_FD,
+  WIRE_IN_FD,
+  WIRE_OUT_FD,
   sandboxArguments,
   sandboxDataFiles,
   type SandboxInvocation,
@@ -66,9 +68,13 @@ export interface IsolatedRun {
   /** Which part of a longer output to keep: its start (the default), or its end. */
   keep?: KeptPart;
   /** How the sandbox shows its folders, beyond the workspace (scoring shows it read-only, with the harness). */
-  view?: Pick<SandboxInvocation, 'workspaceReadOnly' | 'home' | 'readOnlyBinds'>;
+  view?: Pick<SandboxInvocation, 'workspaceReadOnly' | 'home' | 'readOnlyBinds' | 'readWriteBinds'>;
   /** Read what the command writes to descriptor REPORT_FD (a test harness's report), up to 1 MiB. */
   report?: boolean;
+  /** The wire to another sandbox's command: `from` feeds descriptor WIRE_IN_FD, WIRE_OUT_FD feeds `to`. */
+  wire?: { from: Readable; to: Writable };
+  /** Ends the sandbox early, whole, when it aborts (a candidate once its judge has reported). */
+  signal?: AbortSignal;
 }
 
 export interface IsolatedResult {
@@ -223,6 +229,8 @@ async function spawnSandbox(state: Ready, run: IsolatedRun): Promise<IsolatedRes
   const devNull = leaked.length > 0 ? await fs.open('/dev/null', 'r') : undefined;
   const stdio: Array<'pipe' | 'ignore' | number> = ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'];
   stdio[REPORT_FD] = run.report ? 'pipe' : 'ignore';
+  stdio[WIRE_IN_FD] = run.wire ? 'pipe' : 'ignore';
+  stdio[WIRE_OUT_FD] = run.wire ? 'pipe' : 'ignore';
   for (const fd of leaked) {
     while (stdio.length <= fd) stdio.push('ignore');
     stdio[fd] = devNull!.fd;
@@ -251,6 +259,10 @@ async function spawnSandbox(state: Ready, run: IsolatedRun): Promise<IsolatedRes
   pipes[INFO_FD]?.on('data', (chunk: Buffer) => (sandboxInfo += chunk.toString('utf8')));
   const report = run.report ? new CapturedOutput(MAX_REPORT_BYTES) : undefined;
   pipes[REPORT_FD]?.on('data', (chunk: Buffer) => report?.add(chunk));
+  if (run.wire) {
+    run.wire.from.pipe(pipes[WIRE_IN_FD] as Writable);
+    (pipes[WIRE_OUT_FD] as Readable).pipe(run.wire.to);
+  }
   await devNull?.close();
   if (child.pid === undefined) {
     const reason = await exited.then(
@@ -277,14 +289,19 @@ async function spawnSandbox(state: Ready, run: IsolatedRun): Promise<IsolatedRes
     if (running() && child.pid) kill(-child.pid);
   };
   let fallback: NodeJS.Timeout | undefined;
-  const wallTimer = setTimeout(() => {
-    timedOut = true;
+  const stopWhole = () => {
     // Killing the sandbox's first process (its PID 1) ends every process in its PID namespace.
     const sandboxInit = /"child-pid":\s*(\d+)/.exec(sandboxInfo)?.[1];
     if (sandboxInit && running()) kill(Number(sandboxInit));
     else killGroup();
-    fallback = setTimeout(killGroup, KILL_GRACE_MS);
+    fallback ??= setTimeout(killGroup, KILL_GRACE_MS);
+  };
+  const wallTimer = setTimeout(() => {
+    timedOut = true;
+    stopWhole();
   }, run.timeoutSeconds * 1000);
+  if (run.signal?.aborted) stopWhole();
+  else run.signal?.addEventListener('abort', stopWhole, { once: true });
 
   try {
     const [code, signal] = await exited;
@@ -301,6 +318,7 @@ async function spawnSandbox(state: Ready, run: IsolatedRun): Promise<IsolatedRes
   } finally {
     clearTimeout(wallTimer);
     clearTimeout(fallback);
+    run.signal?.removeEventListener('abort', stopWhole);
   }
 }
 

@@ -10,12 +10,15 @@ export const SANDBOX_WORKSPACE = '/workspace';
 
 /**
  * Descriptors the sandbox's start-up reads from (3-5: files bubblewrap writes into /etc) and writes to
- * (6), and the one a test harness reports on (7), passed through to the command.
+ * (6), the one a test harness reports on (7), and the wire between a judge and its candidate (8 in,
+ * 9 out), passed through to the command.
  */
 export const DATA_FDS = { passwd: 3, group: 4, hosts: 5 } as const;
 export const INFO_FD = 6;
 export const REPORT_FD = 7;
-export const FIRST_FREE_FD = 8;
+export const WIRE_IN_FD = 8;
+export const WIRE_OUT_FD = 9;
+export const FIRST_FREE_FD = 10;
 
 /**
  * System configuration the sandbox may see; the rest of /etc may hold secrets (/etc/shadow, keys, the
@@ -37,6 +40,8 @@ export interface SandboxInvocation {
   home?: string;
   /** Host folders shown read-only inside, as [host, inside]. */
   readOnlyBinds?: ReadonlyArray<readonly [string, string]>;
+  /** Host folders shown writable inside, as [host, inside] (a judge's scratch folder). */
+  readWriteBinds?: ReadonlyArray<readonly [string, string]>;
 }
 
 /** The arguments of `tools.prlimit`, which execs setpriv, which execs bwrap, which runs `argv`. */
@@ -107,6 +112,7 @@ function bwrapArguments(run: SandboxInvocation): string[] {
     workspaceDir,
     SANDBOX_WORKSPACE,
     ...(run.readOnlyBinds ?? []).flatMap(([host, inside]) => ['--ro-bind', host, inside]),
+    ...(run.readWriteBinds ?? []).flatMap(([host, inside]) => ['--bind', host, inside]),
     '--chdir',
     SANDBOX_WORKSPACE,
     // Unsized memory otherwise: everything writable is then the workspace and the two sized tmpfs.

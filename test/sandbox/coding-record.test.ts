@@ -58,12 +58,12 @@ it('counts every attempt: cancelled and tampered ones too, not the arena’s own
   }
   // Two that went badly, cancelled by the owner before they could fail.
   for (let i = 0; i < 2; i++) expect((await cancel(await work())).status).toBe('cancelled');
-  // One that patched the test framework.
+  // One that reached for the judge: bytes on the wire the protocol does not allow.
   const tamperer = await work();
   const step = stepOf(t, tamperer.sandbox);
   const source = (await step('GET', 'files?path=calendar_utils.py')).body;
   await step('PUT', 'files?path=calendar_utils.py', {
-    content: `import unittest\nunittest.TestCase.assertFalse = lambda *a, **k: None\n${source}`,
+    content: `import os\nos.write(9, b"\\xff\\xff\\xff\\xff")\n${source}`,
   });
   expect(await submit(tamperer)).toMatchObject({ status: 'failed', tests_passed: 0 });
   // Two live sessions hold both uids; a third ends at once, the arena's fault. Then the two fail.

@@ -113,3 +113,37 @@ it('runs a benchmark of the humaneval suite: its every active task', async () =>
   expect(res.statusCode).toBe(202);
   expect(res.json()).toMatchObject({ suite: 'humaneval', tasks: 2, trials: 1, sessions: 2 });
 });
+
+it("fails a solution that answers from the check's own text (the check runs in the judge)", async () => {
+  // The check answered from itself: its text read from the test module in memory (no file opened),
+  // its assertions run against a recorder to learn each expected value, the answers given from that.
+  // In the one process the harness shared with the code under test, this passed 154 of 164 problems;
+  // the check now runs in the judge, and the candidate's process holds nothing of it.
+  const fromTheCheck = await openCodingSession(t, owner, agent, 'python/humaneval-0');
+  await write(
+    fromTheCheck,
+    [
+      first!.prompt.split('def has_close_elements')[0],
+      'import sys as _sys',
+      'def _expected():',
+      '    seen = {}',
+      '    class Recorder:',
+      '        def __init__(self, key):',
+      '            self.key = key',
+      '        def __eq__(self, other):',
+      '            seen[self.key] = other',
+      '            return True',
+      '    namespace = {}',
+      '    exec(_sys.modules["test_humaneval"].TEST, namespace)',
+      '    try:',
+      '        namespace["check"](lambda *args: Recorder(repr(args)))',
+      '    except Exception:',
+      '        pass',
+      '    return seen',
+      'def has_close_elements(numbers, threshold):',
+      '    return _expected().get(repr((numbers, threshold)), False)',
+      '',
+    ].join('\n'),
+  );
+  expect(await submit(fromTheCheck)).toMatchObject({ status: 'failed', tests_passed: 0 });
+});

@@ -15,6 +15,7 @@ export class CodingSession {
     | 'benchmarkRun'
     | 'endedAt'
     | 'tampered'
+    | 'tamperDetail'
     | 'arenaFault';
   session!: Ref<Session>;
   task!: Ref<CodingTask>;
@@ -28,8 +29,10 @@ export class CodingSession {
   workerQueue: string | null = null;
   testsPassed: number | null = null;
   testsTotal: number | null = null;
-  /** Why the run of the hidden tests was found tampered with (then it scored 0), shown in the feed. */
+  /** Why the run of the hidden tests was found tampered with (then it scored 0): the arena's own sentence, shown in the feed. */
   tampered: string | null = null;
+  /** What the judge saw, for operators only (`arena coding tampered`): it may quote what the code under test chose. */
+  tamperDetail: string | null = null;
   /** It ended as `error` through the arena's own failure (a worker lost): shown, not counted against the agent. */
   arenaFault = false;
   /** What the agent answered to the delivery itself (push response or pull result). */
@@ -59,6 +62,7 @@ export const CodingSessionSchema = new EntitySchema<CodingSession>({
     testsPassed: { type: 'integer', nullable: true },
     testsTotal: { type: 'integer', nullable: true },
     tampered: { type: 'text', nullable: true },
+    tamperDetail: { type: 'text', nullable: true },
     arenaFault: { type: 'boolean', default: false },
     summary: { type: 'text', nullable: true },
     benchmarkRun: {

@@ -271,6 +271,7 @@ export interface TamperedSession {
   task_id: string;
   ended_at: Date | string;
   tampered: string;
+  tamper_detail: string | null;
 }
 
 /** Sessions whose run of the hidden tests was found tampered with, newest first (`since`: ended after it). */
@@ -280,10 +281,18 @@ export function tamperedSessions(
 ): Promise<TamperedSession[]> {
   return run<TamperedSession>(
     em,
-    `select c.session_id, s.agent_id, a.name as agent_name, c.task_id, c.ended_at, c.tampered
+    `select c.session_id, s.agent_id, a.name as agent_name, c.task_id, c.ended_at, c.tampered, c.tamper_detail
      from coding_sessions c join sessions s on s.id = c.session_id join agents a on a.id = s.agent_id
      where c.tampered is not null and (?::timestamptz is null or c.ended_at >= ?) and (?::int is null or s.agent_id = ?)
      order by c.ended_at desc limit ?`,
     [filter.since ?? null, filter.since ?? null, filter.agentId ?? null, filter.agentId ?? null, filter.limit],
   );
+}
+
+/** What the judge saw of a run it found tampered with, kept for operators beside the public reason. */
+export async function recordTamperDetail(em: EntityManager, sessionId: number, detail: string): Promise<void> {
+  await run(em, `update coding_sessions set tamper_detail = ? where session_id = ?`, [
+    storableText(detail).slice(0, 2000),
+    sessionId,
+  ]);
 }

@@ -1,5 +1,5 @@
 /** Reading the harness's report into a score: only a report with the run's nonce counts, once, and it must fit the task. */
-import { NO_REPORT, harnessReportsOf, scoreHarnessRun } from '../../../domain/sandbox/harness-report';
+import { TAMPERED, NO_REPORT, harnessReportsOf, scoreHarnessRun } from '../../../domain/sandbox/harness-report';
 
 const NONCE = 'a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6';
 
@@ -57,17 +57,28 @@ describe('scoreHarnessRun', () => {
     });
   });
 
-  it('scores a run the harness found tampered with as 0, with the reason', () => {
-    const tampered = report(['passed', 'passed'], { tampered: 'unittest.case.TestCase.assertEqual was replaced' });
+  it("scores a tampered run as 0 in the arena's own words, what the harness said kept for operators", () => {
+    const tampered = report(['passed', 'passed'], { tampered: 'Module.prototype.require was replaced' });
     expect(scoreHarnessRun(tampered, NONCE, 2)).toEqual({
       passed: 0,
       total: 2,
-      tampered: 'unittest.case.TestCase.assertEqual was replaced',
+      tampered: TAMPERED.machinery,
+      tamperedDetail: 'Module.prototype.require was replaced',
+    });
+    // The judge's own sentence stays, with its detail beside it.
+    const judged = report(['passed'], { tampered: TAMPERED.protocol, detail: 'a frame that is not JSON' });
+    expect(scoreHarnessRun(judged, NONCE, 1)).toEqual({
+      passed: 0,
+      total: 1,
+      tampered: TAMPERED.protocol,
+      tamperedDetail: 'a frame that is not JSON',
     });
   });
 
-  it('keeps a long reason to a few hundred characters', () => {
-    const tampered = report(['passed'], { tampered: `tried to change x${'y'.repeat(5000)}` });
-    expect(scoreHarnessRun(tampered, NONCE, 1).tampered?.length).toBeLessThanOrEqual(300);
+  it('never shows a name the code under test chose, and keeps its detail to a thousand characters', () => {
+    const tampered = report(['passed'], { tampered: `builtins.leak ${'y'.repeat(5000)} was added` });
+    const score = scoreHarnessRun(tampered, NONCE, 1);
+    expect(score.tampered).toBe(TAMPERED.machinery);
+    expect(score.tamperedDetail?.length).toBeLessThanOrEqual(1000);
   });
 });
