@@ -13,7 +13,7 @@ import { finishBenchmarkRun } from '../infra/db/repositories/benchmark-run.repos
 import { findCodingTask, isTaskActive } from '../infra/db/repositories/coding-task.repository';
 import { hashToken, sessionToken } from '../domain/credentials';
 import { codingTranscript } from '../domain/sandbox/transcript';
-import { codingSessionsTotal } from '../infra/metrics';
+import { codingArenaFaultsTotal, codingSessionsTotal } from '../infra/metrics';
 import type { SessionStatus } from '../domain/sessions';
 import { isAgentActive } from '../domain/agent-state';
 import { CODING_CATEGORY } from '../domain/sessions';
@@ -143,6 +143,7 @@ export function codingSessionActivities({ orm, sandbox, encryptionKey }: Activit
       // Counted and logged once, like every delivery: only the call that wrote the outcome.
       if (wrote) {
         codingSessionsTotal.inc({ status });
+        if (status === 'error' && input.notAgentsFault === true) codingArenaFaultsTotal.inc();
         logDeliveryEnd(Context.current().log, { sessionId: input.sessionId, kind: 'sandbox', status }, input.error);
       }
       return { status };

@@ -8,7 +8,7 @@ import { listDeliveriesCommand, redeliverCommand, type FilterOptions } from './d
 import { acceptOffered, addPrompts, listOffered, listPrompts, rejectOffered, retirePrompts } from './prompts';
 import { replayCommand, type ReplayOptions } from './replay';
 import { RESET_POINTS, resetCommand } from './reset';
-import { listTampered, type TamperedOptions } from './coding';
+import { listArenaFaults, listTampered, type TamperedOptions } from './coding';
 import { fitFromExport, type FitOptions } from './leaderboard';
 import { listJudges, trustJudgesCommand, voidJudgesCommand } from './judges';
 import { addTask, importHumanEval, listTasks, setTasksActive } from './tasks';
@@ -198,9 +198,15 @@ export async function main(
     .command('reinstate <ids...>')
     .description('make retired tasks active again')
     .action((ids: string[]) => db((orm) => setTasksActive(orm.em.fork(), ids, true, print)));
-  program
-    .command('coding')
-    .description('review coding sessions')
+  const coding = program.command('coding').description('review coding sessions');
+  coding
+    .command('faults')
+    .description("list coding sessions the arena's own failure ended, the arena's rate, and agents far above it")
+    .option('--since <duration>', 'ended within this long, e.g. 1h, 7d')
+    .option('--agent <id>', 'only this agent')
+    .option('--limit <n>', 'at most this many (default 50)')
+    .action((opts: TamperedOptions) => db((orm) => listArenaFaults(orm.em.fork(), opts, print)));
+  coding
     .command('tampered')
     .description('list coding sessions scored 0 because their run of the hidden tests was tampered with')
     .option('--since <duration>', 'ended within this long, e.g. 1h, 7d')

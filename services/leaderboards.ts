@@ -5,11 +5,13 @@ import { formatTimestamp } from '../domain/timestamps';
 import { LIVE, OVERALL } from '../domain/ratings/boards';
 import type { ExportedVote } from '../domain/ratings/vote-export';
 import {
+  arenaFaultRate,
   leaderboard,
   styleCoefficients,
   type CoefficientRow,
   type LeaderboardRow,
 } from '../infra/db/repositories/leaderboard.repository';
+import type { ArenaFaultRate } from '../domain/sandbox/pass-rate';
 import { poolCategories, publishedVotes } from '../infra/db/repositories/public-vote.repository';
 
 /** The categories with a board: the pool's, and `live`, in alphabetical order. */
@@ -30,6 +32,8 @@ export interface Board {
   /** OVERALL or the category. */
   board: string;
   rows: LeaderboardRow[];
+  /** How often coding sessions end by the arena's own failure: what an agent's share is measured against. */
+  faultRate: ArenaFaultRate;
   /** The style coefficients of the controlled fit (empty until a refresh has fitted this board). */
   coefficients: CoefficientRow[];
 }
@@ -39,11 +43,12 @@ export async function readBoard(
   { category, styleControl }: { category?: string; styleControl: boolean },
 ): Promise<Board> {
   const board = await boardNamed(em, category);
-  const [rows, coefficients] = await Promise.all([
+  const [rows, coefficients, faultRate] = await Promise.all([
     leaderboard(em, { board, styleControl }),
     styleControl ? styleCoefficients(em, board) : [],
+    arenaFaultRate(em),
   ]);
-  return { board, rows, coefficients };
+  return { board, rows, coefficients, faultRate };
 }
 
 /** Votes read from the database per page of the export. */

@@ -11,6 +11,7 @@ import {
 import { CODING_SUITES } from '../domain/sandbox/suites';
 import {
   activeTasksBySuite,
+  arenaFaultRate,
   codingRecordByTask,
   codingRecordOf,
   codingTallies,
@@ -32,15 +33,16 @@ export async function codingProfileOf(
   em: EntityManager,
   agentId: number,
 ): Promise<{ record: CodingRecord; suites: SuiteRecord[]; tasks: TaskRecord[] } | undefined> {
-  const [agent, record, tasks, suites] = await Promise.all([
+  const [agent, record, tasks, suites, faultRate] = await Promise.all([
     em.findOne(Agent, agentId),
     codingRecordOf(em, agentId),
     codingRecordByTask(em, agentId),
     codingSuitesOf(em, [agentId]),
+    arenaFaultRate(em),
   ]);
   if (!agent) return undefined;
   return {
-    record: codingRecord(record),
+    record: codingRecord(record, faultRate),
     suites: suites.get(agentId) ?? [],
     tasks: tasks.map(({ task, ...counts }) => taskRecord(task, counts)),
   };

@@ -52,7 +52,7 @@ export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { category, style_control } = request.query;
-      const { rows } = await readBoard(request.em, { category, styleControl: style_control === 'true' });
+      const { rows, faultRate } = await readBoard(request.em, { category, styleControl: style_control === 'true' });
       const suites = await codingSuitesOf(
         request.em,
         rows.map((r) => r.agent_id),
@@ -61,7 +61,7 @@ export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
         ...row,
         provisional: row.rank === null,
         tier: tierFor(row.elo),
-        coding: codingRecord(coding),
+        coding: codingRecord(coding, faultRate),
         coding_suites: suites.get(row.agent_id) ?? [],
       }));
     },

@@ -105,6 +105,19 @@ export const codingRecordSchema = z
     ci_high: z.number().nullable(),
     arena_errors: z.number().int().describe("sessions ended by the arena's own failure (a lost worker): not attempts"),
     tampered: z.number().int().describe('attempts scored 0 because their run of the hidden tests was tampered with'),
+    tampered_share: z
+      .number()
+      .nullable()
+      .describe('the honesty record: the share of attempts found tampered with, 0..1; null with no attempt'),
+    arena_error_share: z
+      .number()
+      .nullable()
+      .describe("the share of the agent's ended sessions that the arena's own failure ended, 0..1; null with none"),
+    arena_errors_unusual: z
+      .boolean()
+      .describe(
+        "whether that share is far above the arena's own rate (such sessions are not counted: an agent that causes them would hide failures)",
+      ),
     mean_steps: z.number().nullable().describe('steps per attempt, on average; null with no attempt'),
     mean_seconds: z
       .number()

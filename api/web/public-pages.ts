@@ -3,7 +3,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { pathId } from '../schemas/common';
 import { boardCategories, readBoard } from '../../services/leaderboards';
-import { codingCell, codingNote, pct, suiteRow, suitesCell, wallTime } from './render/coding-cells';
+import { codingCell, codingNote, honestyCell, pct, suiteRow, suitesCell, wallTime } from './render/coding-cells';
+import { codingRecord } from '../../domain/sandbox/pass-rate';
 import { ratingHistory } from '../../infra/db/repositories/rating.repository';
 import { agentFeed, gymCounts } from '../../infra/db/repositories/session-read.repository';
 import { isAgentActive } from '../../domain/agent-state';
@@ -61,7 +62,9 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
     const rows = board.rows.map((r) => ({
       ...r,
       tier: tierFor(r.elo),
-      coding: suitesCell(suites.get(r.agent_id)),
+      coding: [suitesCell(suites.get(r.agent_id)), honestyCell(codingRecord(r.coding, board.faultRate))]
+        .filter(Boolean)
+        .join(' · '),
     }));
     const updated = rows[0] ? new Date(rows[0].computed_ms) : null;
     const chart = intervalChart(

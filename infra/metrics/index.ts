@@ -25,6 +25,12 @@ export const codingSessionsTotal = new Counter({
   registers: [processRegistry],
 });
 
+export const codingArenaFaultsTotal = new Counter({
+  name: 'arena_coding_arena_faults_total',
+  help: "Coding sandbox sessions ended as `error` by the arena's own failure (a lost worker, a sandbox that could not start): not counted as the agent's attempts. `arena coding faults` lists them.",
+  registers: [processRegistry],
+});
+
 export const codingStepLatency = new Histogram({
   name: 'arena_coding_step_seconds',
   help: "Coding sandbox steps on the workspace's worker, by kind (exec, read, write), from start to result.",

@@ -77,6 +77,9 @@ it('is empty before any vote, then lists voted agents with BT ratings, intervals
       ci_high: null,
       arena_errors: 0,
       tampered: 0,
+      tampered_share: null,
+      arena_error_share: null,
+      arena_errors_unusual: false,
       mean_steps: null,
       mean_seconds: null,
     });

@@ -4,6 +4,7 @@
  * are set apart. The profile (page, Markdown and JSON) shows the pass rate with its interval and, per
  * task, pass@1, mean steps and wall time.
  */
+import { main } from '../../cli/main';
 import { loadTaskCatalogue } from '../../infra/sandbox/task-catalogue';
 import type { Registered, TestApp } from '../support/test-app';
 import {
@@ -80,6 +81,11 @@ it('counts every attempt: cancelled and tampered ones too, not the arena’s own
     tampered: 1,
     // Steps: one write each for the passes, a read and a write for the tamperer, none for the rest.
     mean_steps: 0.6,
+    // The honesty record: 1 of 7 attempts tampered with; 1 of 8 ended sessions the arena's failure,
+    // which is every failure of this arena, so not far above its rate.
+    tampered_share: 0.143,
+    arena_error_share: 0.125,
+    arena_errors_unusual: false,
   });
   expect(coding.record.ci_low).toBeGreaterThan(0);
   expect(coding.record.ci_high).toBeLessThan(1);
@@ -92,12 +98,20 @@ it('counts every attempt: cancelled and tampered ones too, not the arena’s own
   expect(page.body).toContain(
     `2/7 (${Math.round(coding.record.ci_low * 100)}–${Math.round(coding.record.ci_high * 100)}%)`,
   );
+  expect(page.body).toContain('tampered 1 of 7 (14%)');
   expect(page.body).toContain(
     '<td>python/leap-year</td><td class="num">7</td><td class="num">2</td><td class="num">29%</td>',
   );
   expect(page.body).toContain(
-    'Every session that reached the agent counts, cancelled and timed out ones included; 1 scored 0 for tampering with the tests; 1 ended by the arena&#39;s own failure, not counted.',
+    'Every session that reached the agent counts, cancelled and timed out ones included; 1 of 7 attempts (14%) scored 0 for tampering with the tests, and are its honesty record; 1 ended by the arena&#39;s own failure, not counted.',
   );
+  // Operators count the arena's own failures, and which agents' sessions end that way far too often.
+  const printed: string[] = [];
+  const env = { DATABASE_URL: t.config.databaseUrl };
+  expect(await main(['coding', 'faults', '--agent', String(agent.id)], (line) => printed.push(line), env)).toBe(0);
+  expect(printed[0]).toBe('session\tagent\ttask\tended\terror');
+  expect(printed[1]).toMatch(new RegExp(`^${third}\\t${agent.id} `));
+  expect(printed.at(-1)).toBe("1 listed; the arena's own failure ended 1 of 8 coding sessions (12.5%)");
   const markdown = await t.app.inject({
     method: 'GET',
     url: `/agents/${agent.id}`,

@@ -296,3 +296,41 @@ export async function recordTamperDetail(em: EntityManager, sessionId: number, d
     sessionId,
   ]);
 }
+
+export interface ArenaFaultSession {
+  session_id: number;
+  agent_id: number;
+  agent_name: string;
+  task_id: string;
+  ended_at: Date | string;
+  error: string | null;
+}
+
+/** Sessions that ended by the arena's own failure, newest first (`since`: ended after it). */
+export function arenaFaultSessions(
+  em: EntityManager,
+  filter: { since?: Date; agentId?: number; limit: number },
+): Promise<ArenaFaultSession[]> {
+  return run<ArenaFaultSession>(
+    em,
+    `select c.session_id, s.agent_id, a.name as agent_name, c.task_id, c.ended_at, s.error
+     from coding_sessions c join sessions s on s.id = c.session_id join agents a on a.id = s.agent_id
+     where c.arena_fault and (?::timestamptz is null or c.ended_at >= ?) and (?::int is null or s.agent_id = ?)
+     order by c.ended_at desc limit ?`,
+    [filter.since ?? null, filter.since ?? null, filter.agentId ?? null, filter.agentId ?? null, filter.limit],
+  );
+}
+
+/** Each agent's ended coding sessions and those the arena's failure ended, for agents with at least one of those. */
+export function arenaFaultsByAgent(
+  em: EntityManager,
+): Promise<Array<{ agent_id: number; agent_name: string; faults: number; ended: number }>> {
+  return run(
+    em,
+    `select s.agent_id, a.name as agent_name, count(*) filter (where c.arena_fault)::int as faults, count(*)::int as ended
+     from coding_sessions c join sessions s on s.id = c.session_id join agents a on a.id = s.agent_id
+     where c.ended_at is not null
+     group by s.agent_id, a.name having count(*) filter (where c.arena_fault) > 0
+     order by faults desc, s.agent_id`,
+  );
+}

@@ -3,7 +3,7 @@
  * and what the pages and the CLI read of it.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { NO_CODING, type CodingCounts } from '../../../domain/sandbox/pass-rate';
+import { NO_CODING, type ArenaFaultRate, type CodingCounts } from '../../../domain/sandbox/pass-rate';
 import type { FittedBoard } from '../../../domain/ratings/boards';
 import type { FlagKind, UncountedReason } from '../../../domain/ratings/vote-flags';
 import { run } from './sql';
@@ -45,6 +45,16 @@ const CODING_COUNTS = `count(*) filter (where ${ATTEMPTED})::int as attempted,
 export const CODING_RECORD = `select ${CODING_COUNTS}
   from sessions s join coding_sessions c on c.session_id = s.id
   where s.agent_id = a.id and s.kind = 'sandbox' and s.category = 'swe'`;
+
+/** How often coding sessions end by the arena's own failure, over every ended session of the arena. */
+export async function arenaFaultRate(em: EntityManager): Promise<ArenaFaultRate> {
+  const [row] = await run<ArenaFaultRate>(
+    em,
+    `select count(*) filter (where arena_fault)::int as faults, count(*)::int as ended
+     from coding_sessions where ended_at is not null`,
+  );
+  return row ?? { faults: 0, ended: 0 };
+}
 
 /** One agent's coding record, for its page. */
 export async function codingRecordOf(em: EntityManager, agentId: number): Promise<CodingCounts> {
