@@ -13,6 +13,7 @@ import { scoreHarnessRun, type HarnessScore } from '../../domain/sandbox/harness
 import type { SandboxLanguage } from '../../domain/sandbox/languages';
 import {
   candidateCommand,
+  compilePythonHarness,
   harnessCommand,
   judgeCommand,
   judgedLanguage,
@@ -127,6 +128,7 @@ async function judgedRun(
   await fs.mkdir(judge.scratch, { mode: 0o755 });
   await fs.chown(judge.scratch, judgeUid, judgeUid);
   const interpreters = await interpretersInSandbox();
+  if (task.language === 'python') await compilePythonHarness(interpreters.python3 ?? 'python3');
   const tools = { harnessDir: HARNESS_MOUNT, python: interpreters.python3 ?? 'python3', node: interpreters.node };
   const [toCandidate, toJudge] = [new PassThrough(), new PassThrough()];
   const candidateDone = new AbortController();

@@ -3,7 +3,9 @@
  * with nothing of the workspace on the interpreter's start-up path, reporting per test on a descriptor
  * of their own. Scoring runs it in a read-only sandbox; the task catalogue's checks run it directly.
  */
+import { execFile } from 'node:child_process';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { SandboxLanguage } from '../../domain/sandbox/languages';
 import { REPORT_FD, WIRE_IN_FD, WIRE_OUT_FD } from './sandbox-arguments';
 
@@ -13,6 +15,23 @@ export const HARNESS_DIR = path.join(__dirname, 'harness');
 export const HARNESS_MOUNT = '/opt/arena-harness';
 /** Where both sandboxes of a judged run show the judge's scratch folder: the judge writes it, the candidate reads it. */
 export const SCRATCH_MOUNT = '/arena-scratch';
+
+let bytecode: Promise<void> | undefined;
+
+/**
+ * Compiles the Python harness's modules to bytecode beside them, once per process, so neither side of
+ * a judged run compiles them again (about 6 ms each); the sandboxes show them read-only. Where the
+ * harness's folder is not writable they are compiled at each run, as before.
+ */
+export function compilePythonHarness(python: string): Promise<void> {
+  bytecode ??= promisify(execFile)(python, ['-I', '-m', 'compileall', '-q', path.join(HARNESS_DIR, 'python')], {
+    timeout: 30_000,
+  }).then(
+    () => undefined,
+    () => undefined,
+  );
+  return bytecode;
+}
 
 /** Whether a language's hidden tests run in a judge process apart from the code under test. */
 export function judgedLanguage(language: SandboxLanguage): boolean {
