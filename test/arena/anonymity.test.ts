@@ -161,6 +161,37 @@ it("does not let a judge who reads everything public find their battle's prompt,
   expect(everything).not.toMatch(new RegExp(`battle[^a-z]{0,5}${battle.battle_id}\\b`));
 });
 
+it('shows a main delivery that ended in an error, and an answer out of judging with no end time kept, to everyone and in the count', async () => {
+  const agent = arena.agents[0]!;
+  const before = await publicTotal(agent.id);
+  arena.server.behave((_req, res) => {
+    res.writeHead(500);
+    res.end('broken');
+  });
+  const started = await arena.dispatch();
+  const failed = (
+    await arena.sql<{ id: number }>(
+      `select id from sessions where agent_id = ? and kind = 'main' and status = 'error'`,
+      [agent.id],
+    )
+  ).filter((r) => started.includes(r.id));
+  expect(failed.length).toBeGreaterThan(0);
+  const shown = ofKind(await feed(agent.id), 'main').filter((s) => s.status === 'error');
+  expect(shown.map((s) => s.id).sort()).toEqual(failed.map((r) => `main-${r.id}`).sort());
+  expect(await publicTotal(agent.id)).toBe(before + failed.length);
+
+  // Answers whose judging ended before the end time was kept (it was once cleared on the vote).
+  await arena.sql(
+    `update sessions set judging_until = null where agent_id = ? and kind = 'main' and status = 'answered'`,
+    [agent.id],
+  );
+  const answered = ofKind(await feed(agent.id, agent.owner), 'main').filter((s) => s.status === 'answered');
+  expect(answered.length).toBeGreaterThan(0);
+  const everyone = ofKind(await feed(agent.id), 'main').filter((s) => s.status === 'answered');
+  expect(everyone.map((s) => s.id)).toEqual(answered.map((s) => s.id));
+  for (const s of everyone) expect(s.in_judging).toBe(false);
+});
+
 it('leaves a main delivery out of the public feed while it is still pending', async () => {
   const agent = arena.agents[1]!;
   arena.server.behave(hang);

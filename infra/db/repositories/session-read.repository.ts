@@ -53,9 +53,11 @@ export async function findDelivery(
 /**
  * An arena answer not yet judged: a main delivery still pending, or answered and in judging. The
  * public feed leaves it out whole (its prompt, category and timing included), so nobody can tie a
- * battle's prompt to its agent before the vote; only the agent's owner reads it.
+ * battle's prompt to its agent before the vote; only the agent's owner reads it. Never null: a
+ * session with no judging end (an error, or judging ended before the end was kept) is out of
+ * judging, where a bare comparison would be null and `not (...)` would leave it out for good.
  */
-const WITHHELD_FROM_PUBLIC = `s.kind = 'main' and (s.status = 'pending' or s.judging_until > now())`;
+const WITHHELD_FROM_PUBLIC = `s.kind = 'main' and (s.status = 'pending' or coalesce(s.judging_until > now(), false))`;
 
 /**
  * The feed's two statements, run side by side: the agent's name with the count of sessions the
