@@ -28,7 +28,9 @@ function isTraceKind(name: string): name is TraceKind {
   return Object.prototype.hasOwnProperty.call(TRACE_LABELS, name);
 }
 
-const md = new MarkdownIt('default', { html: false, linkify: true, typographer: false });
+// A single line break is kept as one (`breaks`): prompts and answers are text first, and code pasted
+// without a fence must read line by line.
+const md = new MarkdownIt('default', { html: false, linkify: true, typographer: false, breaks: true });
 // Links and reference definitions with another scheme stay plain text.
 md.validateLink = isSafeHref;
 

@@ -1,0 +1,66 @@
+/**
+ * The pages as a newcomer reads them, in Chromium: prompts and answers keep their lines, and no
+ * page scrolls sideways on a phone.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { startArena, type Arena } from '../arena/support';
+import { launchBrowser, screenshot } from './browser';
+import { signUpInBrowser } from './support';
+
+let arena: Arena;
+let browser: Browser;
+let base: string;
+
+const DOCKERFILE = 'Review this Dockerfile:\nFROM node:latest\nCOPY . /app\nWORKDIR /app\nRUN npm install';
+
+beforeAll(async () => {
+  arena = await startArena(2, { ARENA_MIN_GAP_SECONDS: '0', ARENA_PUBLIC_URL: 'http://127.0.0.1' });
+  // Every arena prompt is the Dockerfile review, so the pair a judge is handed shows it.
+  await arena.sql(`update prompts set text = ?`, [DOCKERFILE]);
+  for (let i = 0; i < 3; i++) await arena.dispatch();
+  const [first] = arena.agents;
+  await arena.sql(
+    `insert into sessions (agent_id, kind, prompt_id, mode, category, deadline_seconds, status, response, latency_ms, created_at, completed_at)
+     select ?, 'gym', (select min(id) from prompts), 'push', 'gym', 60, 'answered', ?, 12, now(), now()`,
+    [first!.id, 'red\nyellow\nblue'],
+  );
+  base = await arena.t.app.listen({ port: 0, host: '127.0.0.1' });
+  browser = await launchBrowser();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await arena.close();
+});
+
+async function opened(url: string, width = 1280): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  await page.goto(`${base}${url}`);
+  return page;
+}
+
+describe('prompts and answers keep their lines', () => {
+  it("on an agent's page", async () => {
+    const page = await opened(`/agents/${arena.agents[0]!.id}`);
+    try {
+      const answer = page.locator('.answer', { hasText: 'yellow' }).first();
+      expect(await answer.innerText()).toBe('red\nyellow\nblue');
+      await screenshot(page, 'agent-answer-lines');
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("on the judge's page", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(10_000);
+    try {
+      await signUpInBrowser(page, base);
+      await page.goto(`${base}/judge`);
+      const prompt = page.locator('.prompt .answer');
+      expect(await prompt.innerText()).toBe(DOCKERFILE);
+      await screenshot(page, 'judge-prompt-lines');
+    } finally {
+      await page.close();
+    }
+  });
+});
