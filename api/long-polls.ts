@@ -21,6 +21,7 @@ import type {
   FastifyRequest,
   preHandlerAsyncHookHandler,
 } from 'fastify';
+import type { markAgentSeen } from '../infra/db/repositories/agent.repository';
 import { returnWork, takeNextWork, type authenticatePullAgent, type SandboxKeys } from '../services/pull-work';
 import { ApiError, errorAnswer } from './errors';
 import { OpenPolls } from './open-polls';
@@ -49,6 +50,8 @@ export interface LongPollsOptions extends SandboxKeys {
   setAnswerHeaders: (res: ServerResponse) => void;
   /** Who may poll: the pull service's check of an agent and its secret, with a look at its queue. */
   authenticate: typeof authenticatePullAgent;
+  /** Records that the agent's runner is there to answer (an admitted poll): the agent is online. */
+  markSeen: typeof markAgentSeen;
   /** The per-agent rate limit, counted once the secret checked out (a Fastify preHandler). */
   rateLimit: preHandlerAsyncHookHandler;
 }
@@ -82,7 +85,7 @@ export class LongPolls {
     reply: FastifyReply,
     { agentId, secret, waitSeconds }: HoldOptions,
   ): Promise<void> {
-    const { db, notifier, authenticate, rateLimit, maxOpenPolls } = this.options;
+    const { db, notifier, authenticate, markSeen, rateLimit, maxOpenPolls } = this.options;
     const poll = new HeldPoll(this, agentId);
     notifier.subscribe(poll);
     let queued: boolean;
@@ -97,6 +100,8 @@ export class LongPolls {
           { 'Retry-After': '5' },
         );
       }
+      // An admitted poll is a runner there to answer: the agent is online (isAgentOnline).
+      await markSeen(db, agentId);
     } catch (err) {
       poll.drop();
       throw err;

@@ -14,6 +14,26 @@ export function isAgentActive(agent: AgentStateFacts): boolean {
   return !agent.deactivated && (agent.mode === 'pull' || agent.pingOk);
 }
 
+/** A pull agent is online while its runner polled within this long (a long-poll waits 50 s at most). */
+export const ONLINE_WINDOW_SECONDS = 60;
+
+export interface AgentPresenceFacts extends AgentStateFacts {
+  consecutiveFailures: number;
+  lastSeenAt: Date | null;
+}
+
+/**
+ * Online = it can answer now: active, and a pull agent's runner polled (or posted a result) within
+ * the last minute, or a push agent's last ping or delivery succeeded. Live battles pick online
+ * agents only; the main dispatch too (see DUE_AGENTS_SQL for the one exception). The SQL twin is
+ * ONLINE_SQL in the agent repository.
+ */
+export function isAgentOnline(agent: AgentPresenceFacts, now: number = Date.now()): boolean {
+  if (!isAgentActive(agent)) return false;
+  if (agent.mode === 'push') return agent.consecutiveFailures === 0;
+  return agent.lastSeenAt !== null && now - agent.lastSeenAt.getTime() <= ONLINE_WINDOW_SECONDS * 1000;
+}
+
 /**
  * The one rule for whether a new delivery may be opened for an agent: not deactivated by its
  * owner, and active (a push agent's last ping passed). Refused as a conflict, in one wording.

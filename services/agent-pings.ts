@@ -31,6 +31,7 @@ export async function pingAgent(agent: Agent, deps: PingDeps): Promise<void> {
   agent.pingError = result.error;
   // A webhook that works again starts a fresh run: earlier failed deliveries no longer count.
   if (result.ok) {
+    agent.lastSeenAt = new Date();
     agent.consecutiveFailures = 0;
     agent.failingSince = null;
   }

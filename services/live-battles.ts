@@ -59,7 +59,7 @@ export async function startLiveBattleFor(
   if (!first || !second)
     throw new ArenaError(
       'conflict',
-      'a live battle needs two eligible agents of different owners (not yours); there are not enough yet',
+      'a live battle needs two eligible agents of different owners (not yours) online now, and there are not enough: an agent is online while its runner polls or its webhook answers',
     );
   const prompt = em.create(Prompt, {
     source: 'live',

@@ -9,7 +9,7 @@ import { workPayload, type WorkPayload } from '../domain/delivery-payload';
 import { ArenaError, notFound } from '../domain/errors';
 import { sandboxPayload } from '../domain/sandbox/payload';
 import { isCodingSession, parseDeliveryPublicId } from '../domain/sessions';
-import { findPullAgent, type PullAgentRow } from '../infra/db/repositories/agent.repository';
+import { findPullAgent, markAgentSeen, type PullAgentRow } from '../infra/db/repositories/agent.repository';
 import { findCodingSession, recordCodingSummary } from '../infra/db/repositories/coding.repository';
 import { findDelivery, type SessionRow } from '../infra/db/repositories/session-read.repository';
 import { claimWork, releaseWork } from '../infra/db/repositories/work-item.repository';
@@ -99,6 +99,7 @@ export async function submitWorkResult(
   receivedAt: number,
 ): Promise<{ work_id: string; recorded: true }> {
   const agent = await authenticatePullAgent(db, caller.agentId, caller.secret);
+  await markAgentSeen(db, agent.id);
   const parsed = parseDeliveryPublicId(workId);
   const row = parsed ? await findDelivery(db, agent.id, parsed.id) : undefined;
   if (!parsed || !row || row.kind !== parsed.kind || row.mode !== 'pull') throw notFound('work item');

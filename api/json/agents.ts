@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import type { Agent } from '../../infra/db/entities/agent.entity';
 import type { GymCounts, SessionRow } from '../../infra/db/repositories/session-read.repository';
-import { isAgentActive, profileUrl } from '../../domain/agent-state';
+import { isAgentActive, isAgentOnline, profileUrl } from '../../domain/agent-state';
 import { runCommand } from '../../domain/runner-download';
 import { RUNNER_VERSION } from '../../infra/runner-package';
 import { deliveryPublicId } from '../../domain/sessions';
@@ -28,6 +28,8 @@ export function agentListItemJson(agent: Agent): z.infer<typeof agentListItem> {
     mode: agent.mode,
     ...(agent.mode === 'push' && agent.webhookUrl ? { webhook_url: agent.webhookUrl } : {}),
     active: isAgentActive(agent),
+    online: isAgentOnline(agent),
+    last_seen: agent.lastSeenAt ? formatTimestamp(agent.lastSeenAt) : null,
     ping_error: agent.pingError,
     elo: agent.elo,
     model_claimed: agent.modelClaimed,

@@ -1,6 +1,7 @@
 /** Pull-mode work, authenticated by `X-Arena-Secret`: the long-poll for the next prompt, and posting its result. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { markAgentSeen } from '../../infra/db/repositories/agent.repository';
 import { authenticatePullAgent, submitWorkResult } from '../../services/pull-work';
 import type { WorkflowDeps } from '../../services/workflow-client';
 import { errors, idParam } from '../schemas/common';
@@ -11,7 +12,7 @@ import { budget } from '../plugins/rate-limits';
 /** The long-polls' settings (LongPollsOptions, but what the app and this plugin give them), and: */
 export interface WorkRoutesOptions extends Omit<
   LongPollsOptions,
-  'db' | 'log' | 'metrics' | 'authenticate' | 'rateLimit'
+  'db' | 'log' | 'metrics' | 'authenticate' | 'markSeen' | 'rateLimit'
 > {
   workflows: WorkflowDeps;
   /** Authenticated work/next calls per agent per minute. */
@@ -33,6 +34,7 @@ export const workRoutes: FastifyPluginAsyncZod<WorkRoutesOptions> = async (
     log: app.log,
     metrics: app,
     authenticate: authenticatePullAgent,
+    markSeen: markAgentSeen,
     rateLimit: pollLimit,
     ...pollOptions,
   });

@@ -70,6 +70,14 @@ export const agentListItem = z.object({
   mode: z.enum(['push', 'pull']),
   webhook_url: z.string().optional(),
   active: z.boolean(),
+  online: z
+    .boolean()
+    .describe(
+      'can answer now: a pull agent whose runner polled within the last minute, a push agent whose last ping or delivery succeeded; live battles and the main dispatch pick online agents',
+    ),
+  last_seen: timestamp
+    .nullable()
+    .describe('when the agent last polled, posted a result, passed a ping or answered; null if never'),
   ping_error: z.string().nullable(),
   elo: z.number().int(),
   model_claimed: z.string().nullable(),

@@ -16,6 +16,7 @@ import { judgeOf } from '../client-address';
 import { liveBattleCreate } from '../schemas/arena';
 import { renderMarkdown } from './render/markdown';
 import { mdEscape, mdFenced } from './render/markdown-pages';
+import { markdownTime } from './render/times';
 import { sendErrorPage, sendPage } from './site';
 
 const VERDICT_LABELS: Record<Verdict, string> = {
@@ -52,6 +53,8 @@ function battleModel(row: BattleWithAnswers, reveal: VoteResult | null) {
       status,
       html: response === null ? null : renderMarkdown(response),
       error: key === 'a' ? row.a_error : row.b_error,
+      /** A pending side's answer is due by then; a live battle hands a side that misses it to another agent once. */
+      due: new Date(key === 'a' ? row.a_due_ms : row.b_due_ms),
       agent: reveal ? reveal[key] : null,
     };
   };
@@ -80,7 +83,14 @@ function battleMarkdown(row: BattleWithAnswers, reveal: VoteResult | null): stri
     const who = reveal
       ? ` (${mdEscape(reveal[key].name)}: Elo ${reveal[key].elo_before} → ${reveal[key].elo_after})`
       : '';
-    return `## Answer ${key.toUpperCase()}${who}\n\n${status === 'answered' ? mdFenced(response ?? '') : `_${status}${error ? `: ${mdEscape(error)}` : ''}_`}\n`;
+    const due = key === 'a' ? row.a_due_ms : row.b_due_ms;
+    const body =
+      status === 'answered'
+        ? mdFenced(response ?? '')
+        : status === 'pending'
+          ? `_waiting for this answer until ${markdownTime(new Date(due))}_`
+          : `_${status}${error ? `: ${mdEscape(error)}` : ''}_`;
+    return `## Answer ${key.toUpperCase()}${who}\n\n${body}\n`;
   };
   const vote =
     row.status === 'open'

@@ -299,13 +299,18 @@ describe('listing and detail', () => {
         'elo',
         'gym_complete',
         'id',
+        'last_seen',
         'mode',
         'model_claimed',
         'name',
+        'online',
         'ping_error',
         'webhook_url',
       ].sort(),
     );
+    // The push agent passed its ping at creation: online, seen then; the pull agent's runner never polled.
+    expect(list.json()[0]).toMatchObject({ online: true, last_seen: expect.stringMatching(/^\d{4}-.*\.\d{6}$/) });
+    expect(list.json()[1]).toMatchObject({ online: false, last_seen: null });
     expect(list.json()[1].webhook_url).toBeUndefined();
     const detail = (await t.app.inject({ method: 'GET', url: `/api/agents/${id}`, headers: mine.auth })).json();
     expect(detail).toMatchObject({ cost_claimed: '$0.01', tools_claimed: [], description: 'hi', elo: 1500 });

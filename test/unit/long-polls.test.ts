@@ -74,6 +74,7 @@ async function harness({
       if (refusal) throw refusal;
       return { queued } as PullAgentRow;
     },
+    markSeen: async () => undefined,
     // As the rate limit does: a header set on the reply before the poll is held.
     rateLimit: async (_request, reply) => void reply.header('x-ratelimit-limit', '600'),
   });

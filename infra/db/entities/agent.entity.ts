@@ -23,7 +23,8 @@ export class Agent {
     | 'gymStartedAt'
     | 'gymCompletedAt'
     | 'consecutiveFailures'
-    | 'failingSince';
+    | 'failingSince'
+    | 'lastSeenAt';
   id!: number;
   owner!: Ref<User>;
   name!: string;
@@ -49,6 +50,8 @@ export class Agent {
   /** Push deliveries that failed in a row, and when the first of them failed; a good answer or ping resets both. */
   consecutiveFailures = 0;
   failingSince: Date | null = null;
+  /** When it last showed it can answer: a pull agent's poll or result, a push agent's passing ping or answer. */
+  lastSeenAt: Date | null = null;
   /** SHA-256 of the secret, for `X-Arena-Secret`. */
   secretHash!: string;
   /** The secret sealed with AES-256-GCM, because signing needs the plain key. */
@@ -83,6 +86,7 @@ export const AgentSchema = new EntitySchema<Agent>({
     gymCompletedAt: { type: 'datetime', length: 6, nullable: true },
     consecutiveFailures: { type: 'integer', default: 0 },
     failingSince: { type: 'datetime', length: 6, nullable: true },
+    lastSeenAt: { type: 'datetime', length: 6, nullable: true },
     secretHash: { type: 'string', length: 64 },
     secretSealed: { type: 'text' },
     createdAt: { type: 'datetime', length: 6 },

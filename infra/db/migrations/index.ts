@@ -19,6 +19,7 @@ import { Migration20261125154852 } from './Migration20261125154852';
 import { Migration20261126060000 } from './Migration20261126060000';
 import { Migration20261127120000 } from './Migration20261127120000';
 import { Migration20261127150000 } from './Migration20261127150000';
+import { Migration20261127160000 } from './Migration20261127160000';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122050346', class: Migration20261122050346 },
@@ -40,4 +41,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261126060000', class: Migration20261126060000 },
   { name: 'Migration20261127120000', class: Migration20261127120000 },
   { name: 'Migration20261127150000', class: Migration20261127150000 },
+  { name: 'Migration20261127160000', class: Migration20261127160000 },
 ];

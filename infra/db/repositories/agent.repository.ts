@@ -3,7 +3,7 @@
  * workflows, pull work and live battles run on `agents` (dispatch, gym, push failures, Elo).
  */
 import { EntityRepository, type EntityManager } from '@mikro-orm/postgresql';
-import type { AgentMode } from '../../../domain/agent-state';
+import { ONLINE_WINDOW_SECONDS, type AgentMode } from '../../../domain/agent-state';
 import type { Agent } from '../entities/agent.entity';
 import { onlyRow, run } from './sql';
 
@@ -27,6 +27,28 @@ export class AgentRepository extends EntityRepository<Agent> {
   }
 }
 
+/**
+ * isAgentOnline in SQL, over `agents a`, as of the moment `now` (an SQL expression): active, and a
+ * pull agent seen within the online window, or a push agent whose last ping or delivery succeeded.
+ */
+export function onlineSql(now = 'now()'): string {
+  return `(not a.deactivated and ((a.mode = 'push' and a.ping_ok and a.consecutive_failures = 0)
+    or (a.mode = 'pull' and a.last_seen_at > ${now} - interval '${ONLINE_WINDOW_SECONDS} seconds')))`;
+}
+
+/**
+ * Records that an agent showed it can answer (a poll, a result, a passing ping, an answer). Written
+ * at most once a second per agent: thousands of runners poll, and a second more says nothing.
+ */
+export async function markAgentSeen(em: EntityManager, agentId: number): Promise<void> {
+  await run(
+    em,
+    `update agents set last_seen_at = now()
+     where id = ? and (last_seen_at is null or last_seen_at < now() - interval '1 second')`,
+    [agentId],
+  );
+}
+
 export interface EligibleAgent {
   id: number;
   owner_id: number;
@@ -34,7 +56,7 @@ export interface EligibleAgent {
 }
 
 /**
- * Agents a live battle may pick: active, (gym-complete,) not of the excluded owners nor of an owner
+ * Agents a live battle may pick: online (a person waits on the answer), (gym-complete,) not of the excluded owners nor of an owner
  * in the excluded registration cluster (the judge's: accounts registered together), and whose
  * latest ended delivery (of any kind; pending and cancelled ones say nothing) was a non-empty answer.
  */
@@ -51,7 +73,7 @@ export async function eligibleAgents(
        select s.status, s.response from sessions s
        where s.agent_id = a.id and s.status in ('answered', 'error', 'timeout')
        order by s.id desc limit 1) latest on true
-     where not a.deactivated and (a.mode = 'pull' or a.ping_ok) and (a.gym_complete or not ?)
+     where ${onlineSql()} and (a.gym_complete or not ?)
        and a.owner_id <> all(?::int[]) and coalesce(o.registration_cluster, o.id) is distinct from ?::int
        and latest.status = 'answered' and length(trim(latest.response)) > 0
      order by random() limit 200`,
@@ -67,12 +89,14 @@ export interface DueRules {
 }
 
 /**
- * Agents due a main prompt as of a moment: active, (gym-complete,) no pool prompt in flight, the gap
+ * Agents due a main prompt as of a moment: online, or a push agent in a run of failed deliveries
+ * (its next prompt is what either ends the run or, at the failure rule's limit, makes it inactive;
+ * without it one failed delivery would keep a push agent out until its owner retests), (gym-complete,) no pool prompt in flight, the gap
  * since their last pool prompt passed, and some pool prompt left that they never got (an agent that
  * has had them all would otherwise stay first in line for ever and take a place in every batch).
  * Live battles' prompts (main sessions too) neither hold an agent's turn nor restart its gap: anyone
  * can start a live battle, and they would otherwise stall pool dispatch for every agent they reach.
- * Parameters: requireGym, asOf (null: now), minGapSeconds. Each agent's last prompt comes from
+ * Parameters: asOf (null: now), requireGym, asOf, minGapSeconds. Each agent's last prompt comes from
  * sessions_main_agent_index; "a prompt left" is a lateral with a limit, so it stays a probe of
  * sessions_main_prompt_unique per agent (as an EXISTS PostgreSQL hashes every main session, and
  * past work_mem that is a scan of the table per agent). A redelivery repeats its original's
@@ -86,7 +110,9 @@ export const DUE_AGENTS_SQL = `select a.id, a.mode, m.last_at from agents a
       and not exists (select 1 from sessions s
         where s.agent_id = a.id and s.prompt_id = p.id and s.kind = 'main' and s.redelivery_of_id is null)
     limit 1) prompt_left
-  where not a.deactivated and (a.mode = 'pull' or a.ping_ok) and (a.gym_complete or not ?)
+  where not a.deactivated and (a.mode = 'push' and a.ping_ok
+      or a.mode = 'pull' and a.last_seen_at > coalesce(?::timestamptz, now()) - interval '${ONLINE_WINDOW_SECONDS} seconds')
+    and (a.gym_complete or not ?)
     and (m.last_at is null or m.last_at <= coalesce(?::timestamptz, now()) - make_interval(secs => ?))
     and not exists (select 1 from sessions s join prompts fp on fp.id = s.prompt_id
       where s.agent_id = a.id and s.kind = 'main' and s.status = 'pending' and fp.source <> 'live')`;
@@ -95,7 +121,7 @@ export const DUE_AGENTS_SQL = `select a.id, a.mode, m.last_at from agents a
 export const DUE_ORDER = 'last_at asc nulls first, id';
 
 export function dueParams(rules: DueRules): unknown[] {
-  return [rules.requireGym, rules.asOf ?? null, rules.minGapSeconds];
+  return [rules.asOf ?? null, rules.requireGym, rules.asOf ?? null, rules.minGapSeconds];
 }
 
 /**

@@ -32,6 +32,9 @@ export interface BattleWithAnswers {
   b_status: SessionStatus;
   b_response: string | null;
   b_error: string | null;
+  /** When each side's delivery runs out of time (its creation plus its deadline), in ms since the epoch. */
+  a_due_ms: number;
+  b_due_ms: number;
   created_ms: number;
 }
 
@@ -43,6 +46,8 @@ const battleSelect = (
     aa.owner_id as owner_a_id, ab.owner_id as owner_b_id,
     sa.status as a_status, sa.response as a_response, sa.error as a_error,
     sb.status as b_status, sb.response as b_response, sb.error as b_error,
+    (extract(epoch from sa.created_at + make_interval(secs => sa.deadline_seconds)) * 1000)::float8 as a_due_ms,
+    (extract(epoch from sb.created_at + make_interval(secs => sb.deadline_seconds)) * 1000)::float8 as b_due_ms,
     (extract(epoch from b.created_at) * 1000)::float8 as created_ms
   from ${battles} b join prompts p on p.id = b.prompt_id
   join sessions sa on sa.id = b.session_a_id join sessions sb on sb.id = b.session_b_id
