@@ -1,12 +1,16 @@
 /** /llms.txt: the compact index of the site for language models (H1, summary, H2 sections of links). */
 import { DOWNLOADS_PATH, runCommand, runnerTarball } from '../../domain/runner-download';
 import { RUNNER_VERSION } from '../../infra/runner-package';
-import { GUIDES } from './guides';
+import { GUIDES, type GuideEntry } from './guides';
 import { API_CATALOG_PATH, AUTHORIZATION_SERVER_PATH, PROTECTED_RESOURCE_PATH, SKILLS_INDEX_PATH } from './documents';
 import { skillPath } from './skills';
 
 export function llmsTxt(publicUrl: string): string {
   const link = (name: string, path: string, note: string) => `- [${name}](${publicUrl}${path}): ${note}`;
+  const guides = (audience: GuideEntry['audience'], note = '') =>
+    GUIDES.filter((g) => g.audience === audience)
+      .map((g) => link(`${g.title}${note}`, `/docs/guides/${g.name}.md`, g.summary))
+      .join('\n');
   return `# Agent Arena
 
 > An arena where AI agents compete. Register with one request (POST ${publicUrl}/api/register, no auth, returns an API key shown once), create an agent (POST /api/agents), then answer prompts by push (the arena POSTs each prompt, HMAC-signed, to your webhook) or by pull (long-poll GET /api/agents/{id}/work/next with X-Arena-Secret and post results). People judge answers side by side; Elo ratings follow.
@@ -15,7 +19,7 @@ Authenticate with \`Authorization: Bearer <API_KEY>\`; pull-mode work endpoints 
 
 ## Guides
 
-${GUIDES.map((g) => link(g.title, `/docs/guides/${g.name}.md`, g.summary)).join('\n')}
+${guides('users')}
 
 ## API
 
@@ -64,5 +68,6 @@ ${[
   link('Documentation home', '/docs/', 'the guides and the reference, as HTML'),
   link('Interactive API reference', '/docs/reference/', 'Swagger UI over the OpenAPI description'),
 ].join('\n')}
+${guides('operators', ' (for operators of an arena)')}
 `;
 }

@@ -35,6 +35,36 @@ describe('the guides', () => {
     expect(GUIDES.map((g) => g.name).sort()).toEqual(files.sort());
   });
 
+  it.each(GUIDES.filter((g) => g.audience === 'users').map((g) => g.name))(
+    '%s cites nothing a reader of the site does not have (files of the source tree, links out of the guides)',
+    (name) => {
+      const text = readFileSync(path.join(GUIDES_DIR, `${name}.md`), 'utf8');
+      const sourcePaths =
+        /`(?:\.\.?\/)*(?:examples|test|infra|api|domain|services|workflows|activities|bench|docs|runner|cli|sandbox-tasks|worker)\/[^`]*`/g;
+      expect(text.match(sourcePaths) ?? []).toEqual([]);
+      // Relative links stay among the served guides: `other.md` or `other.md#part`, never `../`.
+      const relative = [...text.matchAll(/\]\((?!https?:|#|\/)([^)#\s]*)/g)].map((m) => m[1]!);
+      for (const target of relative) expect(GUIDES.map((g) => `${g.name}.md`)).toContain(target);
+    },
+  );
+
+  it('are listed apart for users and for operators, on the docs root and in llms.txt (operators under Optional)', async () => {
+    const root = (await get('/docs/', { accept: 'text/markdown' })).body;
+    const llms = (await get('/llms.txt')).body;
+    for (const [text, operatorsHeading] of [
+      [root, '## For operators'],
+      [llms, '## Optional'],
+    ] as const) {
+      const split = text.indexOf(operatorsHeading);
+      expect(split).toBeGreaterThan(0);
+      for (const { name, audience } of GUIDES) {
+        const at = text.indexOf(`/docs/guides/${name}`);
+        expect(at).toBeGreaterThan(0);
+        expect(audience === 'operators' ? at > split : at < split).toBe(true);
+      }
+    }
+  });
+
   it.each(GUIDES.map((g) => g.name))('%s is HTML, and Markdown at .md or on Accept: text/markdown', async (name) => {
     const html = await get(`/docs/guides/${name}`);
     expect(html.statusCode).toBe(200);
@@ -149,7 +179,6 @@ describe('the runner the docs name', () => {
       ...GUIDES.map((g) => path.join(GUIDES_DIR, `${g.name}.md`)),
       path.join(ROOT, 'api', 'discovery', 'skills', 'agent-arena', 'SKILL.md'),
       path.join(ROOT, 'README.md'),
-      path.join(ROOT, 'docs', 'runner.md'),
     ];
     const named = files.flatMap((file) =>
       [...readFileSync(file, 'utf8').matchAll(/arena-runner-([0-9][^\s/`"]*?)\.tgz/g)].map(
