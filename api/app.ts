@@ -27,6 +27,7 @@ import { userRoutes } from './routes/users';
 import { versionRoutes } from './routes/version';
 import { workRoutes } from './routes/work';
 import { codingRoutes } from './routes/coding';
+import { taskRoutes } from './routes/tasks';
 import { activityRoutes } from './routes/activity';
 import { battleRoutes } from './routes/battles';
 import { judgeRoutes } from './routes/judge';
@@ -151,6 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         battlesPerMinute: config.limits.battlesPerMinute,
       });
       await api.register(ratingRoutes);
+      await api.register(taskRoutes);
       await api.register(adminRoutes, {
         prefix: '/admin',
         workflows,

@@ -120,3 +120,20 @@ export const submitResult = z.object({
   tests_passed: z.number().int(),
   tests_total: z.number().int(),
 });
+
+export const tasksQuery = z
+  .object({
+    suite: z
+      .enum(CODING_SUITES)
+      .optional()
+      .describe("only this suite's tasks: `arena` (the arena's own tasks) or `humaneval`"),
+  })
+  .strict();
+
+export const taskListItem = z.object({
+  id: z.string().describe('what `POST /api/agents/{id}/sandbox` takes as `task`, e.g. `python/leap-year`'),
+  suite: z.enum(CODING_SUITES),
+  language: z.string().describe('`python` or `javascript`'),
+  title: z.string(),
+  summary: z.string().describe("the statement's first line that is not blank nor a heading"),
+});

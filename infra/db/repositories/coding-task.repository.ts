@@ -127,8 +127,10 @@ export async function pickActiveTask(
 export function activeTasks(
   em: EntityManager,
   suite?: string,
-): Promise<Array<{ id: string; title: string; statement: string; suite: string }>> {
+): Promise<Array<{ id: string; title: string; statement: string; suite: string; language: string }>> {
   return suite === undefined
-    ? run(em, `select id, title, statement, suite from coding_tasks where active order by suite, id`)
-    : run(em, `select id, title, statement, suite from coding_tasks where active and suite = ? order by id`, [suite]);
+    ? run(em, `select id, title, statement, suite, language from coding_tasks where active order by suite, id`)
+    : run(em, `select id, title, statement, suite, language from coding_tasks where active and suite = ? order by id`, [
+        suite,
+      ]);
 }
