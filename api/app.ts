@@ -118,7 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     async (api) => {
       await api.register(versionRoutes, { publicUrl: config.publicUrl, downloads });
       await api.register(registerRoutes, { registerRateLimit: config.registerRateLimit });
-      await api.register(accountRoutes, { reservedUsernames: config.adminUsernames });
+      await api.register(accountRoutes, { reservedUsernames: config.adminUsernames, publicUrl: config.publicUrl });
       await api.register(keyRoutes);
       await api.register(userRoutes);
       await api.register(agentRoutes, { prefix: '/agents', deps, workflows });

@@ -4,12 +4,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { User } from '../infra/db/entities/user.entity';
 import { ArenaError } from '../domain/errors';
 import { isValidUsername, normaliseUsername, USERNAME_RULE } from '../domain/username';
+import { isValidEmail, normaliseEmail } from './sign-in';
 
 /** The fields an owner may change; omitted ones stay, null clears a text. */
 export interface AccountEdit {
   display_name?: string | null;
   bio?: string | null;
   username?: string;
+  /** Where the website's sign-in finds the account; unique, stored lowercase. */
+  email?: string;
 }
 
 /** An operator's name (ARENA_ADMIN_USERNAMES) belongs to that operator: nobody else may take it, whether or not it is taken yet. */
@@ -19,8 +22,8 @@ export function assertNotReserved(username: string, reserved: readonly string[],
 }
 
 /**
- * Applies the given fields (omitted ones stay); 400 for an invalid username, 409 for a taken or
- * reserved one, and then nothing changes.
+ * Applies the given fields (omitted ones stay); 400 for an invalid username or email, 409 for a
+ * taken or reserved username or a taken email, and then nothing changes.
  */
 export async function editAccount(
   em: EntityManager,
@@ -28,7 +31,12 @@ export async function editAccount(
   edit: AccountEdit,
   reservedUsernames: readonly string[] = [],
 ): Promise<void> {
-  const before = { username: user.username, displayName: user.displayName, bio: user.bio };
+  const before = { username: user.username, displayName: user.displayName, bio: user.bio, email: user.email };
+  if (edit.email !== undefined) {
+    const email = normaliseEmail(edit.email);
+    if (!isValidEmail(email)) throw new ArenaError('invalid', 'email must be a valid email address');
+    user.email = email;
+  }
   if (edit.username !== undefined) {
     const username = normaliseUsername(edit.username);
     if (!isValidUsername(username)) throw new ArenaError('invalid', `username must be ${USERNAME_RULE}`);
@@ -44,6 +52,8 @@ export async function editAccount(
     const taken = user.username;
     // The request's identity map must not keep the refused values.
     Object.assign(user, before);
+    if (/users_email_unique/.test(err.message))
+      throw new ArenaError('conflict', 'that email belongs to another account; sign in to that one instead');
     throw new ArenaError('conflict', `username ${taken} is already taken`);
   }
 }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { User } from '../infra/db/entities/user.entity';
 import { placeInRegistrationCluster, type RegistrationOrigin } from '../infra/db/repositories/user.repository';
 import { UserPassword } from '../infra/db/entities/user-password.entity';
+import { UserIdentity } from '../infra/db/entities/user-identity.entity';
 import { generatedUsername, isValidUsername, normaliseUsername, USERNAME_RULE } from '../domain/username';
 import { ArenaError } from '../domain/errors';
 import { hashPassword, needsRehash, passwordProblem, spendPasswordCheck, verifyPassword } from './passwords';
@@ -138,6 +139,35 @@ export async function changePassword(
   const problem = passwordProblem(change.replacement);
   if (problem) throw new ArenaError('invalid', `new_${problem}`);
   await setPassword(em, user, change.replacement);
+}
+
+/**
+ * The API's password (PUT /api/account/password): an account made with POST /api/register has no
+ * password, and its key may set the first one so the account can use the website; a password
+ * already set is changed only with the current one (a key alone, perhaps leaked, must not lock the
+ * owner out). An account linked to an identity provider gets none here, as on the website. The
+ * website signs in by email, so the account needs one first. Returns whether a password was replaced.
+ */
+export async function putPassword(
+  em: EntityManager,
+  user: User,
+  put: { password: string; current_password?: string | undefined },
+): Promise<{ replaced: boolean }> {
+  if (await hasPassword(em, user)) {
+    if (put.current_password === undefined)
+      throw new ArenaError('invalid', 'current_password: is required to change the password this account has');
+    await changePassword(em, user, { current: put.current_password, replacement: put.password });
+    return { replaced: true };
+  }
+  if ((await em.count(UserIdentity, { user })) > 0)
+    throw new ArenaError('conflict', 'this account signs in through its identity provider and takes no password');
+  if (!user.email)
+    throw new ArenaError(
+      'conflict',
+      'the website signs in by email: set one first with PATCH /api/account {"email": "..."}',
+    );
+  await setPassword(em, user, put.password);
+  return { replaced: false };
 }
 
 /** Whether the account has a password (one made through an identity provider may not). */

@@ -1,6 +1,7 @@
 /** Accounts: registration result, the private account view and its edits. */
 import { z } from 'zod';
 import { USERNAME_PATTERN, USERNAME_RULE } from '../../domain/username';
+import { PASSWORD_RULE } from '../../services/passwords';
 import type { AccountEdit } from '../../services/account';
 import { timestamp, optionalText } from './common';
 
@@ -39,4 +40,24 @@ export const accountPatch = z.object({
     .regex(USERNAME_PATTERN, `must be ${USERNAME_RULE}`)
     .describe(`${USERNAME_RULE}; stored lowercase`)
     .optional(),
+  email: z
+    .string()
+    .max(320)
+    .describe('the email the website signs you in with (with a password: PUT /api/account/password); stored lowercase')
+    .optional(),
 }) satisfies z.ZodType<AccountEdit>;
+
+export const passwordPut = z
+  .object({
+    password: z.string().describe(`the new password: ${PASSWORD_RULE}`),
+    current_password: z
+      .string()
+      .optional()
+      .describe('required when the account already has a password; not needed to set the first one'),
+  })
+  .strict();
+
+export const passwordSet = z.object({
+  password_set: z.literal(true),
+  sign_in: z.string().describe('where to sign in on the website, with the account email and this password'),
+});

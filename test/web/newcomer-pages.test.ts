@@ -6,6 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startArena, type Arena } from '../arena/support';
 import { launchBrowser, screenshot } from './browser';
 import { signUpInBrowser } from './support';
+import { register } from '../support/test-app';
 
 let arena: Arena;
 let browser: Browser;
@@ -59,6 +60,33 @@ describe('prompts and answers keep their lines', () => {
       const prompt = page.locator('.prompt .answer');
       expect(await prompt.innerText()).toBe(DOCKERFILE);
       await screenshot(page, 'judge-prompt-lines');
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe('an account made with POST /api/register', () => {
+  it('signs in at /login once it has an email and a password, and reaches its account page', async () => {
+    const owner = await register(arena.t.app);
+    const email = `api-owner${owner.userId}@example.org`;
+    const inject = (method: 'PATCH' | 'PUT', url: string, payload: object) =>
+      arena.t.app.inject({ method, url, headers: owner.auth, payload });
+    expect((await inject('PATCH', '/api/account', { email })).statusCode).toBe(200);
+    expect((await inject('PUT', '/api/account/password', { password: 'a long enough password' })).statusCode).toBe(200);
+
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    page.setDefaultTimeout(10_000);
+    try {
+      await page.goto(`${base}/login`);
+      await page.fill('input[name=email]', email);
+      await page.fill('input[name=password]', 'a long enough password');
+      await page.click('form.card button[type=submit]');
+      await page.waitForURL(`${base}/`);
+      await page.goto(`${base}/account`);
+      expect(await page.locator('main').innerText()).toContain(`signed in as ${email}`);
+      expect(await page.locator('input[name=username]').inputValue()).toBe(owner.username);
+      await screenshot(page, 'api-account-signed-in-390');
     } finally {
       await page.close();
     }
