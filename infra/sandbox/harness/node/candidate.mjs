@@ -28,6 +28,16 @@ const requireCode = createRequire(path.join(codeDir, 'index.js'));
 // What the code under test leaves unhandled is its own affair: the candidate goes on answering.
 process.on('uncaughtException', () => undefined);
 process.on('unhandledRejection', () => undefined);
+// An exit (the code's process.exit among them) closes the wire at once, and ends the process without
+// waiting for the wire's reader, blocked on a read the judge may never answer.
+process.on('exit', () => {
+  try {
+    fs.closeSync(writeFd);
+  } catch {
+    // Already closed.
+  }
+  process.kill(process.pid, 'SIGKILL');
+});
 
 const codec = new Codec({
   /** A function of the judge's (a test's listener, fake clock or operation): calling it is a request. */

@@ -288,6 +288,10 @@ export class Codec {
         const value = this.decodeValue(pair[1], memo, next);
         defineProperty(result, pair[0], { value, writable: true, enumerable: true, configurable: true });
       }
+      // An object whose own valueOf or toString is a peer's function would let `==` ask the peer for a
+      // primitive: such an object has none here (a property no comparison of values looks at).
+      if (typeof result.valueOf === 'function' && this.proxyIds.has(result.valueOf)) guardPrimitive(result);
+      else if (typeof result.toString === 'function' && this.proxyIds.has(result.toString)) guardPrimitive(result);
       return result;
     }
     if ('M' in data) {
@@ -369,6 +373,19 @@ export class Codec {
     if (Number.isSafeInteger(data.o)) this.errorOrigins.set(error, data.o);
     return error;
   }
+}
+
+function noPrimitive() {
+  throw new TypeError('a value of the code under test that is not plain data has no primitive value here');
+}
+
+function guardPrimitive(object) {
+  defineProperty(object, Symbol.toPrimitive, {
+    value: noPrimitive,
+    writable: false,
+    enumerable: false,
+    configurable: true,
+  });
 }
 
 function list(items) {
