@@ -72,13 +72,14 @@ export function judgeCommand(language: SandboxLanguage, paths: JudgePaths): stri
     return [
       paths.node,
       // The judge reads its tests, the harness and its scratch folder, writes only the scratch folder,
-      // and starts one worker thread (the wire's reader) beside Node's own for the module hooks.
+      // and starts one worker thread (the wire's reader). It links the ES module tests itself (vm modules).
       nodePermissionFlag(),
       `--allow-fs-read=${folder(paths.testsDir)}`,
       `--allow-fs-read=${folder(paths.harnessDir)}`,
       `--allow-fs-read=${folder(paths.scratchDir)}`,
       `--allow-fs-write=${folder(paths.scratchDir)}`,
       '--allow-worker',
+      '--experimental-vm-modules',
       '--no-warnings',
       `--test-reporter=${path.posix.join(paths.harnessDir, 'node', 'judge-report.mjs')}`,
       '--test-reporter-destination=stdout',

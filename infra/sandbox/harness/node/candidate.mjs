@@ -80,7 +80,8 @@ function keyOf(message) {
 function handle(message) {
   const op = message.op;
   if (op === 'bye') {
-    // The judge has reported: its reader sees the wire close, and both ends go.
+    // The judge has reported: an empty frame tells its reader the wire is closed, and both ends go.
+    fs.writeSync(writeFd, Buffer.alloc(4));
     fs.closeSync(writeFd);
     return undefined;
   }

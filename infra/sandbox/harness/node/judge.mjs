@@ -22,11 +22,11 @@
  * that dies or hangs fails the test that waited on it, and every test after it.
  */
 import fs from 'node:fs';
-import Module, { register } from 'node:module';
+import Module from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { types } from 'node:util';
-import { MessageChannel } from 'node:worker_threads';
+import vm from 'node:vm';
 import { state, writeReport } from './judge-report.mjs';
 import { candidatePath } from './judge-paths.mjs';
 import { Codec, Connection, PeerGone, PeerTimeout, WireError, callFields, invoke, settle } from './wire.mjs';
@@ -217,20 +217,82 @@ Module._load = function judgeLoad(request, parent, isMain) {
   return load.call(this, request, parent, isMain);
 };
 
-// import from a test file (ES modules): the hooks ask here for each module's export names.
-const { port1, port2 } = new MessageChannel();
-port1.on('message', ({ id, relative }) => {
-  try {
-    const exports = candidateModule('import', relative);
-    modules.set(relative, exports);
-    const names = Object.keys(exports).filter((name) => name.isWellFormed());
-    port1.postMessage({ id, names });
-  } catch (error) {
-    port1.postMessage({ id, error: String(error?.message ?? error) });
+/**
+ * An ES module test file, linked by the judge (vm.SourceTextModule, in this context): an import of the
+ * code under test is a module of the judge's holding what the candidate sent for it; the tests' own
+ * modules are linked the same way; anything else (node:test, node:assert, a CommonJS helper) is
+ * imported as usual. No loader hooks: their thread would reserve address space the sandbox does not have.
+ */
+const linked = new Map();
+
+function sourceModule(file) {
+  const url = pathToFileURL(file).href;
+  if (!linked.has(url)) {
+    linked.set(
+      url,
+      new vm.SourceTextModule(fs.readFileSync(file, 'utf8'), {
+        identifier: url,
+        initializeImportMeta(meta) {
+          meta.url = url;
+          meta.filename = file;
+          meta.dirname = path.dirname(file);
+        },
+        importModuleDynamically: (specifier, referrer) => importedModule(specifier, referrer),
+      }),
+    );
   }
-});
-port1.unref();
-register('./judge-hooks.mjs', import.meta.url, { data: { port: port2, testsRoot }, transferList: [port2] });
+  return linked.get(url);
+}
+
+function syntheticModule(key, exports) {
+  if (!linked.has(key)) {
+    const names = Object.keys(exports).filter((name) => name.isWellFormed());
+    linked.set(
+      key,
+      new vm.SyntheticModule(
+        names,
+        function setExports() {
+          for (const name of names) this.setExport(name, exports[name]);
+        },
+        { identifier: key },
+      ),
+    );
+  }
+  return linked.get(key);
+}
+
+async function linkedModule(specifier, referrer) {
+  const parent = referrer?.identifier?.startsWith('file:') ? fileURLToPath(referrer.identifier) : undefined;
+  const relative = candidatePath(specifier, parent, testsRoot);
+  let module;
+  if (relative !== null) {
+    module = syntheticModule(`arena-candidate:${relative}`, candidateModule('import', relative));
+  } else if ((specifier.startsWith('./') || specifier.startsWith('../')) && /\.mjs$/.test(specifier) && parent) {
+    module = sourceModule(path.resolve(path.dirname(parent), specifier));
+  } else {
+    const target =
+      (specifier.startsWith('./') || specifier.startsWith('../')) && parent
+        ? pathToFileURL(path.resolve(path.dirname(parent), specifier)).href
+        : specifier;
+    module = syntheticModule(target, await import(target));
+  }
+  return module;
+}
+
+/** A test's import(): the module linked and evaluated before it is handed over. */
+async function importedModule(specifier, referrer) {
+  const module = await linkedModule(specifier, referrer);
+  if (module.status === 'unlinked') await module.link(linkedModule);
+  if (module.status === 'linked') await module.evaluate();
+  return module;
+}
+
+async function importTestFile(file) {
+  if (!file.endsWith('.mjs')) return import(pathToFileURL(file).href);
+  const module = sourceModule(file);
+  await module.link(linkedModule);
+  await module.evaluate();
+}
 
 function testFiles(dir) {
   const files = [];
@@ -244,7 +306,7 @@ function testFiles(dir) {
 
 for (const file of testFiles(testsRoot)) {
   try {
-    await import(pathToFileURL(file).href);
+    await importTestFile(file);
   } catch (error) {
     // The file's tests never ran (the code under test did not load, say); the others still run.
     state.errors.push(`${path.relative(testsRoot, file)}: ${error?.name ?? 'error'}`);

@@ -46,6 +46,9 @@ try {
     const head = exactly(4);
     if (head === null) break;
     const length = head.readUInt32BE(0);
+    // An empty frame is the peer's last: it closes the wire (a descriptor its sandbox's shell still
+    // holds would never read as closed).
+    if (length === 0) break;
     if (length > maxFrame) {
       post({ error: `a frame of ${length} bytes, past the wire's limit` });
       break;

@@ -2,7 +2,8 @@
  * The wire between the judge and the candidate of a JavaScript task: frames, the value codec and calls
  * across processes, both ways.
  *
- * Frames are a 4-byte big-endian length, then that many bytes of UTF-8 JSON, at most 16 MiB. A worker
+ * Frames are a 4-byte big-endian length, then that many bytes of UTF-8 JSON, at most 16 MiB; an empty
+ * frame is the sender's last (the judge's reader cannot wait for a close its peer's shell holds open). A worker
  * thread reads them (wire-reader.mjs); the main thread takes them either blocked (a call waits for its
  * reply with Atomics.wait, answering the peer's own calls meanwhile) or from its event loop (while a
  * promise of the peer's is awaited, the peer may call back at any time).
@@ -471,6 +472,8 @@ export class Connection {
     this.worker = new Worker(new URL('./wire-reader.mjs', import.meta.url), {
       workerData: { fd: readFd, port: port2, flag: this.flag, maxFrame: MAX_FRAME },
       transferList: [port2],
+      // Small limits: the sandbox bounds address space, and V8 reserves a worker's code range up front.
+      resourceLimits: { codeRangeSizeMb: 8, maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4, stackSizeMb: 1 },
       stdout: false,
       stderr: false,
     });
