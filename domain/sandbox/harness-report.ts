@@ -41,7 +41,7 @@ const shortened = (reason: string) =>
 export const TAMPERED = {
   /** The judge's: the candidate broke the wire's protocol. */
   protocol: 'the code under test sent the judge a message the protocol does not allow',
-  /** A harness running in the code's own process (JavaScript's) saw its machinery changed. */
+  /** JavaScript's harness from before its judge, which ran in the code's own process, saw its machinery changed (earlier sessions). */
   machinery: 'the code under test changed the test machinery while the hidden tests ran',
   reportedTwice: 'the harness was made to report more than once',
   testTwice: 'a test was reported twice',

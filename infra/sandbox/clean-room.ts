@@ -14,9 +14,7 @@ import type { SandboxLanguage } from '../../domain/sandbox/languages';
 import {
   candidateCommand,
   compilePythonHarness,
-  harnessCommand,
   judgeCommand,
-  judgedLanguage,
   HARNESS_DIR,
   HARNESS_MOUNT,
   SCRATCH_MOUNT,
@@ -56,11 +54,10 @@ export type ScoringSettings = Pick<SandboxSettings, 'limits' | 'quota' | 'uidBas
 type Run = (run: IsolatedRun) => ReturnType<typeof runIsolated>;
 
 /**
- * Scores the workspace: builds the clean room, runs the hidden tests on it, and removes it. A judged
- * language's tests run in a judge process of their own, in a sandbox apart as the range's last uid,
- * with the code under test loaded in a candidate process as the session's uid, reached only over a
- * pipe; the others' run in one sandbox as the session's uid. Nothing of the session may be running
- * (the caller stopped it).
+ * Scores the workspace: builds the clean room, runs the hidden tests on it, and removes it. The tests
+ * run in a judge process of their own, in a sandbox apart as the range's last uid, with the code under
+ * test loaded in a candidate process as the session's uid, reached only over a pipe. Nothing of the
+ * session may be running (the caller stopped it).
  */
 export async function scoreInCleanRoom(
   workspace: Workspace,
@@ -79,28 +76,9 @@ export async function scoreInCleanRoom(
     const interpreters = await interpretersInSandbox();
     if (task.language === 'python' && !interpreters.python3) throw new Error('python3 is not installed on this worker');
     const nonce = randomBytes(24).toString('hex');
-    if (judgedLanguage(task.language)) {
-      await writeFiles(room, [...task.files, ...carried]);
-      const report = await judgedRun(room, judge, workspace.uid, task, settings, nonce, run);
-      return { ...scoreHarnessRun(report, nonce, task.testsTotal), leftOut };
-    }
-    await writeFiles(room, [...task.files, ...carried, ...task.hiddenTests]);
-    const result = await run({
-      workspace: { dir: room, uid: workspace.uid },
-      command: harnessCommand(task.language, {
-        harnessDir: HARNESS_MOUNT,
-        codeDir: SANDBOX_WORKSPACE,
-        testsDir: path.posix.join(SANDBOX_WORKSPACE, HIDDEN_TESTS_DIR),
-        python: interpreters.python3 ?? 'python3',
-        node: interpreters.node,
-      }),
-      stdin: `${nonce}\n`,
-      timeoutSeconds: task.timeoutSeconds,
-      limits: settings.limits,
-      view: { workspaceReadOnly: true, home: '/tmp', readOnlyBinds: [[HARNESS_DIR, HARNESS_MOUNT]] },
-      report: true,
-    });
-    return { ...scoreHarnessRun(result.report ?? '', nonce, task.testsTotal), leftOut };
+    await writeFiles(room, [...task.files, ...carried]);
+    const report = await judgedRun(room, judge, workspace.uid, task, settings, nonce, run);
+    return { ...scoreHarnessRun(report, nonce, task.testsTotal), leftOut };
   } finally {
     await clear();
   }
@@ -134,7 +112,7 @@ async function judgedRun(
   const candidateDone = new AbortController();
   const candidate = run({
     workspace: { dir: room, uid: candidateUid },
-    command: candidateCommand(task.language, { ...tools, codeDir: SANDBOX_WORKSPACE }),
+    command: candidateCommand(task.language, { ...tools, codeDir: SANDBOX_WORKSPACE, scratchDir: SCRATCH_MOUNT }),
     timeoutSeconds: task.timeoutSeconds,
     limits: settings.limits,
     view: {

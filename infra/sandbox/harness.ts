@@ -33,9 +33,9 @@ export function compilePythonHarness(python: string): Promise<void> {
   return bytecode;
 }
 
-/** Whether a language's hidden tests run in a judge process apart from the code under test. */
+/** Whether a language's hidden tests run in a judge process apart from the code under test: all of them now. */
 export function judgedLanguage(language: SandboxLanguage): boolean {
-  return language === 'python';
+  return language === 'python' || language === 'javascript';
 }
 
 export interface JudgePaths {
@@ -52,50 +52,8 @@ export interface CandidatePaths {
   harnessDir: string;
   /** The code under test: the clean room. */
   codeDir: string;
-  python: string;
-  node: string;
-}
-
-/** The judge: runs the hidden tests on the code it reaches over the wire, reports on REPORT_FD; the nonce goes on its stdin. */
-export function judgeCommand(language: SandboxLanguage, paths: JudgePaths): string[] {
-  if (language !== 'python') throw new Error(`no judge for ${language} tasks`);
-  return [
-    paths.python,
-    '-I',
-    '-S',
-    '-B',
-    path.posix.join(paths.harnessDir, 'python', 'judge.py'),
-    paths.testsDir,
-    String(REPORT_FD),
-    String(WIRE_IN_FD),
-    String(WIRE_OUT_FD),
-    paths.scratchDir,
-  ];
-}
-
-/** The candidate: loads the code under test and answers the judge over the wire. */
-export function candidateCommand(language: SandboxLanguage, paths: CandidatePaths): string[] {
-  if (language !== 'python') throw new Error(`no candidate for ${language} tasks`);
-  return [
-    paths.python,
-    '-I',
-    '-S',
-    '-B',
-    path.posix.join(paths.harnessDir, 'python', 'candidate.py'),
-    paths.codeDir,
-    String(WIRE_IN_FD),
-    String(WIRE_OUT_FD),
-  ];
-}
-
-export interface HarnessPaths {
-  /** The harness's folder, as the run sees it. */
-  harnessDir: string;
-  /** The code under test: the folder the hidden tests import it from. */
-  codeDir: string;
-  /** The hidden tests, inside `codeDir` (JavaScript tests import the code by a relative path). */
-  testsDir: string;
-  /** The interpreters, by absolute path: never a `python3` or `node` the workspace could put first on a PATH. */
+  /** The judge's scratch folder, which the candidate may read (JavaScript's permission model names it). */
+  scratchDir: string;
   python: string;
   node: string;
 }
@@ -105,25 +63,71 @@ function nodePermissionFlag(): string {
   return process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
 }
 
-/**
- * The command that runs a JavaScript task's hidden tests in the code's own process (a judged
- * language's run in a judge apart: judgeCommand); the run's nonce goes on its stdin.
- */
-export function harnessCommand(language: SandboxLanguage, paths: HarnessPaths): string[] {
-  if (judgedLanguage(language)) throw new Error(`${language} tasks are judged from another process: judgeCommand`);
-  const dir = (folder: string) => (folder.endsWith('/') ? folder : `${folder}/`);
+const folder = (dir: string) => (dir.endsWith('/') ? dir : `${dir}/`);
+
+/** The judge: runs the hidden tests on the code it reaches over the wire, reports on REPORT_FD; the nonce goes on its stdin. */
+export function judgeCommand(language: SandboxLanguage, paths: JudgePaths): string[] {
+  const wire = [String(REPORT_FD), String(WIRE_IN_FD), String(WIRE_OUT_FD), paths.scratchDir];
+  if (language === 'javascript') {
+    return [
+      paths.node,
+      // The judge reads its tests, the harness and its scratch folder, writes only the scratch folder,
+      // and starts one worker thread (the wire's reader). It links the ES module tests itself (vm modules).
+      nodePermissionFlag(),
+      `--allow-fs-read=${folder(paths.testsDir)}`,
+      `--allow-fs-read=${folder(paths.harnessDir)}`,
+      `--allow-fs-read=${folder(paths.scratchDir)}`,
+      `--allow-fs-write=${folder(paths.scratchDir)}`,
+      '--allow-worker',
+      '--experimental-vm-modules',
+      '--no-warnings',
+      `--test-reporter=${path.posix.join(paths.harnessDir, 'node', 'judge-report.mjs')}`,
+      '--test-reporter-destination=stdout',
+      path.posix.join(paths.harnessDir, 'node', 'judge.mjs'),
+      paths.testsDir,
+      ...wire,
+    ];
+  }
   return [
-    paths.node,
-    // The code under test may read its own folder and the harness, write only to /tmp, and has no
-    // inspector, child processes, workers or native add-ons.
-    nodePermissionFlag(),
-    `--allow-fs-read=${dir(paths.codeDir)}`,
-    `--allow-fs-read=${dir(paths.harnessDir)}`,
-    '--allow-fs-write=/tmp/',
-    `--test-reporter=${path.posix.join(paths.harnessDir, 'node', 'report.mjs')}`,
-    '--test-reporter-destination=stdout',
-    path.posix.join(paths.harnessDir, 'node', 'run.mjs'),
+    paths.python,
+    '-I',
+    '-S',
+    '-B',
+    path.posix.join(paths.harnessDir, 'python', 'judge.py'),
     paths.testsDir,
-    String(REPORT_FD),
+    ...wire,
+  ];
+}
+
+/** The candidate: loads the code under test and answers the judge over the wire. */
+export function candidateCommand(language: SandboxLanguage, paths: CandidatePaths): string[] {
+  if (language === 'javascript') {
+    return [
+      paths.node,
+      // The code under test may read its own folder, the harness and the judge's scratch folder, write
+      // only to /tmp, and has no inspector, child processes or native add-ons; workers it may start
+      // (the wire's reader is one), in this process, which holds nothing of the judge's.
+      nodePermissionFlag(),
+      `--allow-fs-read=${folder(paths.codeDir)}`,
+      `--allow-fs-read=${folder(paths.harnessDir)}`,
+      `--allow-fs-read=${folder(paths.scratchDir)}`,
+      '--allow-fs-write=/tmp/',
+      '--allow-worker',
+      '--no-warnings',
+      path.posix.join(paths.harnessDir, 'node', 'candidate.mjs'),
+      paths.codeDir,
+      String(WIRE_IN_FD),
+      String(WIRE_OUT_FD),
+    ];
+  }
+  return [
+    paths.python,
+    '-I',
+    '-S',
+    '-B',
+    path.posix.join(paths.harnessDir, 'python', 'candidate.py'),
+    paths.codeDir,
+    String(WIRE_IN_FD),
+    String(WIRE_OUT_FD),
   ];
 }

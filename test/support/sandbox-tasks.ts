@@ -10,13 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { scoreHarnessRun, type HarnessScore } from '../../domain/sandbox/harness-report';
-import {
-  candidateCommand,
-  harnessCommand,
-  judgeCommand,
-  judgedLanguage,
-  HARNESS_DIR,
-} from '../../infra/sandbox/harness';
+import { candidateCommand, judgeCommand, HARNESS_DIR } from '../../infra/sandbox/harness';
 import { REPORT_FD, WIRE_IN_FD, WIRE_OUT_FD } from '../../infra/sandbox/sandbox-arguments';
 import { systemLayout } from '../../infra/sandbox/system-layout';
 import { HIDDEN_TESTS_DIR, type SandboxTask } from '../../infra/sandbox/task-catalogue';
@@ -62,9 +56,9 @@ function started(program: string, args: string[], cwd: string, wire: boolean) {
 }
 
 /**
- * The harness on `folder`, with a bare environment: nothing of this process's variables leaks in. A
- * judged language runs as scoring runs it, minus the sandboxes: the judge on the hidden tests (in a
- * folder of their own, away from the code) and the candidate on the code, wired to each other.
+ * The harness on `folder`, with a bare environment: nothing of this process's variables leaks in. It
+ * runs as scoring runs it, minus the sandboxes: the judge on the hidden tests (in a folder of their
+ * own, away from the code) and the candidate on the code, wired to each other.
  */
 export async function runHarness(
   task: SandboxTask,
@@ -72,41 +66,7 @@ export async function runHarness(
   options: { callSeconds?: number } = {},
 ): Promise<HarnessRun> {
   const { interpreters } = await systemLayout();
-  if (judgedLanguage(task.manifest.language)) return runJudged(task, folder, interpreters, options);
-  const [program = '', ...args] = harnessCommand(task.manifest.language, {
-    harnessDir: HARNESS_DIR,
-    codeDir: folder,
-    testsDir: path.join(folder, HIDDEN_TESTS_DIR),
-    python: interpreters.python3 ?? 'python3',
-    node: interpreters.node,
-  });
-  const nonce = randomBytes(16).toString('hex');
-  const stdio: Array<'pipe' | 'ignore'> = Array.from({ length: REPORT_FD + 1 }, () => 'ignore');
-  for (const fd of [0, 1, 2, REPORT_FD]) stdio[fd] = 'pipe';
-  const child = spawn(program, args, { cwd: folder, env: { PATH: '/usr/bin:/bin', HOME: os.tmpdir() }, stdio });
-  const read = (stream: unknown) => {
-    const chunks: Buffer[] = [];
-    (stream as Readable).on('data', (chunk: Buffer) => chunks.push(chunk));
-    return () => Buffer.concat(chunks).toString('utf8');
-  };
-  const [stdout, stderr, report] = [
-    read(child.stdout),
-    read(child.stderr),
-    read((child.stdio as unknown as Readable[])[REPORT_FD]),
-  ];
-  child.stdin?.end(`${nonce}\n`);
-  const timer = setTimeout(() => child.kill('SIGKILL'), task.manifest.limits.test_timeout_seconds * 1000);
-  const exitCode = await new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve(code));
-  }).finally(() => clearTimeout(timer));
-  return {
-    exitCode,
-    stdout: stdout(),
-    stderr: stderr(),
-    score: scoreHarnessRun(report(), nonce, task.manifest.tests_total),
-    report: report(),
-  };
+  return runJudged(task, folder, interpreters, options);
 }
 
 async function runJudged(
@@ -122,7 +82,11 @@ async function runJudged(
   try {
     await fs.rename(path.join(folder, HIDDEN_TESTS_DIR), path.join(judgeDir, HIDDEN_TESTS_DIR));
     const language = task.manifest.language;
-    const [candidateProgram = '', ...candidateArgs] = candidateCommand(language, { ...tools, codeDir: folder });
+    const [candidateProgram = '', ...candidateArgs] = candidateCommand(language, {
+      ...tools,
+      codeDir: folder,
+      scratchDir: scratch,
+    });
     const [judgeProgram = '', ...judgeArgs] = judgeCommand(language, {
       ...tools,
       testsDir: path.join(judgeDir, HIDDEN_TESTS_DIR),
