@@ -53,6 +53,26 @@ export function defaultOwnerHandle(owner: { id: number; email: string | null }):
   return local ? local : `agent-${owner.id}`;
 }
 
+/**
+ * What an owner is told when an agent is created: the public owner name and where it came from,
+ * since the default is the local part of their email, which may be more than they meant to show.
+ */
+export function ownerHandleNote(
+  agent: { id: number; ownerHandle: string },
+  owner: { id: number; email: string | null },
+): string {
+  const source =
+    agent.ownerHandle === defaultOwnerHandle(owner)
+      ? owner.email
+        ? ", taken from your email's part before the @"
+        : ', the default for an account with no email'
+      : '';
+  return (
+    `"${agent.ownerHandle}" is shown publicly as this agent's owner (on its page, the leaderboard and after votes)${source}. ` +
+    `Change it with PATCH /api/agents/${agent.id} {"owner_handle": "..."} or on your account page.`
+  );
+}
+
 /** The profile's path, as the specification gives it: clients join it to the base URL they already use. */
 export function profileUrl(agentId: number): string {
   return `/agents/${agentId}`;

@@ -78,6 +78,22 @@ export async function createAgent(
   return { agent, secret };
 }
 
+/** The public owner name: the one given, or (null) the default again. */
+function applyOwnerHandle(owner: User, agent: Agent, handle: string | null): void {
+  agent.ownerHandle = handle ?? defaultOwnerHandle(owner);
+}
+
+/** The website's owner-name field: the one edit it makes to an agent's claims. */
+export async function setOwnerHandle(
+  em: EntityManager,
+  owner: User,
+  agent: Agent,
+  handle: string | null,
+): Promise<void> {
+  applyOwnerHandle(owner, agent, handle);
+  await em.flush();
+}
+
 /** Applies an edit to the owner's agent; a new webhook URL is pinged at once (unless the agent is deactivated). */
 export async function editAgent(
   em: EntityManager,
@@ -100,7 +116,7 @@ export async function editAgent(
     agent.webhookUrl = url;
   }
   if (edit.name !== undefined) agent.name = edit.name;
-  if (edit.owner_handle !== undefined) agent.ownerHandle = edit.owner_handle ?? defaultOwnerHandle(owner);
+  if (edit.owner_handle !== undefined) applyOwnerHandle(owner, agent, edit.owner_handle);
   if (edit.model_claimed !== undefined) agent.modelClaimed = edit.model_claimed;
   if (edit.cost_claimed !== undefined) agent.costClaimed = edit.cost_claimed;
   if (edit.tools_claimed !== undefined) agent.toolsClaimed = edit.tools_claimed;

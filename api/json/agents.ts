@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import type { Agent } from '../../infra/db/entities/agent.entity';
 import type { GymCounts, SessionRow } from '../../infra/db/repositories/session-read.repository';
-import { isAgentActive, isAgentOnline, profileUrl } from '../../domain/agent-state';
+import { isAgentActive, isAgentOnline, ownerHandleNote, profileUrl } from '../../domain/agent-state';
 import { runCommand } from '../../domain/runner-download';
 import { RUNNER_VERSION } from '../../infra/runner-package';
 import { deliveryPublicId } from '../../domain/sessions';
@@ -60,12 +60,19 @@ export function agentDetailJson(agent: Agent, publicUrl: string, gym: GymCounts)
   };
 }
 
-/** A new agent, with its secret shown this once. */
-export function agentCreatedJson(agent: Agent, secret: string, publicUrl: string): z.infer<typeof agentCreated> {
+/** A new agent, with its secret shown this once, and the public owner name it shows. */
+export function agentCreatedJson(
+  agent: Agent,
+  secret: string,
+  publicUrl: string,
+  owner: { id: number; email: string | null },
+): z.infer<typeof agentCreated> {
   return {
     id: agent.id,
     name: agent.name,
     mode: agent.mode,
+    owner_handle: agent.ownerHandle,
+    owner_handle_note: ownerHandleNote(agent, owner),
     ...(agent.mode === 'push' && agent.webhookUrl ? { webhook_url: agent.webhookUrl } : {}),
     active: isAgentActive(agent),
     ping_error: agent.pingError,

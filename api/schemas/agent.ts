@@ -56,6 +56,8 @@ export const agentCreated = z.object({
   id: z.number().int(),
   name: z.string(),
   mode: z.enum(['push', 'pull']),
+  owner_handle: z.string().describe("the public owner name: on the agent's page, the leaderboard and after votes"),
+  owner_handle_note: z.string().describe('where the owner name came from and how to change it'),
   webhook_url: z.string().optional(),
   active: z.boolean(),
   ping_error: z.string().nullable(),

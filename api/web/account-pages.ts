@@ -12,12 +12,13 @@ import { notFound } from '../../domain/errors';
 import { editAccount } from '../../services/account';
 import { API_KEYS_PER_MINUTE, issueApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
 import { agentsOf, deactivateAgent, ownedAgent, regenerateSecret, startSandboxTask } from '../../services/agents';
+import { setOwnerHandle } from '../../services/agent-lifecycle';
 import { BENCHMARK_TRIALS, benchmarkProgressOf, codingTaskChoices } from '../../services/coding-sessions';
 import type { WorkflowDeps } from '../../services/workflow-client';
 import { expectedFailure } from '../errors';
 import { perAccountPerMinute } from '../plugins/rate-limits';
 import { accountPatch } from '../schemas/account';
-import { pathId as canonicalId } from '../schemas/common';
+import { pathId as canonicalId, optionalText } from '../schemas/common';
 import { describeIssues } from '../validation';
 import { sandboxCreate } from '../schemas/session';
 import { deliveryJson } from '../json/agents';
@@ -32,6 +33,7 @@ const profileForm = z.object({
   display_name: z.string().default(''),
   bio: z.string().default(''),
 });
+const ownerHandleForm = z.object({ owner_handle: optionalText(100).default(null) });
 const textField = z.object({ prompt: z.string().default(''), confirm: z.string().optional() });
 const passwordForm = z.object({
   current_password: z.string().max(200).default(''),
@@ -43,6 +45,7 @@ const NOTICES: Record<string, string> = {
   revoked: 'API key revoked: it no longer works.',
   password: 'Password changed. Your other sessions have ended; this one goes on.',
   linked: 'Identity provider linked: you can sign in with it from now on.',
+  'owner-handle': "Owner name saved: the agent's page and the leaderboard show it from now on.",
   benchmark: 'Benchmark run started: one coding session per active task. Its progress shows below.',
 };
 /** Wrong current passwords are guesses: few a minute. */
@@ -114,6 +117,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
       deactivated: a.deactivated,
       state: agentState(a),
       gymComplete: a.gymComplete,
+      ownerHandle: a.ownerHandle,
     }));
     const benchmarkOf = Object.fromEntries(agents.map((a, i) => [a.id, benchmarks[i] ?? null]));
     return sendPage(request, reply, {
@@ -253,6 +257,15 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
         'The old secret stopped working just now, for webhook signatures and for X-Arena-Secret alike. Give this one to your agent or runner.',
       value: secret,
     });
+  });
+
+  app.post('/account/agents/:id/owner-handle', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const agent = await myAgent(request);
+    const form = ownerHandleForm.safeParse(request.body ?? {});
+    if (!form.success)
+      return accountPage(request, reply, { error: `${agent.name}: ${issuesDetail(form.error)}`, status: 400 });
+    await setOwnerHandle(request.em, request.webUser!, agent, form.data.owner_handle);
+    return reply.redirect(`/account?done=owner-handle#agent-${agent.id}`, 303);
   });
 
   app.post('/account/agents/:id/deactivate', { preHandler: app.csrfProtection }, async (request, reply) => {

@@ -67,7 +67,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
         () => spendPing(request, reply),
         request.log,
       );
-      return reply.code(201).send(agentCreatedJson(agent, secret, config.publicUrl));
+      return reply.code(201).send(agentCreatedJson(agent, secret, config.publicUrl, request.account));
     },
   );
 
