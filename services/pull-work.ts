@@ -8,7 +8,7 @@ import { tokenMatchesHash } from '../domain/credentials';
 import { workPayload, type WorkPayload } from '../domain/delivery-payload';
 import { ArenaError, notFound } from '../domain/errors';
 import { sandboxPayload } from '../domain/sandbox/payload';
-import { isCodingSession, parseDeliveryPublicId } from '../domain/sessions';
+import { isCodingSession, parseDeliveryPublicId, type SessionStatus } from '../domain/sessions';
 import { findPullAgent, markAgentSeen, type PullAgentRow } from '../infra/db/repositories/agent.repository';
 import { findCodingSession, recordCodingSummary } from '../infra/db/repositories/coding.repository';
 import { findDelivery, type SessionRow } from '../infra/db/repositories/session-read.repository';
@@ -97,17 +97,21 @@ export async function submitWorkResult(
   workId: string,
   result: WorkResult,
   receivedAt: number,
-): Promise<{ work_id: string; recorded: true }> {
+): Promise<WorkRecorded> {
   const agent = await authenticatePullAgent(db, caller.agentId, caller.secret);
   await markAgentSeen(db, agent.id);
   const parsed = parseDeliveryPublicId(workId);
   const row = parsed ? await findDelivery(db, agent.id, parsed.id) : undefined;
   if (!parsed || !row || row.kind !== parsed.kind || row.mode !== 'pull') throw notFound('work item');
-  const recorded = { work_id: workId, recorded: true as const };
+  // What the arena made of it, read once the result is in: the runner says that, not what it sent.
+  const recorded = async (): Promise<WorkRecorded> => {
+    const now = (await findDelivery(db, agent.id, row.id))!;
+    return { work_id: workId, recorded: true, status: now.status, error: now.error };
+  };
   if (isCodingSession(row)) {
     if (row.work_state === 'queued') throw notHandedOut();
     await recordCodingSummary(db, row.id, result.response ?? result.error ?? '');
-    return recorded;
+    return recorded();
   }
   const hash = resultHash(result);
   if (row.status === 'pending' && row.work_state !== 'leased') throw notHandedOut();
@@ -119,14 +123,22 @@ export async function submitWorkResult(
       resultHash: hash,
       receivedAt,
     });
-    if (steer.kind === 'done') return recorded;
+    if (steer.kind === 'done') return recorded();
     if (steer.kind === 'refused') throw new ArenaError('conflict', steer.reason);
   }
   // Settled already (or it settled while we asked): the same result again is fine, anything else is a conflict.
   const settled = row.status === 'pending' ? await findDelivery(db, agent.id, row.id) : row;
   const conflict = settledConflict(settled!, hash);
   if (conflict) throw new ArenaError('conflict', conflict);
-  return recorded;
+  return recorded();
+}
+
+/** A result taken: the delivery's status then (a coding session's own, which may still be running) and its public error. */
+export interface WorkRecorded {
+  work_id: string;
+  recorded: true;
+  status: SessionStatus;
+  error: string | null;
 }
 
 function resultHash(result: WorkResult): string {

@@ -95,7 +95,16 @@ export const workResult = z
   })
   .meta({ oneOf: [{ required: ['response'] }, { required: ['error'] }] }) satisfies z.ZodType<WorkResult>;
 
-export const workRecorded = z.object({ work_id: z.string(), recorded: z.literal(true) });
+export const workRecorded = z.object({
+  work_id: z.string(),
+  recorded: z.literal(true),
+  status: z
+    .string()
+    .describe(
+      "the delivery's status once the result was taken: answered or error for a prompt; a coding session's own (running until it is submitted or its deadline passes, then passed, failed or error)",
+    ),
+  error: z.string().nullable().describe('why it ended as an error, as the public feed says'),
+});
 
 export const sandboxCreate = z.object({
   // Messages spelled out: the website's forms parse this too.

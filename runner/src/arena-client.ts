@@ -25,7 +25,8 @@ export type NextWork =
   | { kind: 'retry'; reason: string; retryAfterMs?: number };
 
 export type PostedResult =
-  | { kind: 'recorded' }
+  /** `status` and `error`: what the arena made of the result (an arena that does not say leaves them out). */
+  | { kind: 'recorded'; status?: string; error?: string | null }
   | { kind: 'refused'; status: number; detail: string }
   | { kind: 'retry'; reason: string; retryAfterMs?: number };
 
@@ -137,7 +138,7 @@ export class ArenaClient {
     } catch (err) {
       return { kind: 'retry', reason: describeNetworkError(err) };
     }
-    if (res.statusCode >= 200 && res.statusCode < 300) return { kind: 'recorded' };
+    if (res.statusCode >= 200 && res.statusCode < 300) return recordedAs(text);
     if (isRetryable(res.statusCode)) {
       return {
         kind: 'retry',
@@ -195,4 +196,17 @@ export function describeNetworkError(err: unknown): string {
   const code = e.cause?.code ?? e.code;
   const message = e.cause?.message ?? e.message ?? String(err);
   return code && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+function recordedAs(text: string): PostedResult {
+  try {
+    const body = JSON.parse(text) as { status?: unknown; error?: unknown };
+    return {
+      kind: 'recorded',
+      ...(typeof body.status === 'string' ? { status: body.status } : {}),
+      ...(typeof body.error === 'string' ? { error: body.error } : {}),
+    };
+  } catch {
+    return { kind: 'recorded' };
+  }
 }

@@ -1,6 +1,6 @@
 /** `arena-runner run`: long-polls the arena for work, runs the agent command on it, posts the result. */
 import { runAgentCommand, type AgentCommand, type AgentOutcome } from './adapter';
-import { ArenaClient, RunnerFatalError, type NextWork, type ResultBody } from './arena-client';
+import { ArenaClient, RunnerFatalError, type NextWork, type PostedResult, type ResultBody } from './arena-client';
 import { Backoff, formatDelay, pause, type BackoffOptions } from './backoff';
 import { stderrLog, type Log } from './log';
 import { describePayload } from './payload';
@@ -136,33 +136,43 @@ async function answer(loop: Loop, work: WorkItem): Promise<void> {
     loop.log(`${work.workId}: received ${describePayload(payload)}`);
     const outcome = await runAgentCommand(loop.command, work.delivery, { killSignal: loop.killSignal });
     const latencyMs = Math.round(performance.now() - receivedAt);
-    loop.log(`${work.workId}: ${describeOutcome(outcome, latencyMs)}`);
-    if (loop.killSignal?.aborted) return;
+    if (loop.killSignal?.aborted) {
+      loop.log(`${work.workId}: ${describeOutcome(outcome, latencyMs)}; not posted, the runner is stopping`);
+      return;
+    }
     const body: ResultBody = outcome.ok
       ? { response: outcome.response, latency_ms: latencyMs }
       : { error: outcome.error, latency_ms: latencyMs };
-    await postResult(loop, work.workId, body, deadlineAt);
+    const posted = await postResult(loop, work.workId, body, deadlineAt);
+    // Said once the arena has it, as the arena recorded it: a session it had ended is not "answered".
+    if (posted?.kind === 'recorded')
+      loop.log(`${work.workId}: ${describeRecorded(outcome, latencyMs, posted, payload.sandbox !== undefined)}`);
+    else if (posted?.kind === 'refused')
+      loop.log(
+        `${work.workId}: ${describeOutcome(outcome, latencyMs)}, but the arena did not record it (HTTP ${posted.status}): ${posted.detail}`,
+      );
   } finally {
     loop.running -= 1;
   }
 }
 
 // The first attempt is always made; retries only while the arena could still accept the result.
-async function postResult(loop: Loop, workId: string, body: ResultBody, deadlineAt: number): Promise<void> {
+async function postResult(
+  loop: Loop,
+  workId: string,
+  body: ResultBody,
+  deadlineAt: number,
+): Promise<Exclude<PostedResult, { kind: 'retry' }> | undefined> {
   const backoff = new Backoff(RESULT_BACKOFF);
   for (let attempt = 1; ; attempt += 1) {
     const posted = await loop.client.postResult(workId, body);
-    if (posted.kind === 'recorded') return;
-    if (posted.kind === 'refused') {
-      loop.log(`${workId}: result not recorded (HTTP ${posted.status}): ${posted.detail}`);
-      return;
-    }
+    if (posted.kind !== 'retry') return posted;
     const delay = posted.retryAfterMs ?? backoff.nextDelayMs();
     if (attempt >= MAX_RESULT_ATTEMPTS || Date.now() + delay >= deadlineAt || loop.killSignal?.aborted) {
       loop.log(
         `${workId}: could not post the result (${posted.reason}); giving up after ${plural(attempt, 'attempt')}`,
       );
-      return;
+      return undefined;
     }
     loop.log(`${workId}: posting the result failed (${posted.reason}); retrying in ${formatDelay(delay)}`);
     await pause(delay, loop.killSignal);
@@ -171,6 +181,26 @@ async function postResult(loop: Loop, workId: string, body: ResultBody, deadline
 
 function describeOutcome(outcome: AgentOutcome, latencyMs: number): string {
   return outcome.ok ? `answered in ${latencyMs} ms` : `error after ${latencyMs} ms: ${outcome.error}`;
+}
+
+/** The command's outcome as the arena recorded it: a coding session's own status, or a prompt's. */
+export function describeRecorded(
+  outcome: AgentOutcome,
+  latencyMs: number,
+  recorded: { status?: string; error?: string | null },
+  codingSession: boolean,
+): string {
+  const { status, error } = recorded;
+  const why = error ? `: ${error}` : '';
+  if (codingSession) {
+    const command = `the command ${outcome.ok ? 'finished' : 'failed'} after ${latencyMs} ms`;
+    if (status === undefined) return `${command}; its summary is recorded`;
+    if (status === 'pending' || status === 'running')
+      return `${command}; the session goes on until it is submitted or its deadline passes`;
+    return `${command}; the session ${status === 'error' ? 'ended as an error' : status}${why}`;
+  }
+  if (status === undefined || (status === 'answered') === outcome.ok) return describeOutcome(outcome, latencyMs);
+  return `${describeOutcome(outcome, latencyMs)}; the arena recorded it as ${status}${why}`;
 }
 
 function plural(n: number, noun: string): string {

@@ -124,7 +124,12 @@ async function answerDelivery(
     return;
   }
   if (outcome.ok) {
-    log(`${label}: answered in ${latencyMs} ms`);
+    // A coding session's answer is only its summary: the session is scored on its own.
+    log(
+      session
+        ? `${label}: the command finished after ${latencyMs} ms; its summary goes back, and the session is scored when it is submitted or its deadline passes`
+        : `${label}: answered in ${latencyMs} ms`,
+    );
     return sendJson(res, 200, { response: outcome.response });
   }
   log(`${label}: error after ${latencyMs} ms: ${outcome.error}`);

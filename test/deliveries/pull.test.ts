@@ -75,7 +75,13 @@ describe('the gym of a pull agent', () => {
       if (fail) failedOnce = String(work.prompt_id);
       const result = await post(work.work_id, fail ? { error: 'not ready yet' } : { response: 'fine', latency_ms: 7 });
       expect(result.statusCode).toBe(200);
-      expect(result.json()).toEqual({ work_id: work.work_id, recorded: true });
+      // The answer says what the arena made of it: the error posted is the session's error.
+      expect(result.json()).toEqual({
+        work_id: work.work_id,
+        recorded: true,
+        status: fail ? 'error' : 'answered',
+        error: fail ? expect.stringContaining('not ready yet') : null,
+      });
     }
     const gym = (await detail()).gym;
     expect(gym).toMatchObject({ total: 6, done: 6, errors: 1, gym_complete: true });
@@ -145,7 +151,7 @@ describe('pull work', () => {
     const work = (await next(5)).json();
     expect(work.work_id).toBe(id);
     const first = await post(id, { response: '42', latency_ms: 12 });
-    expect(first.json()).toEqual({ work_id: id, recorded: true });
+    expect(first.json()).toEqual({ work_id: id, recorded: true, status: 'answered', error: null });
     expect(await outcome(id)).toEqual({ status: 'answered' });
     expect(await sessionOf(id)).toMatchObject({
       status: 'answered',
@@ -163,7 +169,7 @@ describe('pull work', () => {
 
     const again = await post(id, { response: '42' });
     expect(again.statusCode).toBe(200);
-    expect(again.json()).toEqual({ work_id: id, recorded: true });
+    expect(again.json()).toEqual({ work_id: id, recorded: true, status: 'answered', error: null });
     const different = await post(id, { response: '41' });
     expect(different.statusCode).toBe(409);
     expect(different.json().detail).toBe('a different result was already recorded for this work item');

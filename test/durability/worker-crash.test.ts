@@ -200,6 +200,8 @@ describe('deliveries survive the worker', () => {
       expect((await post(pull.id, { response: `answer to ${pull.id}` })).json()).toEqual({
         work_id: pull.id,
         recorded: true,
+        status: 'answered',
+        error: null,
       });
       expect(await outcome(pull)).toEqual({ status: 'answered' });
 
@@ -267,7 +269,7 @@ describe('deliveries survive the worker', () => {
 
       const posted = await Promise.all(posts);
       expect(posted.map((r) => ({ status: r.statusCode, body: r.json() }))).toEqual(
-        pulls.map((p) => ({ status: 200, body: { work_id: p.id, recorded: true } })),
+        pulls.map((p) => ({ status: 200, body: { work_id: p.id, recorded: true, status: 'answered', error: null } })),
       );
       expect(await Promise.all(pulls.map(outcome))).toEqual(pulls.map(() => ({ status: 'answered' })));
       // A push attempt cut off by the crash stops heartbeating; Temporal retries it on the new worker,

@@ -110,8 +110,30 @@ describe('runPullLoop', () => {
 
     await until(() => arena.results.length === 1, 'the second result');
     expect(arena.results[0]!.workId).toBe('sandbox-2');
-    expect(running.lines).toContain(
-      'sandbox-1: result not recorded (HTTP 409): the deadline passed before the result arrived',
+    expect(running.lines).toContainEqual(
+      expect.stringMatching(
+        /^sandbox-1: answered in \d+ ms, but the arena did not record it \(HTTP 409\): the deadline passed before the result arrived$/,
+      ),
+    );
+    expect(running.lines.filter((l) => l.startsWith('sandbox-1: answered'))).toHaveLength(1);
+    running.stop.abort();
+    await running.done;
+  });
+
+  it('says what the arena recorded, not only what the command did', async () => {
+    const arena = await fakeArena({
+      onResult: (r) => ({
+        status: 200,
+        body: { work_id: r.workId, recorded: true, status: 'error', error: 'the arena ended it first' },
+      }),
+    });
+    const running = startLoop(arena);
+    arena.queue();
+    await until(() => running.lines.some((l) => l.startsWith('sandbox-1: answered')), 'the line');
+    expect(running.lines).toContainEqual(
+      expect.stringMatching(
+        /^sandbox-1: answered in \d+ ms; the arena recorded it as error: the arena ended it first$/,
+      ),
     );
     running.stop.abort();
     await running.done;
