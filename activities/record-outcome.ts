@@ -18,7 +18,6 @@ import {
   endPushFailureRun,
   extendPushFailureRun,
   makePushAgentInactive,
-  markAgentSeen,
 } from '../infra/db/repositories/agent.repository';
 import { pairNewAnswer } from '../infra/db/repositories/pair.repository';
 import { judgingWindow } from '../domain/arena';
@@ -59,7 +58,6 @@ export function outcomeActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'ar
             judgingWindow(arena.judgingWindowMinutes).marginSeconds,
           );
         }
-        if (updated.status === 'answered') await markAgentSeen(em, updated.agent_id);
         if (updated.mode === 'pull')
           await settleWork(em, input.sessionId, input.settlement.status === 'pulled' ? 'completed' : 'expired');
         const madeInactive =

@@ -204,13 +204,20 @@ export async function recordDeliveryOutcome(
       ? `coalesce((select greatest(0, round(?::float8 - extract(epoch from w.leased_at) * 1000))::int
            from work_items w where w.session_id = sessions.id), 0)`
       : '?';
+  // An answer shows its agent can answer: it is seen then (isAgentOnline), in the same statement.
   const [row] = await run<RecordedRow>(
     em,
-    `update sessions set status = ?, response = ?, agent_latency_ms = ?, result_hash = ?, completed_at = now(),
-       latency_ms = ${latency},
-       error = case when ? and error is not null then ? || '; last attempt: ' || error else ? end,
-       error_detail = case when ? and error is not null then ? || '; last attempt: ' || coalesce(error_detail, error) else ? end
-     where id = ? and status = 'pending' returning status, mode, agent_id, coalesce(error_detail, error) as error, latency_ms`,
+    `with recorded as (
+       update sessions set status = ?, response = ?, agent_latency_ms = ?, result_hash = ?, completed_at = now(),
+         latency_ms = ${latency},
+         error = case when ? and error is not null then ? || '; last attempt: ' || error else ? end,
+         error_detail = case when ? and error is not null then ? || '; last attempt: ' || coalesce(error_detail, error) else ? end
+       where id = ? and status = 'pending' returning status, mode, agent_id, coalesce(error_detail, error) as error, latency_ms),
+     seen as (
+       update agents a set last_seen_at = now() from recorded r
+       where a.id = r.agent_id and r.status = 'answered'
+         and (a.last_seen_at is null or a.last_seen_at < now() - interval '1 second'))
+     select * from recorded`,
     [
       outcome.status,
       outcome.response,
