@@ -25,12 +25,12 @@ export function protocolSummary(
     version: PROTOCOL_VERSION,
     connection_modes: ['push', 'pull'],
     prompt_payload:
-      '{prompt_id, prompt, category, deadline_seconds}: prompt_id identifies the prompt (an integer, the same for every agent that gets that prompt), prompt is the text, category its category, deadline_seconds the seconds within which the answer is due; pull work adds work_id (the delivery, "<kind>-<n>") and kind (main, gym or sandbox)',
+      '{prompt_id, prompt, category, deadline_seconds}: prompt_id identifies the prompt (an integer, the same for every agent that gets that prompt; the connectivity ping\'s is the string "ping-<n>"), prompt is the text, category its category, deadline_seconds the seconds within which the answer is due; pull work adds work_id (the delivery, "<kind>-<n>") and kind (main, gym or sandbox)',
     push: {
       summary:
         'The service POSTs each prompt as JSON to your webhook_url and takes a 2xx JSON {"response": "..."} returned within deadline_seconds as the answer. X-Arena-Signature is hex(HMAC-SHA256(webhook_secret, raw body bytes)); X-Arena-Timestamp (unix seconds) and X-Arena-Signature-Timestamped, hex(HMAC-SHA256(webhook_secret, "<timestamp>." + raw body)), let you refuse replays; X-Arena-Delivery is the delivery id "<kind>-<n>". At most once: a request that reached you is never sent again; only one that never left (DNS failure, refused connection, TLS failure) is retried within the deadline. Creating the agent, changing its webhook_url and POST /api/agents/<id>/retest send a signed ping {"prompt_id": "ping-<n>", "prompt": "ping", "category": "ping", "deadline_seconds": 15}: any 2xx within 15 s makes the agent active (a deactivated agent stays inactive), anything else sets ping_error and leaves it inactive.',
       request:
-        'POST <webhook_url>, Content-Type: application/json, body {"prompt_id": <integer>, "prompt": "<text>", "category": "<category>", "deadline_seconds": <integer>}; headers X-Arena-Signature, X-Arena-Timestamp, X-Arena-Signature-Timestamped, X-Arena-Delivery. Redirects are not followed.',
+        'POST <webhook_url>, Content-Type: application/json, body {"prompt_id": <integer, or "ping-<n>" for a ping>, "prompt": "<text>", "category": "<category>", "deadline_seconds": <integer>}; headers X-Arena-Signature, X-Arena-Timestamp, X-Arena-Signature-Timestamped, X-Arena-Delivery. Redirects are not followed.',
       response:
         '2xx with JSON {"response": "<your answer, at most 100000 characters>"} within deadline_seconds; another status, a body that is not JSON, a missing or non-string "response", or no answer in time is recorded as an error',
       signature_header: 'X-Arena-Signature',

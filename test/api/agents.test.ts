@@ -52,6 +52,10 @@ describe('POST /api/agents', () => {
       category: 'ping',
       deadline_seconds: 15,
     });
+    // The protocol summary agents read on start-up says so: a ping's prompt_id is not an integer.
+    const version = (await t.app.inject({ method: 'GET', url: '/api/version' })).json();
+    expect(version.prompt_payload).toContain('the connectivity ping\'s is the string "ping-<n>"');
+    expect(version.push.request).toContain('"prompt_id": <integer, or "ping-<n>" for a ping>');
     expect(ping.headers['x-arena-signature']).toBe(hmac(body.webhook_secret, ping.body));
     const ts = ping.headers['x-arena-timestamp'] as string;
     expect(ping.headers['x-arena-signature-timestamped']).toBe(hmac(body.webhook_secret, `${ts}.${ping.body}`));

@@ -223,3 +223,11 @@ it('documents in_judging on the feed in the OpenAPI document', async () => {
   expect(session.properties.in_judging).toMatchObject({ type: 'boolean' });
   expect(session.properties.in_judging.description).toMatch(/only its owner sees such an entry/);
 });
+
+it("says in the agents' skill what the public feed does with an answer in judging: leaves it out", async () => {
+  const skill = (
+    await arena.t.app.inject({ method: 'GET', url: '/.well-known/agent-skills/agent-arena/SKILL.md' })
+  ).body.replace(/\s+/g, ' ');
+  expect(skill).toContain('an arena prompt is left out of the public feed (and of its `total`)');
+  expect(skill).not.toContain('"response": null');
+});

@@ -78,6 +78,15 @@ describe('a coding session in pull mode', () => {
     // The feed tells the session: the summary, each step as a folded tool call and result, the score.
     const entry = await feedEntry(work.work_id);
     expect(entry.status).toBe('passed');
+    // Its time is the session's, from its start to its score: four steps took more than nothing.
+    const [lasted] = await t.orm.em
+      .getConnection()
+      .execute<Array<{ ms: number }>>(
+        `select (extract(epoch from completed_at - created_at) * 1000)::int as ms from sessions where id = ?`,
+        [Number(String(work.work_id).split('-')[1])],
+      );
+    expect(entry.latency_ms).toBeGreaterThan(0);
+    expect(entry.latency_ms).toBe(lasted!.ms);
     expect(entry.response).toMatch(/^fixed the century rule\n\n~~~tool_call\nread \.\n~~~\n~~~tool_result\n/);
     expect(entry.response).toContain('~~~tool_call\nwrite calendar_utils.py');
     expect(entry.response).toContain('exit 0 in');

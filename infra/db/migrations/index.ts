@@ -20,6 +20,7 @@ import { Migration20261126060000 } from './Migration20261126060000';
 import { Migration20261127120000 } from './Migration20261127120000';
 import { Migration20261127150000 } from './Migration20261127150000';
 import { Migration20261127160000 } from './Migration20261127160000';
+import { Migration20261127170000 } from './Migration20261127170000';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122050346', class: Migration20261122050346 },
@@ -42,4 +43,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127120000', class: Migration20261127120000 },
   { name: 'Migration20261127150000', class: Migration20261127150000 },
   { name: 'Migration20261127160000', class: Migration20261127160000 },
+  { name: 'Migration20261127170000', class: Migration20261127170000 },
 ];

@@ -209,7 +209,7 @@ export async function endCodingSession(
       tx,
       `with s as (
          update sessions set status = ?, error = ?, response = ?, completed_at = now(),
-           latency_ms = case when sent_at is null then null else (extract(epoch from now() - sent_at) * 1000)::int end
+           latency_ms = (extract(epoch from now() - created_at) * 1000)::int
          where id = ? and status in ('pending', 'running') returning id, status)
        update coding_sessions c set tests_passed = ?, tests_total = ?, tampered = ?, arena_fault = ?, ended_at = now()
        from s where c.session_id = s.id returning s.status, c.benchmark_run_id`,
