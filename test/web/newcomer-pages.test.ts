@@ -7,6 +7,7 @@ import { startArena, type Arena } from '../arena/support';
 import { launchBrowser, screenshot } from './browser';
 import { signUpInBrowser } from './support';
 import { register } from '../support/test-app';
+import { waitFor } from '../support/wait';
 
 let arena: Arena;
 let browser: Browser;
@@ -87,6 +88,32 @@ describe('an account made with POST /api/register', () => {
       expect(await page.locator('main').innerText()).toContain(`signed in as ${email}`);
       expect(await page.locator('input[name=username]').inputValue()).toBe(owner.username);
       await screenshot(page, 'api-account-signed-in-390');
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe("a prompt typed in the site's textarea", () => {
+  it("reaches the agents with the line breaks typed, not the browser's CRLF", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.setDefaultTimeout(10_000);
+    try {
+      await signUpInBrowser(page, base);
+      await page.goto(`${base}/battle`);
+      await page.fill('textarea[name=prompt]', 'line one\nline two\n\nline four');
+      await page.click('form.card button[type=submit]');
+      await page.waitForURL(/\/battle\/\d+$/);
+      const battleId = Number(page.url().split('/').pop());
+      const [row] = await arena.sql<{ text: string }>(
+        `select p.text from battles b join prompts p on p.id = b.prompt_id where b.id = ?`,
+        [battleId],
+      );
+      expect(row!.text).toBe('line one\nline two\n\nline four');
+      // Both agents got it as typed.
+      const sent = () => arena.server.received.filter((r) => r.body.includes('line one'));
+      await waitFor(async () => sent().length === 2);
+      for (const request of sent()) expect(JSON.parse(request.body).prompt).toBe('line one\nline two\n\nline four');
     } finally {
       await page.close();
     }

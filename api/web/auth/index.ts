@@ -24,10 +24,25 @@ export interface WebAuthOptions {
   clock?: () => Date;
 }
 
+/**
+ * A form body as fields. Browsers send a textarea's line breaks as CRLF (the HTML standard's form
+ * encoding), so every field's line breaks are made LF here: a prompt typed on the site reaches
+ * agents as the same text sent through the API. A repeated field is an array, as before.
+ */
+export function parseForm(body: string): Record<string, string | string[]> {
+  const form = Object.create(null) as Record<string, string | string[]>;
+  for (const [key, raw] of new URLSearchParams(body)) {
+    const value = raw.replace(/\r\n?/g, '\n');
+    const seen = form[key];
+    form[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return form;
+}
+
 export const webAuthPlugin = fp<WebAuthOptions>(
   async (app: FastifyInstance, { publicUrl, secretKey, sessionDays, sweepExpiredEveryMs, clock }) => {
     await app.register(cookie, { secret: derivedKey(secretKey, 'cookie-signing').toString('base64url') });
-    await app.register(formbody);
+    await app.register(formbody, { parser: parseForm });
     await app.register(webSessionPlugin, { publicUrl, sessionDays, sweepExpiredEveryMs, clock });
     await app.register(webCsrfPlugin, { publicUrl, secretKey });
   },
