@@ -18,6 +18,7 @@ import {
 } from './documents';
 import { llmsTxt } from './llms-txt';
 import { loadSkills, skillPath, skillsIndex } from './skills';
+import { boardCategories } from '../../services/leaderboards';
 
 /** Public documents: cacheable, and readable by browser-based tools on other origins. */
 function publicDocument(reply: FastifyReply): FastifyReply {
@@ -32,6 +33,39 @@ const openapiDocument = z
   })
   .describe('The OpenAPI 3.1 document');
 
+/** The routes whose `category` names a board: the document lists the boards there are as it is served. */
+const BOARD_ROUTES = ['/api/leaderboard', '/api/leaderboard/style'];
+
+interface Parameter {
+  name: string;
+  in: string;
+  schema?: Record<string, unknown>;
+}
+
+/**
+ * The document with the leaderboards' `category` parameter as the enum of the arena's boards now
+ * (the pool's categories and `live`): a client generated from it sends only categories the API
+ * takes. Copied where it changes, so the generated document stays as it was.
+ */
+export function withBoardCategories<T extends { paths: Record<string, unknown> }>(doc: T, categories: string[]): T {
+  const paths = { ...doc.paths };
+  for (const route of BOARD_ROUTES) {
+    const item = paths[route] as { get?: { parameters?: Parameter[] } } | undefined;
+    if (!item?.get?.parameters) continue;
+    const parameters = item.get.parameters.map((p) =>
+      p.in === 'query' && p.name === 'category'
+        ? {
+            ...p,
+            schema: { ...p.schema, enum: categories },
+            description: `${(p.schema?.description as string | undefined) ?? 'a board'}; the boards now: ${categories.join(', ')}`,
+          }
+        : p,
+    );
+    paths[route] = { ...item, get: { ...item.get, parameters } };
+  }
+  return { ...doc, paths };
+}
+
 export const wellKnownRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (app, { publicUrl }) => {
   const skills = loadSkills(publicUrl);
   const tags = ['discovery'];
@@ -45,7 +79,15 @@ export const wellKnownRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = asy
         response: { 200: openapiDocument },
       },
     },
-    async (_request, reply) => publicDocument(reply).send(app.swagger() as z.infer<typeof openapiDocument>),
+    async (request, reply) => {
+      const doc = app.swagger() as z.infer<typeof openapiDocument>;
+      // The description stays readable while the database does not answer: then without the boards' list.
+      const categories = await boardCategories(request.em).catch((err: unknown) => {
+        request.log.warn({ err }, 'the OpenAPI document is served without the boards: the database did not answer');
+        return undefined;
+      });
+      return publicDocument(reply).send(categories ? withBoardCategories(doc, categories) : doc);
+    },
   );
 
   app.get(

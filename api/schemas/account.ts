@@ -41,8 +41,8 @@ export const accountPatch = z.object({
     .describe(`${USERNAME_RULE}; stored lowercase`)
     .optional(),
   email: z
-    .string()
-    .max(320)
+    .email('must be a valid email address')
+    .max(320, 'must be at most 320 characters')
     .describe('the email the website signs you in with (with a password: PUT /api/account/password); stored lowercase')
     .optional(),
 }) satisfies z.ZodType<AccountEdit>;
