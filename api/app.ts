@@ -16,6 +16,7 @@ import { requestHygienePlugin, requestIdFor, routerError } from './plugins/reque
 import { securityHeadersPlugin } from './plugins/security-headers';
 import { STYLE as DOCS_STYLE } from './discovery/page';
 import { apiCatalogLink, discoveryRoutes } from './discovery';
+import { rebaseAnswers } from './request-base';
 import { apiCatalogLinkHeader } from './discovery/documents';
 import { trustProxyOption } from './client-address';
 import { accountRoutes } from './routes/account';
@@ -113,10 +114,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const downloads = loadDownloads(deps.downloadsDir);
   if (!downloads.has(runnerTarball(RUNNER_VERSION)))
     app.log.warn(`no ${runnerTarball(RUNNER_VERSION)} to serve under /downloads/: run \`npm run build\` first`);
-  await app.register(discoveryRoutes, { publicUrl: config.publicUrl, downloads });
+  await app.register(discoveryRoutes, { publicUrl: config.publicUrl, publicUrlSet: config.publicUrlSet, downloads });
   await app.register(
     async (api) => {
-      await api.register(versionRoutes, { publicUrl: config.publicUrl, downloads });
+      await api.register(async (version) => {
+        rebaseAnswers(version, config);
+        await version.register(versionRoutes, { publicUrl: config.publicUrl, downloads });
+      });
       await api.register(registerRoutes, { registerRateLimit: config.registerRateLimit });
       await api.register(accountRoutes, { reservedUsernames: config.adminUsernames, publicUrl: config.publicUrl });
       await api.register(keyRoutes);

@@ -85,6 +85,8 @@ export interface Config {
   /** TLS to the Temporal frontend; on by default with an API key. */
   temporalTls: boolean;
   publicUrl: string;
+  /** Whether ARENA_PUBLIC_URL was given: unset, absolute links follow the address a request reached (api/request-base.ts). */
+  publicUrlSet: boolean;
   allowPrivateWebhooks: boolean;
   /** 32 bytes for AES-256-GCM; generated into the data folder on the embedded stack. */
   encryptionKey?: Buffer;

@@ -169,6 +169,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalApiKey: e.TEMPORAL_API_KEY,
     temporalTls: e.TEMPORAL_TLS ?? e.TEMPORAL_API_KEY !== undefined,
     publicUrl: (e.ARENA_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    // Unset, absolute links follow the address the arena was reached at (api/request-base.ts).
+    publicUrlSet: e.ARENA_PUBLIC_URL !== undefined,
     // Only where nobody else can reach the API: any account could otherwise scan this network through pings.
     allowPrivateWebhooks: e.ARENA_ALLOW_PRIVATE_WEBHOOKS ?? (embedded && isLoopbackHost(e.HOST)),
     encryptionKey: e.ARENA_ENCRYPTION_KEY ? Buffer.from(e.ARENA_ENCRYPTION_KEY, 'hex') : undefined,

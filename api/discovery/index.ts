@@ -6,6 +6,7 @@ import { apiCatalogLinkHeader } from './documents';
 import { docsRoutes } from './docs-routes';
 import { downloadRoutes, type Download } from './downloads';
 import { wellKnownRoutes } from './well-known-routes';
+import { rebaseAnswers } from '../request-base';
 
 /**
  * Every response, API or page, names the API catalog (RFC 9727 §3), so a client that fetched anything
@@ -26,9 +27,11 @@ export const apiCatalogLink = fp(
 
 export const discoveryRoutes: FastifyPluginAsyncZod<{
   publicUrl: string;
+  publicUrlSet: boolean;
   downloads: ReadonlyMap<string, Download>;
-}> = async (app, { publicUrl, downloads }) => {
-  await app.register(wellKnownRoutes, { publicUrl });
+}> = async (app, { publicUrl, publicUrlSet, downloads }) => {
+  rebaseAnswers(app, { publicUrl, publicUrlSet });
+  await app.register(wellKnownRoutes, { publicUrl, publicUrlSet });
   await app.register(docsRoutes, { publicUrl });
   await app.register(downloadRoutes, { publicUrl, downloads });
 };

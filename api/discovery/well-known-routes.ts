@@ -1,5 +1,5 @@
 /** The machine-readable entry points: /openapi.json, the /.well-known documents, the agent skill and /llms.txt. */
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -19,6 +19,7 @@ import {
 import { llmsTxt } from './llms-txt';
 import { loadSkills, skillPath, skillsIndex } from './skills';
 import { boardCategories } from '../../services/leaderboards';
+import { requestBase, type BaseUrlSettings } from '../request-base';
 
 /** Public documents: cacheable, and readable by browser-based tools on other origins. */
 function publicDocument(reply: FastifyReply): FastifyReply {
@@ -66,8 +67,21 @@ export function withBoardCategories<T extends { paths: Record<string, unknown> }
   return { ...doc, paths };
 }
 
-export const wellKnownRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = async (app, { publicUrl }) => {
+export const wellKnownRoutes: FastifyPluginAsyncZod<BaseUrlSettings> = async (app, settings) => {
+  const { publicUrl } = settings;
   const skills = loadSkills(publicUrl);
+  // A skill is served byte for byte as the index's digest covers it, so with no public URL set each
+  // base the arena is reached at gets its own copy, digest and all (a few, kept).
+  const skillsByBase = new Map<string, ReturnType<typeof loadSkills>>([[publicUrl, skills]]);
+  const skillsFor = (request: FastifyRequest) => {
+    const base = requestBase(request, settings);
+    let found = skillsByBase.get(base);
+    if (!found) {
+      found = loadSkills(base);
+      if (skillsByBase.size < 16) skillsByBase.set(base, found);
+    }
+    return { base, skills: found };
+  };
   const tags = ['discovery'];
 
   app.get(
@@ -143,7 +157,10 @@ export const wellKnownRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = asy
         response: { 200: skillsIndexSchema },
       },
     },
-    async (_request, reply) => publicDocument(reply).send(skillsIndex(publicUrl, skills)),
+    async (request, reply) => {
+      const { base, skills: copy } = skillsFor(request);
+      return publicDocument(reply).send(skillsIndex(base, copy));
+    },
   );
 
   for (const skill of skills.values()) {
@@ -161,7 +178,10 @@ export const wellKnownRoutes: FastifyPluginAsyncZod<{ publicUrl: string }> = asy
           },
         },
       },
-      async (_request, reply) => publicDocument(reply).type('text/markdown; charset=utf-8').send(skill.bytes),
+      async (request, reply) =>
+        publicDocument(reply)
+          .type('text/markdown; charset=utf-8')
+          .send(skillsFor(request).skills.get(skill.name)!.bytes),
     );
   }
 

@@ -48,6 +48,12 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
       status: 404,
     });
 
+  // The board lives at the root; /leaderboard is where people look for it. Its query (a category) goes along.
+  app.get('/leaderboard', async (request, reply) => {
+    const query = request.url.indexOf('?');
+    return reply.redirect(query === -1 ? '/' : `/${request.url.slice(query)}`, 301);
+  });
+
   app.get('/', async (request, reply) => {
     const query = boardQuery.parse(request.query);
     const styleControl = query.style_control === 'true';

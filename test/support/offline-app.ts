@@ -31,7 +31,8 @@ export interface OfflineApp {
 }
 
 export async function buildOfflineApp(
-  env: Record<string, string> = {},
+  // A variable given as undefined is left unset (ARENA_PUBLIC_URL: the arena then names the address it is reached at).
+  env: Record<string, string | undefined> = {},
   options: { downloadsDir?: string } = {},
 ): Promise<OfflineApp> {
   const orm = await MikroORM.init(

@@ -133,3 +133,12 @@ it('answers Accept: text/markdown on every public page, and 404s unknown ids', a
   expect(html.headers['content-type']).toMatch(/^text\/html/);
   expect((await arena.t.app.inject({ method: 'GET', url: '/agents/abc' })).statusCode).toBe(404);
 });
+
+it('sends /leaderboard to the board at the root, with its query', async () => {
+  const plain = await arena.t.app.inject({ method: 'GET', url: '/leaderboard' });
+  expect(plain.statusCode).toBe(301);
+  expect(plain.headers.location).toBe('/');
+  const board = await arena.t.app.inject({ method: 'GET', url: '/leaderboard?category=live&style_control=true' });
+  expect(board.statusCode).toBe(301);
+  expect(board.headers.location).toBe('/?category=live&style_control=true');
+});

@@ -19,6 +19,7 @@ import { agentCreatedJson, agentDetailJson, agentListItemJson } from '../../json
 import { accountBudget } from '../../plugins/rate-limits';
 import { lifecycleRoutes, type SpendBudget } from './lifecycle';
 import { sandboxRoutes } from './sandbox';
+import { requestBase } from '../../request-base';
 
 // The request bodies are what the use cases take: a schema that drifts from them fails to compile.
 agentCreate satisfies z.ZodType<AgentCreate>;
@@ -67,7 +68,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
         () => spendPing(request, reply),
         request.log,
       );
-      return reply.code(201).send(agentCreatedJson(agent, secret, config.publicUrl, request.account));
+      return reply.code(201).send(agentCreatedJson(agent, secret, requestBase(request, config), request.account));
     },
   );
 
@@ -97,7 +98,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
     },
     async (request) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
-      return agentDetailJson(agent, config.publicUrl, await gymCounts(request.em, agent.id, agent.gymStartedAt));
+      return agentDetailJson(agent, requestBase(request, config), await gymCounts(request.em, agent.id, agent.gymStartedAt));
     },
   );
 
@@ -124,7 +125,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
         () => spendPing(request, reply),
         request.log,
       );
-      return agentDetailJson(agent, config.publicUrl, await gymCounts(request.em, agent.id, agent.gymStartedAt));
+      return agentDetailJson(agent, requestBase(request, config), await gymCounts(request.em, agent.id, agent.gymStartedAt));
     },
   );
 
