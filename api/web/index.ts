@@ -47,7 +47,11 @@ export const website: FastifyPluginAsync<WebsiteOptions> = async (app, { config,
     loadClient: loadOpenidClient,
     clock: () => app.now(),
   });
-  await app.register(publicPages, { publicUrl: config.publicUrl, minVotes: config.arena.minVotes });
+  await app.register(publicPages, {
+    publicUrl: config.publicUrl,
+    minVotes: config.arena.minVotes,
+    refreshSeconds: config.arena.leaderboardIntervalSeconds,
+  });
   await app.register(signInPages, {
     publicUrl: config.publicUrl,
     loginRateLimit: config.loginRateLimit,

@@ -7,6 +7,7 @@ import { codingCell, codingNote, honestyCell, pct, suiteRow, suitesCell, wallTim
 import { codingRecord } from '../../domain/sandbox/pass-rate';
 import { ratingHistory } from '../../infra/db/repositories/rating.repository';
 import { agentFeed, gymCounts } from '../../infra/db/repositories/session-read.repository';
+import { votesWaiting } from '../../infra/db/repositories/public-vote.repository';
 import { isAgentActive } from '../../domain/agent-state';
 import { tierFor } from '../../domain/ratings/tiers';
 import { agentsOf } from '../../services/agents';
@@ -35,9 +36,9 @@ const boardQuery = z.object({
   style_control: z.enum(['true', 'false']).catch('false').default('false'),
 });
 
-export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: number }> = async (
+export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: number; refreshSeconds: number }> = async (
   app,
-  { publicUrl, minVotes },
+  { publicUrl, minVotes, refreshSeconds },
 ) => {
   const notFound = (request: Parameters<typeof sendPage>[0], reply: Parameters<typeof sendPage>[1], message: string) =>
     sendPage(request, reply, {
@@ -57,9 +58,10 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
   app.get('/', async (request, reply) => {
     const query = boardQuery.parse(request.query);
     const styleControl = query.style_control === 'true';
-    const [board, categories] = await Promise.all([
+    const [board, categories, waiting] = await Promise.all([
       readBoard(request.em, { category: query.category, styleControl }),
       boardCategories(request.em),
+      votesWaiting(request.em),
     ]);
     const suites = await codingSuitesOf(
       request.em,
@@ -73,6 +75,10 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
         .join(' · '),
     }));
     const updated = rows[0] ? new Date(rows[0].computed_ms) : null;
+    // The board is refitted every refreshSeconds; before its first fit, the next one is that far off at most.
+    const nextRefresh = updated
+      ? new Date(Math.max(updated.getTime() + refreshSeconds * 1000, request.server.now().getTime()))
+      : null;
     const chart = intervalChart(
       rows.map((r) => ({
         label: r.name,
@@ -121,6 +127,10 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
         boardName,
         tooFewVotes,
         category: query.category,
+        waiting,
+        nextRefresh,
+        refreshSeconds,
+        codingBoard: categories.includes('coding'),
       },
       markdown: () =>
         `# Agent Arena ${title.toLowerCase()}\n\nBoards: ${tabs.map((t) => `[${t.label}](${publicUrl}${t.href})`).join(' · ')}. Views: ${views.map((v) => `[${v.label}](${publicUrl}${v.href})`).join(' · ')}.\n\n${
@@ -152,7 +162,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
                 ]),
               )}`
             : ''
-        }\nRatings: Bradley-Terry over the published votes with bootstrap 95% intervals${styleControl ? ', answer length, headers, lists, bold and the left side held equal' : ''}; rank counts only ranked agents whose whole interval is above. ${provisionalNote}${updated ? ` Updated ${markdownTime(updated)}.` : ''} JSON: ${jsonUrl}. Votes: ${publicUrl}/api/votes\n`,
+        }\nRatings: Bradley-Terry over the published votes with bootstrap 95% intervals${styleControl ? ', answer length, headers, lists, bold and the left side held equal' : ''}; rank counts only ranked agents whose whole interval is above. ${provisionalNote}${updated ? ` Updated ${markdownTime(updated)}; next refresh ${markdownTime(nextRefresh!)}.` : ` Refitted every ${refreshSeconds} s.`}${waiting > 0 ? ` ${waiting} vote${waiting === 1 ? '' : 's'} cast waiting to count (a vote counts at the first refresh after both its answers have left judging).` : ''} JSON: ${jsonUrl}. Votes: ${publicUrl}/api/votes\n`,
     });
   });
 

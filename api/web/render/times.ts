@@ -23,12 +23,12 @@ export function toDate(at: Instant): Date {
   return new Date(/(?:Z|[+-]\d{2}:?\d{2})$/.test(at) ? at : `${at}Z`);
 }
 
-/** "just now", "3 minutes ago", "yesterday"; past a week, the date. */
+/** "just now", "3 minutes ago", "yesterday" (and "in under a minute", "in 2 minutes" ahead); past a week, the date. */
 export function relativeTime(at: Date, now: Date): string {
   const elapsed = now.getTime() - at.getTime();
   const size = Math.abs(elapsed);
   const sign = elapsed >= 0 ? -1 : 1;
-  if (size < 45 * SECOND) return 'just now';
+  if (size < 45 * SECOND) return elapsed >= 0 ? 'just now' : 'in under a minute';
   if (size < 45 * MINUTE) return relative.format(sign * Math.max(1, Math.round(size / MINUTE)), 'minute');
   if (size < 22 * HOUR) return relative.format(sign * Math.round(size / HOUR), 'hour');
   if (size < 7 * DAY) return relative.format(sign * Math.max(1, Math.round(size / DAY)), 'day');

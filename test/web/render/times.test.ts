@@ -18,6 +18,7 @@ describe('relativeTime', () => {
     [ago(3 * DAY), '3 days ago'],
     [ago(30 * DAY), '24 Oct 2026'],
     [new Date(now.getTime() + 5 * MINUTE), 'in 5 minutes'],
+    [new Date(now.getTime() + 30_000), 'in under a minute'],
   ])('reads %s as "%s"', (at, text) => {
     expect(relativeTime(at, now)).toBe(text);
   });
