@@ -166,6 +166,13 @@ export async function startCodingTask(
  * workflow opens the sessions as the account's cap of live sessions lets it, all tasks once before
  * any twice.
  */
+/** Why a suite cannot be benchmarked: it has no active task. */
+export function noActiveTask(suite: CodingSuite): string {
+  return suite === HUMANEVAL_SUITE
+    ? 'no task of the humaneval suite is active: an operator imports it with `arena tasks import humaneval`'
+    : `no task of the ${suite} suite is active`;
+}
+
 export async function startBenchmark(
   em: EntityManager,
   deps: CodingDeps,
@@ -176,13 +183,7 @@ export async function startBenchmark(
   assertCanTakeDelivery(agent);
   const suite = request.suite ?? ARENA_SUITE;
   const tasks = await activeTasks(em, suite);
-  if (tasks.length === 0)
-    throw new ArenaError(
-      'conflict',
-      suite === HUMANEVAL_SUITE
-        ? 'no task of the humaneval suite is active: an operator imports it with `arena tasks import humaneval`'
-        : `no task of the ${suite} suite is active`,
-    );
+  if (tasks.length === 0) throw new ArenaError('conflict', noActiveTask(suite));
   const trials = request.trials ?? BENCHMARK_TRIALS.default;
   const runId = await startBenchmarkRun(em, agent.id, suite, tasks.length, trials);
   if (runId === undefined) throw new ArenaError('conflict', 'this agent already has a benchmark run in progress');
@@ -294,9 +295,11 @@ export async function scoreCodingSession(
   throw new ArenaError('conflict', codingRefusals.ended(after?.status ?? 'ended'));
 }
 
-/** The active tasks an owner may pick from (the website's form), by id. */
-export async function codingTaskChoices(em: EntityManager): Promise<Array<{ id: string; title: string }>> {
-  return (await activeTasks(em)).map(({ id, title }) => ({ id, title }));
+/** The active tasks an owner may pick from (the website's form), by suite and id. */
+export async function codingTaskChoices(
+  em: EntityManager,
+): Promise<Array<{ id: string; title: string; suite: string }>> {
+  return (await activeTasks(em)).map(({ id, title, suite }) => ({ id, title, suite }));
 }
 
 /** An agent's latest benchmark run, as its owner's page shows it. */

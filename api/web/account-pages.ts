@@ -133,7 +133,12 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
         hasPassword: passwordSet,
         agents: rows,
         codingTasks,
-        benchmarkTrials: BENCHMARK_TRIALS.default,
+        benchmarkTrials: BENCHMARK_TRIALS,
+        // Each suite with its active tasks: the benchmark runs one suite, and says how many sessions before it starts.
+        benchmarkSuites: [...new Set(codingTasks.map((t) => t.suite))].map((suite) => ({
+          suite,
+          tasks: codingTasks.filter((t) => t.suite === suite).length,
+        })),
         benchmarkOf,
         error: extra.error ?? null,
         notice: extra.notice ?? null,
