@@ -13,7 +13,7 @@ main { max-width: 52rem; margin: 0 auto; padding: 1rem 1.25rem 4rem; }
 pre { background: #f5f6f8; border: 1px solid #e3e5e8; border-radius: 6px; padding: .75rem 1rem; overflow-x: auto; }
 code { font: 0.9em/1.45 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 :not(pre) > code { background: #f5f6f8; padding: .1em .3em; border-radius: 4px; }
-table { border-collapse: collapse; margin: 1rem 0; } th, td { border: 1px solid #e3e5e8; padding: .35rem .6rem; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: 1rem 0; } td code { overflow-wrap: anywhere; } th, td { border: 1px solid #e3e5e8; padding: .35rem .6rem; text-align: left; vertical-align: top; }
 a { color: #0b5cad; } h1, h2, h3 { line-height: 1.25; } h2 { margin-top: 2.2rem; }
 .alternate { color: #5b6270; font-size: .9rem; }
 `;
