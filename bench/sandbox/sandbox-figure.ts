@@ -53,6 +53,9 @@ interface Session {
   workflowId: string;
 }
 
+/** The task the figure's sessions work: `ARENA_BENCH_SANDBOX_TASK` picks another (a JavaScript one, say). */
+const TASK = process.env.ARENA_BENCH_SANDBOX_TASK ?? 'python/leap-year';
+
 /** Starts a coding session for a fresh pull agent and takes its work item, as a runner would. */
 async function openSession(api: ApiClient, key: string): Promise<Session> {
   const { body: agent } = await api.request<{ id: number; webhook_secret: string }>('POST', '/api/agents', {
@@ -62,7 +65,7 @@ async function openSession(api: ApiClient, key: string): Promise<Session> {
   const { status, body: started } = await api.request<{ id: string; detail?: string }>(
     'POST',
     `/api/agents/${agent.id}/sandbox`,
-    { key, body: { task: 'python/leap-year', deadline_seconds: 3600 } },
+    { key, body: { task: TASK, deadline_seconds: 3600 } },
   );
   if (status !== 202) throw new Error(`a coding session could not be started: ${started.detail ?? status}`);
   for (let i = 0; i < 100; i++) {
@@ -302,7 +305,7 @@ export async function runSandboxFigure(ctx: {
       baselineName: 'one step, p50',
       baseline: Math.round(s.p50),
       better: 'lower',
-      note: `p99 ${scored.p99.toFixed(0)} ms over ${submits.length} sessions of python/leap-year`,
+      note: `p99 ${scored.p99.toFixed(0)} ms over ${submits.length} sessions of ${TASK}`,
     }),
   ];
   ctx.progress.log(

@@ -6,6 +6,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startArena, type Arena } from '../arena/support';
 import { launchBrowser, screenshot } from './browser';
 
+// The callbacks given to page.evaluate run in the page, whose globals these are (the project's
+// TypeScript has no DOM library).
+declare const document: any;
+declare const window: any;
+
 let arena: Arena;
 let browser: Browser;
 let base: string;
