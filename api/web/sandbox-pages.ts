@@ -6,7 +6,13 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { notFound } from '../../domain/errors';
 import { ownedAgent, sandboxTaskOf } from '../../services/agents';
-import { BENCHMARK_TRIALS, noActiveTask, startBenchmark, startCodingTask, type CodingDeps } from '../../services/coding-sessions';
+import {
+  BENCHMARK_TRIALS,
+  noActiveTask,
+  startBenchmark,
+  startCodingTask,
+  type CodingDeps,
+} from '../../services/coding-sessions';
 import { activeTasks } from '../../infra/db/repositories/coding-task.repository';
 import { ARENA_SUITE, CODING_SUITES } from '../../domain/sandbox/suites';
 import { expectedFailure } from '../errors';
@@ -72,40 +78,34 @@ export const sandboxPages: FastifyPluginAsync<SandboxPagesOptions> = async (
     },
   );
 
-  app.post(
-    '/account/agents/:id/benchmark',
-    { preHandler: app.csrfProtection },
-    async (request, reply) => {
-      const agent = await myAgent(request);
-      const form = benchmarkForm.safeParse(request.body ?? {});
-      if (!form.success)
-        return sendErrorPage(request, reply, 400, `${agent.name}: ${form.error.issues[0]!.message}`);
-      const { suite, trials, confirm } = form.data;
-      if (confirm !== 'yes') {
-        // Nothing starts before the owner has seen how many sessions it is.
-        const tasks = (await activeTasks(request.em, suite)).length;
-        if (tasks === 0)
-          return sendErrorPage(request, reply, 409, `${agent.name}: ${noActiveTask(suite)}`);
-        return sendPage(request, reply, {
-          title: `Run the benchmark for ${agent.name}?`,
-          view: 'benchmark-confirm',
-          data: { agent: { id: agent.id, name: agent.name }, suite, trials, tasks, sessions: tasks * trials },
-          markdown: () =>
-            `# Run the benchmark for ${mdEscape(agent.name)}?\n\n${tasks * trials} coding sessions: every active task of the ${suite} suite (${tasks}) ${trials} times, a few at a time. Confirm on the page, or POST /api/agents/${agent.id}/benchmark.\n`,
-        });
-      }
-      // Only a confirmed run spends the hour's budget: asking shows a count and starts nothing.
-      await benchmarkBudget.call(app, request, reply);
-      try {
-        await startBenchmark(request.em, coding, agent, { suite, trials }, request.log);
-        return reply.redirect(`/account?done=benchmark#agent-${agent.id}`, 303);
-      } catch (err) {
-        const failure = expectedFailure(err);
-        if (!failure) throw err;
-        return sendErrorPage(request, reply, failure.status, `${agent.name}: ${failure.detail}`);
-      }
-    },
-  );
+  app.post('/account/agents/:id/benchmark', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const agent = await myAgent(request);
+    const form = benchmarkForm.safeParse(request.body ?? {});
+    if (!form.success) return sendErrorPage(request, reply, 400, `${agent.name}: ${form.error.issues[0]!.message}`);
+    const { suite, trials, confirm } = form.data;
+    if (confirm !== 'yes') {
+      // Nothing starts before the owner has seen how many sessions it is.
+      const tasks = (await activeTasks(request.em, suite)).length;
+      if (tasks === 0) return sendErrorPage(request, reply, 409, `${agent.name}: ${noActiveTask(suite)}`);
+      return sendPage(request, reply, {
+        title: `Run the benchmark for ${agent.name}?`,
+        view: 'benchmark-confirm',
+        data: { agent: { id: agent.id, name: agent.name }, suite, trials, tasks, sessions: tasks * trials },
+        markdown: () =>
+          `# Run the benchmark for ${mdEscape(agent.name)}?\n\n${tasks * trials} coding sessions: every active task of the ${suite} suite (${tasks}) ${trials} times, a few at a time. Confirm on the page, or POST /api/agents/${agent.id}/benchmark.\n`,
+      });
+    }
+    // Only a confirmed run spends the hour's budget: asking shows a count and starts nothing.
+    await benchmarkBudget.call(app, request, reply);
+    try {
+      await startBenchmark(request.em, coding, agent, { suite, trials }, request.log);
+      return reply.redirect(`/account?done=benchmark#agent-${agent.id}`, 303);
+    } catch (err) {
+      const failure = expectedFailure(err);
+      if (!failure) throw err;
+      return sendErrorPage(request, reply, failure.status, `${agent.name}: ${failure.detail}`);
+    }
+  });
 
   app.get('/account/agents/:id/sandbox/:session_id', async (request, reply) => {
     const params = taskParams.safeParse(request.params);

@@ -98,7 +98,11 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
     },
     async (request) => {
       const agent = await ownedAgent(request.em, request.params.id, request.account.id);
-      return agentDetailJson(agent, requestBase(request, config), await gymCounts(request.em, agent.id, agent.gymStartedAt));
+      return agentDetailJson(
+        agent,
+        requestBase(request, config),
+        await gymCounts(request.em, agent.id, agent.gymStartedAt),
+      );
     },
   );
 
@@ -125,7 +129,11 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
         () => spendPing(request, reply),
         request.log,
       );
-      return agentDetailJson(agent, requestBase(request, config), await gymCounts(request.em, agent.id, agent.gymStartedAt));
+      return agentDetailJson(
+        agent,
+        requestBase(request, config),
+        await gymCounts(request.em, agent.id, agent.gymStartedAt),
+      );
     },
   );
 
