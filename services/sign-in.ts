@@ -153,10 +153,16 @@ export async function putPassword(
   user: User,
   put: { password: string; current_password?: string | undefined },
 ): Promise<{ replaced: boolean }> {
-  if (await hasPassword(em, user)) {
+  const problem = passwordProblem(put.password);
+  if (problem) throw new ArenaError('invalid', problem);
+  const stored = await em.findOne(UserPassword, { user });
+  if (stored) {
+    // The account's state, not the body, is what is wrong: 409; a wrong current password is a refused credential: 403.
     if (put.current_password === undefined)
-      throw new ArenaError('invalid', 'current_password: is required to change the password this account has');
-    await changePassword(em, user, { current: put.current_password, replacement: put.password });
+      throw new ArenaError('conflict', 'current_password: is required to change the password this account has');
+    if (!(await verifyPassword(stored.hash, put.current_password)))
+      throw new ArenaError('forbidden', 'current_password: is not your password');
+    await setPassword(em, user, put.password);
     return { replaced: true };
   }
   if ((await em.count(UserIdentity, { user })) > 0)

@@ -69,7 +69,7 @@ export const accountRoutes: FastifyPluginAsyncZod<{ reservedUsernames: readonly 
         tags: ['accounts'],
         security,
         body: passwordPut,
-        response: { 200: passwordSet, ...errors(400, 401, 409, 429) },
+        response: { 200: passwordSet, ...errors(400, 401, 403, 409, 429) },
       },
     },
     async (request) => {

@@ -1,7 +1,7 @@
 /** Accounts: registration result, the private account view and its edits. */
 import { z } from 'zod';
 import { USERNAME_PATTERN, USERNAME_RULE } from '../../domain/username';
-import { PASSWORD_RULE } from '../../services/passwords';
+import { PASSWORD_MAX, PASSWORD_MIN, PASSWORD_RULE } from '../../services/passwords';
 import type { AccountEdit } from '../../services/account';
 import { timestamp, optionalText } from './common';
 
@@ -40,16 +40,23 @@ export const accountPatch = z.object({
     .regex(USERNAME_PATTERN, `must be ${USERNAME_RULE}`)
     .describe(`${USERNAME_RULE}; stored lowercase`)
     .optional(),
+  // A pattern, not the `email` format: the document then says exactly what the API takes (the
+  // format's validators and this check disagree on corner cases such as a label ending in '-').
   email: z
-    .email('must be a valid email address')
+    .string()
     .max(320, 'must be at most 320 characters')
+    .regex(z.regexes.email, 'must be a valid email address')
     .describe('the email the website signs you in with (with a password: PUT /api/account/password); stored lowercase')
     .optional(),
 }) satisfies z.ZodType<AccountEdit>;
 
 export const passwordPut = z
   .object({
-    password: z.string().describe(`the new password: ${PASSWORD_RULE}`),
+    // Counted in characters (code points), as JSON Schema counts a length and as the check does.
+    password: z
+      .string()
+      .meta({ minLength: PASSWORD_MIN, maxLength: PASSWORD_MAX })
+      .describe(`the new password: ${PASSWORD_RULE}`),
     current_password: z
       .string()
       .optional()

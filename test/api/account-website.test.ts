@@ -75,10 +75,10 @@ describe('an account made through the API', () => {
     const { web } = await logIn(email, 'the first password');
 
     const bare = await put(owner, { password: 'the second password' });
-    expect(bare.statusCode).toBe(400);
+    expect(bare.statusCode).toBe(409);
     expect(bare.json().detail).toBe('current_password: is required to change the password this account has');
     const wrong = await put(owner, { password: 'the second password', current_password: 'not it at all' });
-    expect(wrong.statusCode).toBe(400);
+    expect(wrong.statusCode).toBe(403);
     expect(wrong.json().detail).toBe('current_password: is not your password');
     expect((await logIn(email, 'the first password')).res.statusCode).toBe(303);
 

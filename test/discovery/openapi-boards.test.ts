@@ -64,8 +64,15 @@ describe("the leaderboards' category in the OpenAPI document", () => {
   });
 });
 
-it("declares PATCH /api/account's email an email, as the API checks it", async () => {
+it("declares PATCH /api/account's email and the password's length as the API checks them", async () => {
   const doc = await documentNow();
   const body = doc.paths['/api/account'].patch.requestBody.content['application/json'].schema;
-  expect(body.properties.email).toMatchObject({ type: 'string', format: 'email', maxLength: 320 });
+  expect(body.properties.email).toMatchObject({
+    type: 'string',
+    pattern: expect.stringContaining('@'),
+    maxLength: 320,
+  });
+  expect(body.properties.email.format).toBeUndefined();
+  const password = doc.paths['/api/account/password'].put.requestBody.content['application/json'].schema;
+  expect(password.properties.password).toMatchObject({ type: 'string', minLength: 10, maxLength: 200 });
 });
