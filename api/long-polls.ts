@@ -93,6 +93,9 @@ export class LongPolls {
       // The agent, and whether it has queued work, in one query: most long-polls find none.
       queued = (await authenticate(db, agentId, secret, { lookAtQueue: true })).queued === true;
       await rateLimit.call(request.server, request, reply);
+      // A runner there to answer, its secret checked: the agent is online (isAgentOnline). Before the
+      // poll takes a place, so a failure here leaves nothing admitted.
+      await markSeen(db, agentId);
       if (!this.open.admit(poll)) {
         throw new ApiError(
           503,
@@ -100,8 +103,6 @@ export class LongPolls {
           { 'Retry-After': '5' },
         );
       }
-      // An admitted poll is a runner there to answer: the agent is online (isAgentOnline).
-      await markSeen(db, agentId);
     } catch (err) {
       poll.drop();
       throw err;

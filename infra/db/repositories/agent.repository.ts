@@ -28,13 +28,11 @@ export class AgentRepository extends EntityRepository<Agent> {
 }
 
 /**
- * isAgentOnline in SQL, over `agents a`, as of the moment `now` (an SQL expression): active, and a
- * pull agent seen within the online window, or a push agent whose last ping or delivery succeeded.
+ * isAgentOnline in SQL, over `agents a`: active, and a pull agent seen within the online window, or
+ * a push agent whose last ping or delivery succeeded.
  */
-export function onlineSql(now = 'now()'): string {
-  return `(not a.deactivated and ((a.mode = 'push' and a.ping_ok and a.consecutive_failures = 0)
-    or (a.mode = 'pull' and a.last_seen_at > ${now} - interval '${ONLINE_WINDOW_SECONDS} seconds')))`;
-}
+const ONLINE_SQL = `(not a.deactivated and ((a.mode = 'push' and a.ping_ok and a.consecutive_failures = 0)
+    or (a.mode = 'pull' and a.last_seen_at > now() - interval '${ONLINE_WINDOW_SECONDS} seconds')))`;
 
 /**
  * Records that an agent showed it can answer (a poll, a result, a passing ping, an answer). Written
@@ -56,8 +54,8 @@ export interface EligibleAgent {
 }
 
 /**
- * Agents a live battle may pick: online (a person waits on the answer), (gym-complete,) not of the excluded owners nor of an owner
- * in the excluded registration cluster (the judge's: accounts registered together), and whose
+ * Agents a live battle may pick: online (a person waits on the answer), (gym-complete,) not of the
+ * excluded owners nor of an owner in the excluded registration cluster (the judge's: accounts registered together), and whose
  * latest ended delivery (of any kind; pending and cancelled ones say nothing) was a non-empty answer.
  */
 export async function eligibleAgents(
@@ -73,7 +71,7 @@ export async function eligibleAgents(
        select s.status, s.response from sessions s
        where s.agent_id = a.id and s.status in ('answered', 'error', 'timeout')
        order by s.id desc limit 1) latest on true
-     where ${onlineSql()} and (a.gym_complete or not ?)
+     where ${ONLINE_SQL} and (a.gym_complete or not ?)
        and a.owner_id <> all(?::int[]) and coalesce(o.registration_cluster, o.id) is distinct from ?::int
        and latest.status = 'answered' and length(trim(latest.response)) > 0
      order by random() limit 200`,
@@ -91,7 +89,8 @@ export interface DueRules {
 /**
  * Agents due a main prompt as of a moment: online, or a push agent in a run of failed deliveries
  * (its next prompt is what either ends the run or, at the failure rule's limit, makes it inactive;
- * without it one failed delivery would keep a push agent out until its owner retests), (gym-complete,) no pool prompt in flight, the gap
+ * without it one failed delivery would keep a push agent out until its owner retests),
+ * (gym-complete,) no pool prompt in flight, the gap
  * since their last pool prompt passed, and some pool prompt left that they never got (an agent that
  * has had them all would otherwise stay first in line for ever and take a place in every batch).
  * Live battles' prompts (main sessions too) neither hold an agent's turn nor restart its gap: anyone
