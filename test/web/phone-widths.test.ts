@@ -43,7 +43,7 @@ beforeAll(async () => {
     method: 'PATCH',
     url: `/api/agents/${second!.id}`,
     headers: second!.owner.auth,
-    payload: { name: 'thoughtfulresponder' },
+    payload: { name: 'deepresponder' },
   });
   const owner = first!.owner;
   ownerEmail = `phone-owner${owner.userId}@example.org`;

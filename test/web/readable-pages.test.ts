@@ -180,7 +180,7 @@ describe('times on the pages', () => {
     expect(feedTimes.filter((t) => /^(just now|\d+ minutes? ago)$/.test(t)).length).toBeGreaterThan(0);
     expect(await page.locator('article.session time').first().getAttribute('title')).toMatch(EXACT_TITLE);
     await page.goto(`${base}/`);
-    const updated = page.locator('p', { hasText: 'Updated' }).locator('time');
+    const updated = page.locator('p', { hasText: 'Updated' }).locator('time').first();
     expect(await updated.innerText()).toMatch(/^(just now|\d+ minutes? ago)$/);
     expect(await updated.getAttribute('title')).toMatch(EXACT_TITLE);
     await page.close();
