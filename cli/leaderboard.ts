@@ -1,12 +1,14 @@
 /**
  * `arena leaderboard fit`: refits a board from the public vote export (`GET /api/votes`), with the
- * refresh's own code, bootstrap seed and resamples, so anyone can check the live board's numbers.
- * It needs no database and no arena: only the file.
+ * refresh's own code, so anyone can check the live board's numbers; `--bootstrap N` takes the
+ * intervals from N resamples instead, to compare. It needs no database and no arena: only the file.
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, OVERALL, fitBoards } from '../domain/ratings/boards';
+import { BOOTSTRAP_SEED, OVERALL, fitBoards, type BoardVote } from '../domain/ratings/boards';
+import { comparisonGroups } from '../domain/ratings/intervals';
 import { boardVote, readExport } from '../domain/ratings/vote-export';
+import { tabulateVotes } from '../domain/ratings/vote-table';
 import { CommandError, type Print } from './command';
 
 export interface FitOptions {
@@ -15,12 +17,16 @@ export interface FitOptions {
   category?: string;
   minVotes: string;
   json?: boolean;
+  bootstrap?: string;
 }
 
 export async function fitFromExport(opts: FitOptions, print: Print): Promise<void> {
   const minVotes = Number(opts.minVotes);
   if (!(Number.isSafeInteger(minVotes) && minVotes >= 1))
     throw new CommandError(`--min-votes must be a whole number of at least 1, not ${opts.minVotes}`);
+  const bootstrap = opts.bootstrap === undefined ? undefined : Number(opts.bootstrap);
+  if (bootstrap !== undefined && !(Number.isSafeInteger(bootstrap) && bootstrap >= 1 && bootstrap <= 10_000))
+    throw new CommandError(`--bootstrap must be a whole number of resamples from 1 to 10000, not ${opts.bootstrap}`);
   const stream = createReadStream(opts.votes, 'utf8');
   const opened = new Promise<void>((resolve, reject) => {
     stream.once('open', () => resolve());
@@ -36,12 +42,14 @@ export async function fitFromExport(opts: FitOptions, print: Print): Promise<voi
 
   const board = opts.category ?? OVERALL;
   const styleControl = opts.styleControl === true;
-  const [fitted] = fitBoards(parsed.votes.map(boardVote), { minVotes, only: { board, styleControl } });
+  const counted = parsed.votes.map(boardVote).filter((v) => board === OVERALL || v.category === board);
+  const [fitted] = fitBoards(counted, { minVotes, only: { board, styleControl }, bootstrap });
   const entries = fitted?.entries ?? [];
   const rows = entries.map((e) => ({
     agent_id: e.agentId,
     rank: e.rank,
     provisional: e.provisional,
+    separated: e.separated,
     bt_rating: e.rating,
     ci_low: e.ciLow,
     ci_high: e.ciHigh,
@@ -56,9 +64,25 @@ export async function fitFromExport(opts: FitOptions, print: Print): Promise<voi
     ci_low: c.ciLow,
     ci_high: c.ciHigh,
   }));
-  const counted = opts.category ? parsed.votes.filter((v) => v.category === opts.category).length : parsed.votes.length;
+  // What the fit counted: a battle of an agent against itself tells nothing and is left out.
+  const votes = counted.filter((v) => v.a !== v.b).length;
+  const groups = agentGroups(counted);
+  const method =
+    bootstrap === undefined
+      ? 'robust 95% intervals in closed form'
+      : `${bootstrap} bootstrap resamples (seed ${BOOTSTRAP_SEED})`;
   if (opts.json) {
-    print(JSON.stringify({ board, style_control: styleControl, votes: counted, rows, coefficients }));
+    print(
+      JSON.stringify({
+        board,
+        style_control: styleControl,
+        votes,
+        intervals: bootstrap === undefined ? 'closed form' : `bootstrap ${bootstrap}`,
+        groups,
+        rows,
+        coefficients,
+      }),
+    );
     return;
   }
   const what = `${board === OVERALL ? 'the overall board' : `the ${board} board`}${styleControl ? ', controlled for style' : ''}`;
@@ -73,13 +97,23 @@ export async function fitFromExport(opts: FitOptions, print: Print): Promise<voi
         r.rank ?? 'provisional',
         r.agent_id,
         r.bt_rating.toFixed(1),
-        `${r.ci_low.toFixed(1)}–${r.ci_high.toFixed(1)}`,
+        `${r.ci_low.toFixed(1)}–${r.ci_high.toFixed(1)}${r.separated ? ' (votes alone cannot place it)' : ''}`,
         r.votes,
       ].join('\t'),
     );
   for (const c of coefficients)
     print(`style ${c.name}: ${c.estimate.toFixed(4)} (${c.ci_low.toFixed(4)} to ${c.ci_high.toFixed(4)}) log-odds`);
-  print(
-    `${what}: ${counted} votes, ${rows.length} agents; Bradley-Terry with ${BOOTSTRAP_RESAMPLES} bootstrap resamples (seed ${BOOTSTRAP_SEED}), provisional under ${minVotes} votes`,
-  );
+  if (groups.length > 1)
+    print(
+      `The agents form ${groups.length} groups that never met one another (${groups
+        .map((ids) => `agents ${ids.join(', ')}`)
+        .join('; ')}): only the prior places one group against another.`,
+    );
+  print(`${what}: ${votes} votes, ${rows.length} agents; Bradley-Terry with ${method}, provisional under ${minVotes} votes`);
+}
+
+/** The comparison graph's groups as agent ids, largest first. */
+function agentGroups(votes: readonly BoardVote[]): number[][] {
+  const table = tabulateVotes(votes);
+  return comparisonGroups(table).map((group) => group.map((index) => table.agentIds[index]!));
 }

@@ -225,6 +225,7 @@ export async function main(
     .option('--category <category>', "one category's board (its votes only)")
     .option('--min-votes <n>', "votes an agent needs for a rank: the arena's ARENA_MIN_VOTES", '10')
     .option('--json', 'print the board as JSON')
+    .option('--bootstrap <n>', 'intervals from n bootstrap resamples instead of the closed form, to compare')
     .action((opts: FitOptions) => fitFromExport(opts, print));
   const judges = program.command('judges').description("judges: their standing, the refresh's flags, trust and voids");
   judges
@@ -262,9 +263,19 @@ export async function main(
   }
 }
 
+/**
+ * Exits once everything printed has reached standard output: on a pipe, output is written
+ * asynchronously, and exiting at once would cut it short (`arena leaderboard fit --json | jq`).
+ * If the reader has gone (EPIPE), the exit code says the output was not all taken.
+ */
+export function exitAfterOutput(code: number): void {
+  process.stdout.once('error', () => process.exit(code || 1));
+  process.stdout.write('', (error) => process.exit(error ? code || 1 : code));
+}
+
 if (require.main === module) {
   main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
+    (code) => exitAfterOutput(code),
     (err: unknown) => {
       console.error(`arena: ${err instanceof Error ? err.message : String(err)}`);
       process.exit(1);

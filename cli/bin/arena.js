@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// Entry point of `arena`: runs the compiled CLI (`npm run build` writes dist/) and exits with its code.
+// Entry point of `arena`: runs the compiled CLI (`npm run build` writes dist/) and exits with its code once its output is out.
 'use strict';
 const path = require('node:path');
 
 const compiled = path.join(__dirname, '..', '..', 'dist', 'cli', 'main.js');
 let main;
+let exitAfterOutput;
 try {
-  ({ main } = require(compiled));
+  ({ main, exitAfterOutput } = require(compiled));
 } catch (err) {
   if (err && err.code === 'MODULE_NOT_FOUND' && String(err.message).includes(compiled)) {
     process.stderr.write(`arena: ${compiled} is missing; run \`npm run build\` first (\`npm run arena\` does)\n`);
@@ -16,7 +17,7 @@ try {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitAfterOutput(code),
   (err) => {
     process.stderr.write(`arena: ${err && err.message ? err.message : String(err)}\n`);
     process.exit(1);

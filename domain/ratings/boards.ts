@@ -1,7 +1,7 @@
 /**
  * The leaderboards: the overall board and one per category, each raw and controlled for style,
  * fitted from the published votes. The refresh fits them all; `arena leaderboard fit` fits one
- * from the public export with the same code, seed and resamples, and so prints the same numbers.
+ * from the public export with the same code, and so prints the same numbers.
  */
 import { fitVoteTable, type LeaderboardEntry } from './bradley-terry';
 import { standings, type Standing } from './standings';
@@ -14,9 +14,8 @@ export const OVERALL = 'all';
 /** The board of live battles whose prompt's category is none of the pool's. */
 export const LIVE = 'live';
 
-/** Fixed, so the intervals do not jitter from one refresh to the next when no vote changed, and a refit gives them back. */
+/** The seed of `arena leaderboard fit --bootstrap`, so a comparison run gives the same numbers twice. */
 export const BOOTSTRAP_SEED = 20261122;
-export const BOOTSTRAP_RESAMPLES = 100;
 
 /** A published vote: its agents, verdict and style differences (STYLE_FEATURES order), and the category board it counts on. */
 export interface BoardVote extends StyledVote {
@@ -38,8 +37,8 @@ export interface BoardOptions {
   minVotes: number;
   /** Fit this one board only (the CLI); all of them when absent. */
   only?: { board: string; styleControl: boolean };
-  /** The bootstrap's; BOOTSTRAP_RESAMPLES and BOOTSTRAP_SEED unless given (the tests fit with fewer). */
-  resamples?: number;
+  /** Bootstrap intervals from this many resamples, instead of the closed form (for comparison); seeded by `seed`, BOOTSTRAP_SEED unless given. */
+  bootstrap?: number;
   seed?: number;
 }
 
@@ -66,10 +65,10 @@ export function boardFits(votes: readonly { category: string }[]): BoardFit[] {
 /**
  * Fits the overall board and each category's that has votes, raw and controlled; a board's two
  * fits share its vote table. A category's board counts its votes only, in the order given (the
- * export's), so a refit from the export draws the same bootstrap resamples.
+ * export's), so a bootstrap refit from the export draws the same resamples.
  */
 export function fitBoards(votes: readonly BoardVote[], options: BoardOptions): FittedBoard[] {
-  const fitOptions = { resamples: options.resamples ?? BOOTSTRAP_RESAMPLES, seed: options.seed ?? BOOTSTRAP_SEED };
+  const fitOptions = { bootstrap: options.bootstrap, seed: options.seed ?? BOOTSTRAP_SEED };
   const wanted = (board: string, styleControl: boolean) =>
     !options.only || (options.only.board === board && options.only.styleControl === styleControl);
   const boards: FittedBoard[] = [];

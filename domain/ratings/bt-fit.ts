@@ -66,6 +66,8 @@ export const SAFE_GAP_MOVE = 1;
 /** An agent's reach (see `limitMoves`) at the start of a fit, and the least it shrinks to, in log-strength units. */
 export const FIRST_REACH = 2;
 const SMALLEST_REACH = 0.5;
+/** How far a linear solve for the intervals takes its residual down: far below what an interval shows. */
+export const LINEAR_ACCURACY = 1e-10;
 /** Below ln(Number.MAX_VALUE), so e^x stays finite. */
 export const EXPONENT_CAP = 700;
 
@@ -274,13 +276,28 @@ export class BradleyTerrySolver {
   }
 
   /**
+   * Takes the negated Hessian at `theta`, with the prior centred at zero and the pairs of the
+   * last solve, for `solveLinear`: after a fit, the curvature the intervals are built from.
+   */
+  linearizeAt(theta: Float64Array): void {
+    this.evaluate(theta, this.zeroCenter);
+  }
+
+  /** Solves H·out = rhs at the point of the last `linearizeAt`, until the preconditioned residual is `relative` of its start. */
+  solveLinear(rhs: Float64Array, out: Float64Array, relative = LINEAR_ACCURACY): void {
+    this.gradient.set(rhs);
+    this.solveNewtonStep(0, relative);
+    out.set(this.step);
+  }
+
+  /**
    * Solves H·step = gradient for the negated Hessian H at the last evaluated point. Shifting
    * every log-strength alike changes only the prior's term, so the all-equal direction is an
    * exact eigenvector of H with the prior's precision as eigenvalue: that part of the step is
    * solved in closed form, and CG (preconditioned by H's diagonal) works on the rest, where
    * the weak prior no longer makes the system ill-conditioned.
    */
-  private solveNewtonStep(tolerance: number): void {
+  private solveNewtonStep(tolerance: number, relative?: number): void {
     const { n, gradient, step, residual, direction, product } = this;
     const preconditioned = this.preconditioned;
     let meanGradient = 0;
@@ -293,10 +310,12 @@ export class BradleyTerrySolver {
 
     let residualNorm = this.precondition();
     let remaining = largestMagnitude(preconditioned, n);
-    // The inexact Newton forcing term: relative accuracy that tightens as the step shrinks.
-    const target = max(min(CG_LOOSEST, remaining) * remaining, CG_FLOOR * tolerance);
+    // The inexact Newton forcing term: relative accuracy that tightens as the step shrinks
+    // (a linear solve for the intervals asks for its own).
+    const limit =
+      relative === undefined ? max(min(CG_LOOSEST, remaining) * remaining, CG_FLOOR * tolerance) : relative * remaining;
     direction.set(preconditioned);
-    for (let round = 0; round < n && remaining > target; round++) {
+    for (let round = 0; round < n && remaining > limit; round++) {
       this.multiplyHessian(direction, product);
       let curvatureAlong = 0;
       for (let i = 0; i < n; i++) curvatureAlong += direction[i]! * product[i]!;

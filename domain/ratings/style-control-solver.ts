@@ -2,7 +2,16 @@
  * The style-controlled fit's Newton solver (see style-control.ts): strengths and coefficients
  * found together, each Newton system solved with the coefficients eliminated.
  */
-import { CG_FLOOR, CG_LOOSEST, EXPONENT_CAP, FIRST_REACH, SAFE_GAP_MOVE, largestMagnitude, limitMoves } from './bt-fit';
+import {
+  CG_FLOOR,
+  CG_LOOSEST,
+  EXPONENT_CAP,
+  FIRST_REACH,
+  LINEAR_ACCURACY,
+  SAFE_GAP_MOVE,
+  largestMagnitude,
+  limitMoves,
+} from './bt-fit';
 import type { VoteTable } from './vote-table';
 
 // Bound once: inside a vm context (Temporal's workflow sandbox, jest) every global lookup such
@@ -330,7 +339,101 @@ export class StyleControlledSolver {
    * coupling adds to one agent what it takes from the other, so Bᵀ·1 = 0): that direction is
    * solved in closed form and CG works on the rest.
    */
-  private solveNewtonStep(tolerance: number): void {
+  /** Takes the negated Hessian at `point` (the prior centred at zero, the votes of the last solve), for the intervals. */
+  linearizeAt(point: Float64Array): void {
+    this.evaluate(point, this.zeroCenter);
+  }
+
+  /** Solves H·out = rhs (strengths, then coefficients) at the point of the last `linearizeAt`. */
+  solveLinear(rhs: Float64Array, out: Float64Array, relative = LINEAR_ACCURACY): void {
+    this.gradient.set(rhs);
+    this.solveNewtonStep(0, relative);
+    out.set(this.step);
+  }
+
+  /**
+   * uᵀ·M·u for the meat M of the robust (sandwich) covariance at the last `linearizeAt`: the sum
+   * over the votes of each one's score contribution along `u`, squared. Per vote that is its
+   * surprise (score less expected) times u's change of its gap.
+   */
+  meatAlong(u: Float64Array): number {
+    const { n, K, activeVotes, activeX, activeFirst, activeSecond, activeTimes, surprises } = this;
+    const V = this.votePair.length;
+    let total = 0;
+    for (let v = 0; v < activeVotes; v++) {
+      let along = u[activeFirst[v]!]! - u[activeSecond[v]!]!;
+      for (let k = 0; k < K; k++) along += activeX[k * V + v]! * u[n + k]!;
+      const surprise = surprises[v]! / activeTimes[v]!;
+      total += activeTimes[v]! * surprise * surprise * along * along;
+    }
+    return total;
+  }
+
+  /**
+   * Each strength's robust variance with the strengths' block of H⁻¹ taken as the inverse of its
+   * Schur complement's diagonal S, into `sandwich`, and the model's own (1/Sᵢᵢ) into `model`, at
+   * the last `linearizeAt`. Row i of H⁻¹ is then (eᵢ, −dᵢ)/Sᵢᵢ with dᵢ = C⁻¹·Bᵢᵀ, and a vote's
+   * score along it is its surprise r times (±1 for i's side − x·dᵢ)/Sᵢᵢ; squared and summed, that
+   * is (mᵢ − 2·dᵢ·qᵢ + dᵢᵀ·Q·dᵢ)/Sᵢᵢ² with mᵢ = Σ r² over i's votes, qᵢ = Σ ±r²·x over them and
+   * Q = Σ r²·x·xᵀ over all votes: one pass over the votes and K² work per agent. The opponents'
+   * own uncertainty is added to second order as the raw board adds it (intervals.ts, rawSpread).
+   */
+  diagonalSandwich(sandwich: Float64Array, model: Float64Array): void {
+    const { n, K, activeVotes, activeX, activeFirst, activeSecond, activeTimes, surprises, coupling } = this;
+    const { small, smallSolved, schurDiagonal } = this;
+    const V = this.votePair.length;
+    const { activePair, activePairs, pairFirst, pairSecond, pairWeight } = this;
+    const own = new Float64Array(n);
+    const cross = new Float64Array(n * K);
+    const outer = new Float64Array(K * K);
+    const pairMeat = new Float64Array(activePairs);
+    for (let v = 0; v < activeVotes; v++) {
+      const r = surprises[v]! / activeTimes[v]!;
+      const meat = activeTimes[v]! * r * r;
+      const i = activeFirst[v]!;
+      const j = activeSecond[v]!;
+      own[i]! += meat;
+      own[j]! += meat;
+      pairMeat[activePair[v]!]! += meat;
+      for (let k = 0; k < K; k++) {
+        const xk = activeX[k * V + v]!;
+        cross[i * K + k]! += meat * xk;
+        cross[j * K + k]! -= meat * xk;
+        for (let l = 0; l <= k; l++) outer[k * K + l]! += meat * xk * activeX[l * V + v]!;
+      }
+    }
+    for (let k = 0; k < K; k++) for (let l = 0; l < k; l++) outer[l * K + k] = outer[k * K + l]!;
+    // The opponents' share, to second order, as for the raw board (intervals.ts, rawSpread).
+    const widening = new Float64Array(n).fill(1);
+    const across = new Float64Array(n);
+    const beyond = new Float64Array(n);
+    for (let p = 0; p < activePairs; p++) {
+      const [i, j] = [pairFirst[p]!, pairSecond[p]!];
+      const w = pairWeight[p]!;
+      const [si, sj] = [schurDiagonal[i]!, schurDiagonal[j]!];
+      widening[i]! += (w * w) / (si * sj);
+      widening[j]! += (w * w) / (si * sj);
+      across[i]! += (pairMeat[p]! * w) / sj;
+      across[j]! += (pairMeat[p]! * w) / si;
+      beyond[i]! += (own[j]! * w * w) / (sj * sj);
+      beyond[j]! += (own[i]! * w * w) / (si * si);
+    }
+    for (let i = 0; i < n; i++) {
+      for (let k = 0; k < K; k++) small[k] = coupling[i * K + k]!;
+      choleskySolve(this.coefficientFactor, K, small, 0, smallSolved);
+      let quadratic = own[i]!;
+      for (let k = 0; k < K; k++) {
+        quadratic -= 2 * smallSolved[k]! * cross[i * K + k]!;
+        for (let l = 0; l < K; l++) quadratic += smallSolved[k]! * outer[k * K + l]! * smallSolved[l]!;
+      }
+      const s = schurDiagonal[i]!;
+      const rho = widening[i]!;
+      sandwich[i] = (quadratic * rho * rho - 2 * rho * across[i]! + beyond[i]!) / (s * s);
+      model[i] = rho / s;
+    }
+  }
+
+  private solveNewtonStep(tolerance: number, relative?: number): void {
     const { n, K, gradient, step, residual, direction, product, preconditioned, coupling, small, smallSolved } = this;
     choleskySolve(this.coefficientFactor, K, gradient, n, step);
     let meanRight = 0;
@@ -347,9 +450,10 @@ export class StyleControlledSolver {
     }
     let residualNorm = this.precondition();
     let remaining = largestMagnitude(preconditioned, n);
-    const target = max(min(CG_LOOSEST, remaining) * remaining, CG_FLOOR * tolerance);
+    const limit =
+      relative === undefined ? max(min(CG_LOOSEST, remaining) * remaining, CG_FLOOR * tolerance) : relative * remaining;
     direction.set(preconditioned);
-    for (let round = 0; round < n && remaining > target; round++) {
+    for (let round = 0; round < n && remaining > limit; round++) {
       this.multiplySchur(direction, product);
       const curvatureAlong = dotProduct(direction, product, n);
       if (!(curvatureAlong > 0)) break;

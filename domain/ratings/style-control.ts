@@ -5,19 +5,28 @@
  * together, so a strength is what an agent wins by with style held equal, and each coefficient is
  * what a standard deviation of that style difference is worth in log-odds.
  *
- * The fit is the raw board's, widened: the same prior on the strengths, the same bootstrap (the
- * same seed draws the same votes and prior centres), the same per-agent reach, and Newton steps
+ * The fit is the raw board's, widened: the same prior on the strengths, the same intervals (in
+ * closed form, or the same bootstrap when asked for), the same per-agent reach, and Newton steps
  * solved by conjugate gradients. Covariates that differ from one vote to the next keep the votes
  * from being added up by pair once and for all, so each Newton step makes one pass over the votes
  * (the votes a resample drew, packed), to add up the curvature per pair and the coefficients'
  * block and coupling; the coefficients are then eliminated from the Newton system, and the
  * conjugate-gradient products pass over the pairs only, as in the raw fit.
  */
-import { ELO_SCALE } from './elo';
+import {
+  ELO_PER_NAT,
+  PRIOR_STREAM,
+  closedFormBounds,
+  fitSettings,
+  percentileBounds,
+  toRatings,
+  type Bounds,
+  type LeaderboardEntry,
+} from './bradley-terry';
+import { exactIntervals, normalQuantile, placedAgents, type Spread, type SpreadChoice } from './intervals';
 import { mulberry32, standardNormal } from './random';
 import { StyleControlledSolver } from './style-control-solver';
 import { drawResample, tabulateVotes, type BattleVote, type VoteTable } from './vote-table';
-import { bootstrapSettings, percentile, toRatings, type LeaderboardEntry } from './bradley-terry';
 
 const { sqrt } = Math;
 
@@ -44,7 +53,7 @@ export interface StyleControlOptions {
   /** The style features' names, in the order of each vote's `features`. */
   featureNames: readonly string[];
   /** As for the raw board (`LeaderboardOptions`). */
-  resamples?: number;
+  bootstrap?: number;
   seed?: number;
   confidence?: number;
   priorSd?: number;
@@ -55,9 +64,6 @@ export interface StyleControlOptions {
 /** The name of the last coefficient: side a was shown on the left, so it measures a bias toward the left. */
 export const POSITION = 'position';
 
-const ELO_PER_NAT = ELO_SCALE / Math.LN10;
-/** As in the raw board: the prior centres' draws come from a stream of their own. */
-const PRIOR_STREAM = 0x5bd1e995;
 /** The votes' covariates, standardised, by position in the vote table and oriented toward each pair's first agent. */
 export interface StyleCovariates {
   names: string[];
@@ -107,9 +113,9 @@ export function styleCovariates(
 }
 
 /**
- * The style-controlled board: ratings on the Elo scale (mean 1500) with bootstrap intervals,
- * exactly as the raw board computes them, and each coefficient with its interval. Entries come
- * back best first (equal ratings by agent id), coefficients in `featureNames` order, then position.
+ * The style-controlled board: ratings on the Elo scale (mean 1500) with intervals computed as the
+ * raw board's are, and each coefficient with its interval. Entries come back best first (equal
+ * ratings by agent id), coefficients in `featureNames` order, then position.
  */
 export function fitStyleControlled(votes: readonly StyledVote[], options: StyleControlOptions): StyleControlledBoard {
   return fitStyleControlledTable(tabulateVotes(votes), votes, options);
@@ -121,14 +127,15 @@ export function fitStyleControlledTable(
   votes: readonly StyledVote[],
   options: StyleControlOptions,
 ): StyleControlledBoard {
-  const { resamples, confidence, priorSd } = bootstrapSettings(options);
+  const { bootstrap, confidence, priorSd } = fitSettings(options);
   const covariates = styleCovariates(table, votes, options.featureNames);
   const n = table.agentIds.length;
   const K = covariates.names.length;
   if (n === 0) return { entries: [], coefficients: [] };
 
+  const priorPrecision = (ELO_PER_NAT / priorSd) ** 2;
   const solver = new StyleControlledSolver(table, covariates.x, K, {
-    priorPrecision: (ELO_PER_NAT / priorSd) ** 2,
+    priorPrecision,
     tolerance: (options.tolerance ?? 1e-6) / ELO_PER_NAT,
     maxIterations: options.maxIterations ?? 100,
   });
@@ -136,49 +143,123 @@ export function fitStyleControlledTable(
   const fitted = new Float64Array(n + K);
   solver.solve(times, fitted);
   const ratings = toRatings(fitted.subarray(0, n), new Float64Array(n));
+  const placed = placedAgents(table);
+  // The coefficients are tested together: each interval is widened so that all K hold at once
+  // with the stated confidence (Bonferroni), and an effect the page calls clear is one of them.
+  const jointConfidence = 1 - (1 - confidence) / K;
 
-  const seed = options.seed ?? 1;
+  let bounds: Bounds;
+  let coefficientBounds: Bounds;
+  if (bootstrap === undefined) {
+    solver.linearizeAt(fitted);
+    bounds = closedFormBounds(ratings, controlledSpread(solver, n, K, table), placed, confidence, priorPrecision);
+    coefficientBounds = coefficientIntervals(solver, fitted, n, K, jointConfidence);
+  } else {
+    const samples = bootstrapSamples(table, solver, fitted, n, K, { resamples: bootstrap, seed: options.seed ?? 1, priorSd });
+    bounds = percentileBounds(samples.ratings, n, bootstrap, confidence);
+    coefficientBounds = percentileBounds(samples.coefficients, K, bootstrap, jointConfidence);
+  }
+  const { records } = table;
+  const entries: LeaderboardEntry[] = Array.from(table.agentIds, (agentId, index) => ({
+    agentId,
+    rating: ratings[index]!,
+    ciLow: bounds.low[index]!,
+    ciHigh: bounds.high[index]!,
+    votes: records.votes[index]!,
+    wins: records.wins[index]!,
+    losses: records.losses[index]!,
+    ties: records.ties[index]!,
+    separated: placed[index] === 0,
+  }));
+  const coefficients = covariates.names.map((name, k) => ({
+    name,
+    estimate: fitted[n + k]!,
+    ciLow: coefficientBounds.low[k]!,
+    ciHigh: coefficientBounds.high[k]!,
+  }));
+  return { entries: entries.sort((x, y) => y.rating - x.rating || x.agentId - y.agentId), coefficients };
+}
+
+/** The strengths' spread (see intervals.ts): exact on a small board, the Schur complement's diagonal on a large one. */
+export function controlledSpread(
+  solver: StyleControlledSolver,
+  n: number,
+  K: number,
+  table: VoteTable,
+  how: SpreadChoice = {},
+): Spread {
+  const sandwich = new Float64Array(n);
+  const model = new Float64Array(n);
+  if (!(how.exact ?? exactIntervals(n, table.pairs.first.length, table.outcomeKeys.length))) {
+    solver.diagonalSandwich(sandwich, model);
+    return { sandwich, model };
+  }
+  const c = new Float64Array(n + K);
+  const u = new Float64Array(n + K);
+  sandwich.fill(NaN);
+  model.fill(NaN);
+  for (const i of how.agents ?? Array.from({ length: n }, (_, k) => k)) {
+    c.fill(-1 / n, 0, n);
+    c[i]! += 1;
+    solver.solveLinear(c, u);
+    sandwich[i] = solver.meatAlong(u);
+    let along = 0;
+    for (let k = 0; k < n; k++) along += c[k]! * u[k]!;
+    model[i] = along;
+  }
+  return { sandwich, model };
+}
+
+/** Each coefficient's robust interval, exactly: one linear solve per coefficient. */
+function coefficientIntervals(
+  solver: StyleControlledSolver,
+  fitted: Float64Array,
+  n: number,
+  K: number,
+  confidence: number,
+): Bounds {
+  const z = normalQuantile(1 - (1 - confidence) / 2);
+  const unit = new Float64Array(n + K);
+  const u = new Float64Array(n + K);
+  const low = new Float64Array(K);
+  const high = new Float64Array(K);
+  for (let k = 0; k < K; k++) {
+    unit.fill(0);
+    unit[n + k] = 1;
+    solver.solveLinear(unit, u);
+    const half = z * sqrt(solver.meatAlong(u));
+    low[k] = fitted[n + k]! - half;
+    high[k] = fitted[n + k]! + half;
+  }
+  return { low, high };
+}
+
+/** The bootstrap's refits (as the raw board draws them), for `--bootstrap`: each resample's ratings and coefficients. */
+function bootstrapSamples(
+  table: VoteTable,
+  solver: StyleControlledSolver,
+  fitted: Float64Array,
+  n: number,
+  K: number,
+  settings: { resamples: number; seed: number; priorSd: number },
+): { ratings: Float64Array; coefficients: Float64Array } {
+  const { resamples, seed, priorSd } = settings;
   const random = mulberry32(seed);
   const priorDraw = standardNormal(mulberry32((seed ^ PRIOR_STREAM) >>> 0));
   const priorSdNats = priorSd / ELO_PER_NAT;
+  const times = new Int32Array(table.outcomeKeys.length);
   const center = new Float64Array(n);
   const point = new Float64Array(n + K);
-  const ratingSamples = new Float64Array(resamples * n);
-  const coefficientSamples = new Float64Array(resamples * K);
+  const ratings = new Float64Array(resamples * n);
+  const coefficients = new Float64Array(resamples * K);
   const resampledRatings = new Float64Array(n);
   for (let r = 0; r < resamples; r++) {
     drawResample(table, random, times);
     for (let i = 0; i < n; i++) center[i] = priorSdNats * priorDraw();
     point.set(fitted);
     solver.solve(times, point, center);
-    ratingSamples.set(toRatings(point.subarray(0, n), resampledRatings), r * n);
-    coefficientSamples.set(point.subarray(n), r * K);
+    ratings.set(toRatings(point.subarray(0, n), resampledRatings), r * n);
+    coefficients.set(point.subarray(n), r * K);
   }
-
-  const tail = (1 - confidence) / 2;
-  const column = new Float64Array(resamples);
-  const interval = (samples: Float64Array, stride: number, index: number): [number, number] => {
-    for (let r = 0; r < resamples; r++) column[r] = samples[r * stride + index]!;
-    column.sort();
-    return [percentile(column, tail), percentile(column, 1 - tail)];
-  };
-  const { records } = table;
-  const entries: LeaderboardEntry[] = Array.from(table.agentIds, (agentId, index) => {
-    const [ciLow, ciHigh] = interval(ratingSamples, n, index);
-    return {
-      agentId,
-      rating: ratings[index]!,
-      ciLow,
-      ciHigh,
-      votes: records.votes[index]!,
-      wins: records.wins[index]!,
-      losses: records.losses[index]!,
-      ties: records.ties[index]!,
-    };
-  });
-  const coefficients = covariates.names.map((name, k) => {
-    const [ciLow, ciHigh] = interval(coefficientSamples, K, k);
-    return { name, estimate: fitted[n + k]!, ciLow, ciHigh };
-  });
-  return { entries: entries.sort((x, y) => y.rating - x.rating || x.agentId - y.agentId), coefficients };
+  return { ratings, coefficients };
 }

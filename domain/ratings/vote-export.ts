@@ -104,11 +104,13 @@ export type ParsedExport = { ok: true; votes: ExportedVote[] } | { ok: false; er
 /**
  * Reads an export back line by line, JSON lines or CSV (told apart by the header line CSV starts
  * with), so a file of millions of votes is never one string. The first bad record ends the
- * reading, named by its line.
+ * reading, named by its line; so does a battle that comes twice, named by both lines.
  */
 export async function readExport(lines: AsyncIterable<string> | Iterable<string>): Promise<ParsedExport> {
   const header = EXPORT_FIELDS.join(',');
   const votes: ExportedVote[] = [];
+  // Each battle's line: a battle counts once, and a file that repeats one would weigh it more.
+  const lineOf = new Map<number, number>();
   let csv: boolean | undefined;
   let number = 0;
   for await (const raw of lines) {
@@ -148,6 +150,13 @@ export async function readExport(lines: AsyncIterable<string> | Iterable<string>
       const issue = parsed.error.issues[0]!;
       return { ok: false, error: `line ${number}: ${issue.path.join('.') || 'the record'}: ${issue.message}` };
     }
+    const earlier = lineOf.get(parsed.data.battle_id);
+    if (earlier !== undefined)
+      return {
+        ok: false,
+        error: `line ${number} repeats battle_id ${parsed.data.battle_id} of line ${earlier}: a battle is one vote`,
+      };
+    lineOf.set(parsed.data.battle_id, number);
     votes.push(parsed.data);
   }
   return { ok: true, votes };

@@ -139,7 +139,7 @@ describe("an owner's bought votes", () => {
        where b.judge_id = any(?::int[]) order by b.id`,
       [idsOf(honest)],
     );
-    const honestOrder = fitLeaderboard(votes, { resamples: 1 }).map((e) => e.agentId);
+    const honestOrder = fitLeaderboard(votes).map((e) => e.agentId);
     const liveOrder = [...board].sort((x, y) => y.bt_rating - x.bt_rating).map((r) => r.agent_id);
     const target = arena.agents[TARGET]!.id;
     const best = arena.agents[0]!.id;

@@ -66,7 +66,7 @@ describe('arena leaderboard fit', () => {
     ]);
     expect(rows[0]![3]).toMatch(/^\d+\.\d–\d+\.\d$/);
     expect(printed.at(-1)).toBe(
-      'the overall board: 41 votes, 3 agents; Bradley-Terry with 100 bootstrap resamples (seed 20261122), provisional under 5 votes',
+      'the overall board: 41 votes, 3 agents; Bradley-Terry with robust 95% intervals in closed form, provisional under 5 votes',
     );
     expect(errors).toEqual([]);
   });

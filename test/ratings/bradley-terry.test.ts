@@ -43,7 +43,7 @@ describe('fitLeaderboard', () => {
     let covered = 0;
     let total = 0;
     for (let arena = 1; arena <= 6; arena++) {
-      const entries = fitLeaderboard(syntheticVotes(truth, 6000, 20 + arena), { resamples: 200, seed: arena });
+      const entries = fitLeaderboard(syntheticVotes(truth, 6000, 20 + arena), { seed: arena });
       for (const entry of entries) {
         const target = expected[entry.agentId - 1]!;
         if (entry.ciLow <= target && target <= entry.ciHigh) covered += 1;
@@ -74,9 +74,9 @@ describe('fitLeaderboard', () => {
 
   it('gives identical output for identical input and seed; the seed moves only the intervals', () => {
     const votes = syntheticVotes([1300, 1450, 1500, 1700], 500, 2);
-    const once = fitLeaderboard(votes, { seed: 42 });
-    expect(fitLeaderboard(votes, { seed: 42 })).toEqual(once);
-    const reseeded = fitLeaderboard(votes, { seed: 43 });
+    const once = fitLeaderboard(votes, { bootstrap: 50, seed: 42 });
+    expect(fitLeaderboard(votes, { bootstrap: 50, seed: 42 })).toEqual(once);
+    const reseeded = fitLeaderboard(votes, { bootstrap: 50, seed: 43 });
     expect(reseeded.map((entry) => entry.rating)).toEqual(once.map((entry) => entry.rating));
     expect(reseeded.map((entry) => entry.ciLow)).not.toEqual(once.map((entry) => entry.ciLow));
   });
@@ -84,7 +84,7 @@ describe('fitLeaderboard', () => {
   it('ignores self-votes, returns nothing for no votes and refuses bad options', () => {
     expect(fitLeaderboard([])).toEqual([]);
     expect(fitLeaderboard([{ a: 3, b: 3, outcome: 'a' }])).toEqual([]);
-    expect(() => fitLeaderboard([], { resamples: 0 })).toThrow(RangeError);
+    expect(() => fitLeaderboard([], { bootstrap: 0 })).toThrow(RangeError);
     expect(() => fitLeaderboard([], { confidence: 1 })).toThrow(RangeError);
   });
 
@@ -92,7 +92,7 @@ describe('fitLeaderboard', () => {
   it('orders 100 agents from 50,000 votes almost exactly as their true ratings', () => {
     const truth = Array.from({ length: 100 }, (_, i) => 1000 + 10 * i);
     const votes = syntheticVotes(truth, 50_000, 99);
-    const entries = fitLeaderboard(votes, { resamples: 100, seed: 1 });
+    const entries = fitLeaderboard(votes);
     expect(entries).toHaveLength(100);
     // Spearman's rank correlation between fitted order and true order.
     const fittedRank = new Map(entries.map((e, i) => [e.agentId, i]));

@@ -17,7 +17,7 @@ describe('fitBoardsInThreads', () => {
     const votes = onBoards(syntheticVotes([1300, 1450, 1500, 1550, 1700], 3000, 8));
     const kinds = new Set(votes.map((v) => v.outcome));
     expect(kinds.size).toBeGreaterThanOrEqual(3);
-    const options = { minVotes: 5, resamples: 20, seed: 11 };
+    const options = { minVotes: 5, bootstrap: 20, seed: 11 };
     const here = fitBoards(votes, options);
     // One thread fits the six boards one after another; three share them, the largest first.
     for (const threads of [1, 3]) {
@@ -35,8 +35,8 @@ describe('fitBoardsInThreads', () => {
   });
 
   it('fits no vote as the calling thread does: an empty overall board, raw and controlled', async () => {
-    expect(await fitBoardsInThreads(voteColumns([]), { minVotes: 5, resamples: 5 }, 2)).toEqual(
-      fitBoards([], { minVotes: 5, resamples: 5 }),
+    expect(await fitBoardsInThreads(voteColumns([]), { minVotes: 5, bootstrap: 5 }, 2)).toEqual(
+      fitBoards([], { minVotes: 5, bootstrap: 5 }),
     );
   });
 
@@ -58,7 +58,7 @@ describe('fitBoardsInThreads', () => {
     }, 5);
     const started = performance.now();
     try {
-      await fitBoardsInThreads(voteColumns(onBoards(votes)), { minVotes: 5, resamples: 10, seed: 1 }, 2);
+      await fitBoardsInThreads(voteColumns(onBoards(votes)), { minVotes: 5, bootstrap: 10, seed: 1 }, 2);
     } finally {
       clearInterval(ticker);
     }
@@ -70,8 +70,8 @@ describe('fitBoardsInThreads', () => {
 
   it('rejects when the thread fails instead of hanging', async () => {
     const votes = onBoards(syntheticVotes([1400, 1600], 10, 1));
-    await expect(fitBoardsInThreads(voteColumns(votes), { minVotes: 5, resamples: 0 }, 2)).rejects.toThrow(
-      'resamples must be a positive integer',
+    await expect(fitBoardsInThreads(voteColumns(votes), { minVotes: 5, bootstrap: 0 }, 2)).rejects.toThrow(
+      'bootstrap resamples must be a positive integer',
     );
   });
 });

@@ -11,7 +11,7 @@ function expectStrictlyInside(entries: ReturnType<typeof fitLeaderboard>): void 
   }
 }
 
-describe('the prior in every bootstrap resample', () => {
+describe('intervals of honest width from few votes', () => {
   it('gives one vote an interval of honest width around each rating', () => {
     const entries = fitLeaderboard([{ a: 1, b: 2, outcome: 'a' }], { seed: 20261122 });
     expectStrictlyInside(entries);
@@ -38,7 +38,7 @@ describe('the prior in every bootstrap resample', () => {
     }
   });
 
-  it('barely moves the intervals of agents with many votes', () => {
+  it('bootstrap: the prior in every resample barely moves the intervals of agents with many votes', () => {
     // Ratings and 95% intervals of this arena and seed before the prior took part in the resamples.
     const before: Record<number, [number, number, number]> = {
       5: [1694.934, 1674.272, 1715.241],
@@ -47,7 +47,11 @@ describe('the prior in every bootstrap resample', () => {
       2: [1409.209, 1390.747, 1428.617],
       1: [1308.906, 1291.606, 1328.742],
     };
-    const entries = fitLeaderboard(syntheticVotes([1300, 1400, 1500, 1600, 1700], 2000, 5), { seed: 7 });
+    const entries = fitLeaderboard(syntheticVotes([1300, 1400, 1500, 1600, 1700], 2000, 5), {
+      bootstrap: 100,
+      seed: 7,
+      priorSd: 1000,
+    });
     expect(entries.map((entry) => entry.agentId)).toEqual([5, 4, 3, 2, 1]);
     for (const entry of entries) {
       const [rating, low, high] = before[entry.agentId]!;

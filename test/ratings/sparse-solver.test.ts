@@ -189,7 +189,7 @@ describe('the sparse Bradley-Terry solver', () => {
 
   it('fits 100,000 agents, whose dense Hessian could not even be allocated', () => {
     const truth = Array.from({ length: 100_000 }, (_, i) => 1000 + 0.01 * i);
-    const entries = fitLeaderboard(syntheticVotes(truth, 300_000, 4), { resamples: 2, seed: 9 });
+    const entries = fitLeaderboard(syntheticVotes(truth, 300_000, 4), {});
     expect(entries.length).toBeGreaterThan(99_000);
     const mean = entries.reduce((sum, entry) => sum + entry.rating, 0) / entries.length;
     expect(mean).toBeCloseTo(1500, 6);

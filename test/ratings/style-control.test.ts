@@ -1,5 +1,5 @@
 /** The style-controlled fit against a simulated arena whose judges are known to prefer long answers and the left side. */
-import { fitLeaderboard } from '../../domain/ratings/bradley-terry';
+import { PRIOR_SD, fitLeaderboard } from '../../domain/ratings/bradley-terry';
 import { ELO_SCALE } from '../../domain/ratings/elo';
 import { mulberry32, standardNormal } from '../../domain/ratings/random';
 import { POSITION, fitStyleControlled, styleCovariates, type StyledVote } from '../../domain/ratings/style-control';
@@ -55,8 +55,8 @@ const ARENA: Arena = {
 describe('fitStyleControlled', () => {
   const votes = simulate(ARENA, 20_000, 7);
   const truth = anchored(ARENA.strength);
-  const controlled = fitStyleControlled(votes, { featureNames: NAMES, resamples: 40, seed: 3 });
-  const raw = fitLeaderboard(votes, { resamples: 40, seed: 3 });
+  const controlled = fitStyleControlled(votes, { featureNames: NAMES });
+  const raw = fitLeaderboard(votes);
   const rating = (entries: { agentId: number; rating: number }[], id: number) =>
     entries.find((e) => e.agentId === id)!.rating;
 
@@ -99,7 +99,7 @@ describe('fitStyleControlled', () => {
     // With the prior centred at zero the fitted log-strengths sum to zero, so the ratings give them back.
     const theta = Array.from(table.agentIds, (id) => (rating(controlled.entries, id) - 1500) / ELO_PER_NAT);
     const beta = controlled.coefficients.map((c) => c.estimate);
-    const priorPrecision = (ELO_PER_NAT / 1000) ** 2;
+    const priorPrecision = (ELO_PER_NAT / PRIOR_SD) ** 2;
     const gradient = [...theta.map((t) => -priorPrecision * t), ...beta.map((b) => -1e-3 * b)];
     let v = 0;
     for (const vote of votes) {
@@ -122,8 +122,8 @@ describe('fitStyleControlled', () => {
 
   it('is the raw board when judges care for nothing but strength: the same order, ratings within the intervals', () => {
     const plain = simulate({ ...ARENA, lengthEffect: 0, leftEffect: 0 }, 8_000, 11);
-    const styled = fitStyleControlled(plain, { featureNames: NAMES, resamples: 30 });
-    const unstyled = fitLeaderboard(plain, { resamples: 30 });
+    const styled = fitStyleControlled(plain, { featureNames: NAMES });
+    const unstyled = fitLeaderboard(plain);
     expect(styled.entries.map((e) => e.agentId)).toEqual(unstyled.map((e) => e.agentId));
     for (const entry of styled.entries) {
       const other = unstyled.find((e) => e.agentId === entry.agentId)!;
@@ -142,12 +142,12 @@ describe('fitStyleControlled', () => {
 
   it('gives identical output for identical input and seed; ignores self-votes; nothing for no votes', () => {
     const few = votes.slice(0, 500);
-    expect(fitStyleControlled(few, { featureNames: NAMES, resamples: 10, seed: 5 })).toEqual(
-      fitStyleControlled(few, { featureNames: NAMES, resamples: 10, seed: 5 }),
+    expect(fitStyleControlled(few, { featureNames: NAMES, bootstrap: 10, seed: 5 })).toEqual(
+      fitStyleControlled(few, { featureNames: NAMES, bootstrap: 10, seed: 5 }),
     );
     const withSelf = [...few, { a: 3, b: 3, outcome: 'a' as const, features: [0.9, 0.9] }];
-    expect(fitStyleControlled(withSelf, { featureNames: NAMES, resamples: 10, seed: 5 })).toEqual(
-      fitStyleControlled(few, { featureNames: NAMES, resamples: 10, seed: 5 }),
+    expect(fitStyleControlled(withSelf, { featureNames: NAMES, bootstrap: 10, seed: 5 })).toEqual(
+      fitStyleControlled(few, { featureNames: NAMES, bootstrap: 10, seed: 5 }),
     );
     expect(fitStyleControlled([], { featureNames: NAMES })).toEqual({ entries: [], coefficients: [] });
   });
@@ -159,12 +159,12 @@ describe('fitStyleControlled', () => {
       outcome: 'a' as const,
       features: [i % 2 ? 0.3 : -0.3, 0],
     }));
-    const board = fitStyleControlled(unbeaten, { featureNames: NAMES, resamples: 10 });
+    const board = fitStyleControlled(unbeaten, { featureNames: NAMES });
     expect(board.entries[0]!.agentId).toBe(1);
     for (const e of board.entries) expect(Number.isFinite(e.rating) && e.ciHigh > e.ciLow).toBe(true);
     expect(() => fitStyleControlled([{ a: 1, b: 2, outcome: 'a', features: [0] }], { featureNames: NAMES })).toThrow(
       /2 style features/,
     );
-    expect(() => fitStyleControlled(unbeaten, { featureNames: NAMES, resamples: 0 })).toThrow(RangeError);
+    expect(() => fitStyleControlled(unbeaten, { featureNames: NAMES, bootstrap: 0 })).toThrow(RangeError);
   });
 });
