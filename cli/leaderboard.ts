@@ -109,7 +109,9 @@ export async function fitFromExport(opts: FitOptions, print: Print): Promise<voi
         .map((ids) => `agents ${ids.join(', ')}`)
         .join('; ')}): only the prior places one group against another.`,
     );
-  print(`${what}: ${votes} votes, ${rows.length} agents; Bradley-Terry with ${method}, provisional under ${minVotes} votes`);
+  print(
+    `${what}: ${votes} votes, ${rows.length} agents; Bradley-Terry with ${method}, provisional under ${minVotes} votes`,
+  );
 }
 
 /** The comparison graph's groups as agent ids, largest first. */

@@ -105,7 +105,9 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
       href: link(query.category, style),
       current: style === styleControl,
     }));
-    const coefficients = board.coefficients.map(styleEffect);
+    // Each vote counts for both its agents.
+    const boardVotes = rows.reduce((sum, r) => sum + r.votes, 0) / 2;
+    const coefficients = board.coefficients.map((c) => styleEffect(c, boardVotes));
     const boardName = query.category ? `the ${query.category} board` : 'the leaderboard';
     // A category board whose agents all lack the votes for a rank says so instead of ranking noise.
     const tooFewVotes = rows.length > 0 && rows.every((r) => r.rank === null);

@@ -39,4 +39,21 @@ describe('standings', () => {
     const rows = standings([entry(1, 1, 1500, 1700), entry(2, 1, 1300, 1450)], 1);
     expect(rows.map((row) => row.rank)).toEqual([1, 2]);
   });
+
+  it('lists ranked agents by rank, as the API does, when a wide interval shares the rank of better-rated ones', () => {
+    const rows = standings(
+      [
+        { agentId: 1, votes: 50, rating: 1620, ciLow: 1610, ciHigh: 1630 },
+        { agentId: 2, votes: 50, rating: 1580, ciLow: 1570, ciHigh: 1590 },
+        // Rated below agent 2, but its interval reaches past agent 1's: nobody is clearly ahead of it.
+        { agentId: 3, votes: 12, rating: 1560, ciLow: 1400, ciHigh: 1700 },
+      ],
+      10,
+    );
+    expect(rows.map((row) => [row.agentId, row.rank])).toEqual([
+      [1, 1],
+      [3, 1],
+      [2, 2],
+    ]);
+  });
 });
