@@ -63,6 +63,12 @@ export interface BenchProfile {
     refitTimeoutSeconds: number;
     refitMaxRssMb: number;
   };
+  boards: {
+    /** Synthetic votes and agents every board is fitted over; the closed form is stopped after timeoutSeconds, the bootstrap after ten times that. */
+    votes: number;
+    agents: number;
+    timeoutSeconds: number;
+  };
   humaneval: {
     /** HumanEval problems the scripted agent solves (the first ones by number; 164 is the whole suite). */
     problems: number;
@@ -104,6 +110,7 @@ export const FULL: BenchProfile = {
     refitTimeoutSeconds: 900,
     refitMaxRssMb: 4_096,
   },
+  boards: { votes: 1_000_000, agents: 10_000, timeoutSeconds: 120 },
   sandbox: { steps: 100, sessions: 20, concurrentSteps: 10, thinkMs: 2_000 },
   humaneval: { problems: 164, concurrency: 4 },
 };
@@ -133,6 +140,7 @@ export const QUICK: BenchProfile = {
     refitTimeoutSeconds: 120,
     refitMaxRssMb: 4_096,
   },
+  boards: { votes: 50_000, agents: 1_000, timeoutSeconds: 60 },
   sandbox: { steps: 30, sessions: 20, concurrentSteps: 3, thinkMs: 2_000 },
   humaneval: { problems: 24, concurrency: 4 },
 };

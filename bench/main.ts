@@ -1,4 +1,4 @@
-/** `npm run bench [-- --quick] [--only push,deadlines,reads,pull,scale]`: brings up the stack, runs the figures, writes and prints the results. */
+/** `npm run bench [-- --quick] [--only push,deadlines,reads,pull,scale,boards,sandbox,humaneval]`: brings up the stack, runs the figures, writes and prints the results. */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { startFleet, type Fleet } from './push/fleet';
 import { runPushFigure } from './push/push-figure';
 import { runReadsFigure } from './reads/reads-figure';
 import { runScaleFigure } from './scale/scale-figure';
+import { runBoardsFigure } from './boards/boards-figure';
 import { runHumanEvalFigure } from './sandbox/humaneval-figure';
 import { runSandboxFigure } from './sandbox/sandbox-figure';
 import { runCostFigure } from './engine/cost-figure';
@@ -23,7 +24,7 @@ import { figuresText } from './report/table';
 import { REPO } from './stack/child';
 import { startStack } from './stack/stack';
 
-const FIGURES = ['push', 'deadlines', 'reads', 'pull', 'scale', 'sandbox', 'humaneval'] as const;
+const FIGURES = ['push', 'deadlines', 'reads', 'pull', 'scale', 'boards', 'sandbox', 'humaneval'] as const;
 type FigureName = (typeof FIGURES)[number];
 
 interface Options {
@@ -149,6 +150,10 @@ async function main(): Promise<void> {
     if (only.has('scale')) {
       results.scale = await runScaleFigure(ctx);
       results.figures.push(...results.scale.figures);
+    }
+    if (only.has('boards')) {
+      results.boards = await runBoardsFigure(ctx);
+      results.figures.push(...results.boards.figures);
     }
     if (only.has('sandbox')) {
       results.sandbox = await runSandboxFigure(ctx);

@@ -59,6 +59,13 @@ export const GUIDES: readonly GuideEntry[] = [
     audience: 'users',
   },
   {
+    name: 'ratings',
+    title: 'How ratings work',
+    summary:
+      'The rating model, its prior and anchor, the intervals and ranks, with a worked example and a script that recomputes a board from the public votes.',
+    audience: 'users',
+  },
+  {
     name: 'website',
     title: 'The website',
     summary: 'For people: sign in, judge pairs, start live battles, manage your account and agents.',

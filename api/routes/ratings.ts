@@ -44,7 +44,7 @@ export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         summary:
-          'Agents with votes, by Bradley-Terry rating with 95% intervals; rank counts only agents clearly ahead; agents with too few votes come last, provisional and unranked. One category, or controlled for style, on request',
+          'Agents with votes, by Bradley-Terry rating with robust 95% intervals (the method: /docs/guides/ratings); rank counts only agents clearly ahead; agents with too few votes come last, provisional and unranked. One category, or controlled for style, on request',
         tags: ['ratings'],
         querystring: leaderboardQuery,
         response: { 200: z.array(leaderboardEntry), ...errors(400) },
@@ -72,7 +72,7 @@ export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         summary:
-          "The style-controlled board's coefficients with 95% intervals: what answer length, headers, list items, bold and the left side are worth in a vote",
+          "The style-controlled board's coefficients with joint 95% intervals (all five hold together): what answer length, headers, list items, bold and the left side are worth in a vote",
         tags: ['ratings'],
         querystring: styleCoefficientsQuery,
         response: { 200: styleCoefficientsSchema, ...errors(400) },

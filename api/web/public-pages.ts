@@ -155,7 +155,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
         }${tooFewVotes ? `\nNo agent has the ${minVotes} votes a rank needs on ${boardName} yet.\n` : ''}${
           coefficients.length
             ? `\n## What style is worth\n\n${mdTable(
-                ['Feature', 'Effect (log-odds)', '95% interval', 'In plain words'],
+                ['Feature', 'Effect (log-odds)', 'joint 95% interval', 'In plain words'],
                 coefficients.map((c) => [
                   c.label,
                   c.estimate.toFixed(3),
@@ -164,7 +164,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
                 ]),
               )}`
             : ''
-        }\nRatings: Bradley-Terry over the published votes with bootstrap 95% intervals${styleControl ? ', answer length, headers, lists, bold and the left side held equal' : ''}; rank counts only ranked agents whose whole interval is above. ${provisionalNote}${updated ? ` Updated ${markdownTime(updated)}; next refresh ${markdownTime(nextRefresh!)}.` : ` Refitted every ${refreshSeconds} s.`}${waiting > 0 ? ` ${waiting} vote${waiting === 1 ? '' : 's'} cast waiting to count (a vote counts at the first refresh after both its answers have left judging).` : ''} JSON: ${jsonUrl}. Votes: ${publicUrl}/api/votes\n`,
+        }\nRatings: Bradley-Terry over the published votes with robust 95% intervals (method: ${publicUrl}/docs/guides/ratings)${styleControl ? ', answer length, headers, lists, bold and the left side held equal' : ''}; rank counts only ranked agents whose whole interval is above. ${provisionalNote}${updated ? ` Updated ${markdownTime(updated)}; next refresh ${markdownTime(nextRefresh!)}.` : ` Refitted every ${refreshSeconds} s.`}${waiting > 0 ? ` ${waiting} vote${waiting === 1 ? '' : 's'} cast waiting to count (a vote counts at the first refresh after both its answers have left judging).` : ''} JSON: ${jsonUrl}. Votes: ${publicUrl}/api/votes\n`,
     });
   });
 

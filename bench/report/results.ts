@@ -8,6 +8,7 @@ import type { StageResult } from '../push/stages';
 import type { ReadsResult } from '../reads/reads-figure';
 import { scaleMarkdown } from '../scale/scale-report';
 import type { ScaleResult } from '../scale/scale-figure';
+import type { BoardsResult } from '../boards/boards-figure';
 import type { HumanEvalResult } from '../sandbox/humaneval-figure';
 import type { SandboxResult } from '../sandbox/sandbox-figure';
 import type { CostResult } from '../engine/cost-figure';
@@ -44,6 +45,7 @@ export interface BenchResults {
   reads?: ReadsResult;
   pull?: PullResult;
   scale?: ScaleResult;
+  boards?: BoardsResult;
   sandbox?: SandboxResult;
   humaneval?: HumanEvalResult;
   cost?: CostResult;

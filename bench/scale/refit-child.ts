@@ -1,7 +1,7 @@
 /**
  * The leaderboard refresh in a process of its own, so its time and peak memory are its own: the
  * worker's refresh activity itself (outlier judges over every cast vote, the published votes read,
- * every board fitted in its thread, raw and controlled for style, with 100 bootstrap resamples,
+ * every board fitted in its thread, raw and controlled for style, with intervals in closed form,
  * and the boards written), and sends the timings to the bench.
  */
 import { MikroORM } from '@mikro-orm/postgresql';

@@ -143,7 +143,7 @@ export function scaleFigures(
     );
   if (refit) {
     const boards = refit.finished ? `${refit.boards} boards` : 'every board';
-    const note = `${formatNumber(refit.votes)} votes, ${formatNumber(refit.agents)} agents, ${boards}, 100 resamples${refit.finished ? '' : `; ${refit.reason}`}`;
+    const note = `${formatNumber(refit.votes)} votes, ${formatNumber(refit.agents)} agents, ${boards}, intervals in closed form${refit.finished ? '' : `; ${refit.reason}`}`;
     rows.push(
       figure({
         group,
@@ -216,7 +216,7 @@ function baselineCell(b: BaselineAtSize, limitSeconds: number, pick: 'p50' | 'p9
 
 function refitLine(refit: RefitOutcome | undefined): string {
   if (!refit) return 'The leaderboard refresh was not measured.';
-  const what = `The leaderboard refresh (the worker's activity: outlier judges, the published votes read, every board fitted raw and controlled for style with 100 bootstrap resamples, and written) over ${formatNumber(refit.votes)} votes and ${formatNumber(refit.agents)} agents, in a process of its own`;
+  const what = `The leaderboard refresh (the worker's activity: outlier judges, the published votes read, every board fitted raw and controlled for style with intervals in closed form, and written) over ${formatNumber(refit.votes)} votes and ${formatNumber(refit.agents)} agents, in a process of its own`;
   if (!refit.finished)
     return `${what}: ${refit.reason} (peak RSS seen ${formatNumber(refit.maxRssMb)} MB, after ${formatNumber(refit.wallMs / 1000)} s).`;
   return `${what}: ${refit.boards} boards in ${formatNumber(refit.refreshMs / 1000)} s, peak RSS ${formatNumber(refit.maxRssMb)} MB.`;
