@@ -78,6 +78,8 @@ export interface StyleCovariates {
   names: string[];
   /** Positions × covariates, row by row; the last covariate is the position (left) one. */
   x: Float64Array;
+  /** Per covariate: whether any counted vote varies in it (a feature alike in every vote is not measured). */
+  measured: boolean[];
 }
 
 /**
@@ -118,7 +120,8 @@ export function styleCovariates(
       x[row + f] = spread[f]! > 0 ? (orientation * (vote.features[f]! - mean[f]!)) / spread[f]! : 0;
     x[row + features] = orientation;
   }
-  return { names: [...featureNames, POSITION], x };
+  const measured = [...Array.from(spread, (sd) => sd > 0), counted > 0];
+  return { names: [...featureNames, POSITION], x, measured };
 }
 
 /**
@@ -163,6 +166,11 @@ export function fitStyleControlledTable(
     solver.linearizeAt(fitted);
     bounds = closedFormBounds(ratings, controlledSpread(solver, n, K, table), placed, confidence, priorPrecision);
     coefficientBounds = coefficientIntervals(solver, fitted, n, K, jointConfidence);
+    // A feature no vote varies in was not measured: its estimate is the ridge's 0, and so is its
+    // interval, as the bootstrap (which never moves it) gives it; the page says "not measured".
+    covariates.measured.forEach((measured, k) => {
+      if (!measured) coefficientBounds.low[k] = coefficientBounds.high[k] = 0;
+    });
   } else {
     const samples = bootstrapSamples(table, solver, fitted, n, K, {
       resamples: bootstrap,

@@ -100,6 +100,15 @@ describe('closed-form intervals', () => {
     for (const c of board.coefficients) expect(c.ciLow < c.estimate && c.estimate < c.ciHigh).toBe(true);
   });
 
+  it('give a feature no vote varies in no interval: not measured, as the bootstrap gave it', () => {
+    const votes = styledArena(10, 300, 4).votes.map((v) => ({ ...v, features: [v.features[0]!, 0, 0, 0] }));
+    const { coefficients } = fitStyleControlled(votes, { featureNames: STYLE_FEATURES });
+    expect(coefficients.slice(1, 4)).toEqual(
+      ['headers', 'list_items', 'bold'].map((name) => ({ name, estimate: 0, ciLow: 0, ciHigh: 0 })),
+    );
+    expect(coefficients[0]!.ciHigh - coefficients[0]!.ciLow).toBeGreaterThan(0);
+  });
+
   it('state the standard normal quantiles to the digits they print', () => {
     expect(normalQuantile(0.975)).toBeCloseTo(1.959964, 6);
     expect(normalQuantile(0.995)).toBeCloseTo(2.575829, 6);
