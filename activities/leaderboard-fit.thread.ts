@@ -9,16 +9,17 @@ import { boardVotesOf, type VoteColumns } from './vote-columns';
 
 export interface FitRequest {
   kind: 'leaderboard-fit';
-  columns: VoteColumns;
+  /** Sets of votes; a fit names its set by index. */
+  sets: VoteColumns[];
   options: Omit<BoardOptions, 'only'>;
 }
 
 const request = workerData as FitRequest | undefined;
 if (parentPort && request?.kind === 'leaderboard-fit') {
   const port = parentPort;
-  const { columns, options } = request;
-  port.on('message', (fit: BoardFit) => {
-    const votes = boardVotesOf(columns, fit.board === OVERALL ? undefined : fit.board);
+  const { sets, options } = request;
+  port.on('message', (fit: BoardFit & { set: number }) => {
+    const votes = boardVotesOf(sets[fit.set]!, fit.board === OVERALL ? undefined : fit.board);
     const [board] = fitBoards(votes, { ...options, only: fit });
     port.postMessage(board);
   });

@@ -37,32 +37,51 @@ export async function fitBoardsInThreads(
   options: Omit<BoardOptions, 'only'>,
   threads: number,
 ): Promise<FittedBoard[]> {
-  const request: FitRequest = { kind: 'leaderboard-fit', columns, options };
-  const onBoard = new Map<string, number>();
-  for (let k = 0; k < columns.count; k++) {
-    const category = columns.categories[columns.category[k]!]!;
-    onBoard.set(category, (onBoard.get(category) ?? 0) + 1);
-  }
-  const fits = boardFits([...onBoard.keys()].map((category) => ({ category })));
-  const cost = (fit: BoardFit) => (fit.styleControl ? CONTROLLED_COST : 1) * (onBoard.get(fit.board) ?? columns.count);
-  const queue = fits.map((fit, index) => ({ fit, index })).sort((x, y) => cost(y.fit) - cost(x.fit));
-  const results: FittedBoard[] = [];
-  const count = Math.max(1, Math.min(threads, availableParallelism(), fits.length));
+  const [boards] = await fitBoardSetsInThreads([columns], options, threads);
+  return boards!;
+}
+
+/**
+ * fitBoardsInThreads for several sets of votes at once (the agents' votes, and the same votes
+ * with the agents' claims as players), on one set of threads: each set's boards, in its order.
+ */
+export async function fitBoardSetsInThreads(
+  sets: readonly VoteColumns[],
+  options: Omit<BoardOptions, 'only'>,
+  threads: number,
+): Promise<FittedBoard[][]> {
+  const request: FitRequest = { kind: 'leaderboard-fit', sets: [...sets], options };
+  const jobs = sets.flatMap((columns, set) => {
+    const onBoard = new Map<string, number>();
+    for (let k = 0; k < columns.count; k++) {
+      const category = columns.categories[columns.category[k]!]!;
+      onBoard.set(category, (onBoard.get(category) ?? 0) + 1);
+    }
+    const cost = (fit: BoardFit) =>
+      (fit.styleControl ? CONTROLLED_COST : 1) * (onBoard.get(fit.board) ?? columns.count);
+    return boardFits([...onBoard.keys()].map((category) => ({ category }))).map((fit, index) => ({
+      job: { ...fit, set },
+      index,
+      cost: cost(fit),
+    }));
+  });
+  const queue = jobs.sort((x, y) => y.cost - x.cost);
+  const results: FittedBoard[][] = sets.map(() => []);
+  const count = Math.max(1, Math.min(threads, availableParallelism(), queue.length));
   const workers = Array.from({ length: count }, () => startThread(request));
   try {
     await Promise.all(
       workers.map(
         (worker) =>
           new Promise<void>((resolve, reject) => {
-            let current: number | undefined;
+            let current: (typeof queue)[number] | undefined;
             const next = () => {
-              const job = queue.shift();
-              if (!job) return resolve();
-              current = job.index;
-              worker.postMessage(job.fit);
+              current = queue.shift();
+              if (!current) return resolve();
+              worker.postMessage(current.job);
             };
             worker.on('message', (board: FittedBoard | undefined) => {
-              if (board) results[current!] = board;
+              if (board) results[current!.job.set]![current!.index] = board;
               next();
             });
             worker.once('error', reject);
@@ -76,5 +95,5 @@ export async function fitBoardsInThreads(
   } finally {
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
-  return results.filter((board) => board !== undefined);
+  return results.map((boards) => boards.filter((board) => board !== undefined));
 }

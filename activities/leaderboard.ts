@@ -1,14 +1,22 @@
 /**
  * The scheduled leaderboard refresh: reviews the judges (who is established, who is flagged),
  * publishes the votes whose answers left judging, fits every board (overall and per category, raw
- * and controlled for style) on the published votes that count, and rewrites the cache.
+ * and controlled for style) on the published votes that count, the same boards with the agents'
+ * claimed models and tools as players, and rewrites the cache.
  */
-import { OVERALL, boardCategory } from '../domain/ratings/boards';
+import { OVERALL, boardCategory, type FittedBoard } from '../domain/ratings/boards';
+import { CLAIM_KINDS, claimPlayers, type ClaimKind } from '../domain/ratings/claims';
 import { answerStyle } from '../domain/ratings/style';
 import { boardVote } from '../domain/ratings/vote-export';
 import type { UncountedReason } from '../domain/ratings/vote-flags';
 import { closeOverduePairs } from '../infra/db/repositories/pair.repository';
-import { replaceBoards, replaceVoteFlags } from '../infra/db/repositories/leaderboard.repository';
+import {
+  agentClaims,
+  replaceBoards,
+  replaceClaimBoards,
+  replaceVoteFlags,
+  type StoredClaimBoard,
+} from '../infra/db/repositories/leaderboard.repository';
 import {
   poolCategories,
   publishVotes,
@@ -20,8 +28,8 @@ import {
 import type { ActivityDeps } from '.';
 import { heartbeating } from './heartbeat';
 import { reviewJudges } from './judge-review';
-import { fitBoardsInThreads } from './leaderboard-fit';
-import { VoteColumnsBuilder } from './vote-columns';
+import { fitBoardSetsInThreads } from './leaderboard-fit';
+import { VoteColumnsBuilder, playerColumns } from './vote-columns';
 
 /** The workflow's heartbeat timeout is a minute; the SDK sends at most one beat per 48 s of these. */
 const HEARTBEAT_EVERY_MS = 5_000;
@@ -47,6 +55,38 @@ function publicVoteRow(v: VoteToPublish, category: string): PublicVoteRow {
     b_headers: b.headers,
     b_list_items: b.listItems,
     b_bold: b.bold,
+  };
+}
+
+/** A fitted claim board as stored: each player's number back to its claim, with its count of agents. */
+function storedClaimBoard(
+  by: ClaimKind,
+  board: FittedBoard,
+  names: { claims: readonly string[]; agents: readonly number[] },
+): StoredClaimBoard {
+  return {
+    by,
+    board: board.board,
+    styleControl: board.styleControl,
+    entries: board.entries.map((e) => ({
+      rank: e.rank,
+      provisional: e.provisional,
+      claim: names.claims[e.agentId - 1]!,
+      agents: names.agents[e.agentId - 1]!,
+      bt_rating: e.rating,
+      ci_low: e.ciLow,
+      ci_high: e.ciHigh,
+      votes: e.votes,
+      wins: e.wins,
+      losses: e.losses,
+      ties: e.ties,
+    })),
+    coefficients: board.coefficients.map((c) => ({
+      name: c.name,
+      estimate: c.estimate,
+      ci_low: c.ciLow,
+      ci_high: c.ciHigh,
+    })),
   };
 }
 
@@ -95,17 +135,29 @@ export function leaderboardActivities({ orm, arena }: Pick<ActivityDeps, 'orm' |
       }
       // By battle, the order the export lists them in.
       const columns = counted.build();
-      // Minutes at a million votes: the beats tell Temporal the worker is still there.
-      const boards = await heartbeating(
-        () => fitBoardsInThreads(columns, { minVotes: arena.minVotes }, arena.leaderboardThreads),
+      // The same votes with the agents' claims as players: one set per kind of claim.
+      const agents = await agentClaims(em);
+      const claimed = CLAIM_KINDS.map((kind) => ({ kind, ...claimPlayers(kind, agents) }));
+      // Seconds at a million votes: the beats tell Temporal the worker is still there.
+      const [boards, ...claimBoards] = await heartbeating(
+        () =>
+          fitBoardSetsInThreads(
+            [columns, ...claimed.map((c) => playerColumns(columns, c.players))],
+            { minVotes: arena.minVotes },
+            arena.leaderboardThreads,
+          ),
         HEARTBEAT_EVERY_MS,
       );
       await orm.em.fork().transactional(async (tx) => {
         await publishVotes(tx, fresh);
-        await replaceBoards(tx, boards);
+        await replaceBoards(tx, boards!);
+        await replaceClaimBoards(
+          tx,
+          claimed.flatMap((c, k) => claimBoards[k]!.map((board) => storedClaimBoard(c.kind, board, c))),
+        );
         await replaceVoteFlags(tx, review.flags, uncounted);
       });
-      const overall = boards.find((b) => b.board === OVERALL && !b.styleControl);
+      const overall = boards!.find((b) => b.board === OVERALL && !b.styleControl);
       return { agents: overall?.entries.length ?? 0, votes: columns.count, flaggedJudges: review.flaggedJudges };
     },
   };

@@ -123,3 +123,32 @@ export function boardVotesOf(columns: VoteColumns, category?: string): BoardVote
   }
   return votes;
 }
+
+/**
+ * The votes with each agent replaced by its player (a claim's number, `claimPlayers`), in the
+ * same order; a vote with a side that has no player is left out. Two agents of one claim meet as
+ * a player against itself, which the fit leaves out as it does a self-battle.
+ */
+export function playerColumns(columns: VoteColumns, players: ReadonlyMap<number, number>): VoteColumns {
+  const keep: number[] = [];
+  for (let k = 0; k < columns.count; k++) if (players.has(columns.a[k]!) && players.has(columns.b[k]!)) keep.push(k);
+  const width = columns.featureCount;
+  const out: VoteColumns = {
+    count: keep.length,
+    a: shared(Int32Array, keep.length),
+    b: shared(Int32Array, keep.length),
+    outcome: shared(Uint8Array, keep.length),
+    category: shared(Uint16Array, keep.length),
+    categories: [...columns.categories],
+    features: shared(Float64Array, keep.length * width),
+    featureCount: width,
+  };
+  keep.forEach((from, to) => {
+    out.a[to] = players.get(columns.a[from]!)!;
+    out.b[to] = players.get(columns.b[from]!)!;
+    out.outcome[to] = columns.outcome[from]!;
+    out.category[to] = columns.category[from]!;
+    out.features.set(columns.features.subarray(from * width, (from + 1) * width), to * width);
+  });
+  return out;
+}

@@ -1,13 +1,16 @@
-/** The leaderboards people read: which boards there are, one board's rows and style coefficients, and the public vote export. */
+/** The leaderboards people read: which boards there are, one board's rows and style coefficients (of agents, or of their claims), and the public vote export. */
 import { IsolationLevel, type EntityManager } from '@mikro-orm/postgresql';
 import { ArenaError } from '../domain/errors';
 import { formatTimestamp } from '../domain/timestamps';
 import { LIVE, OVERALL } from '../domain/ratings/boards';
 import type { ExportedVote } from '../domain/ratings/vote-export';
+import type { ClaimKind } from '../domain/ratings/claims';
 import {
   arenaFaultRate,
+  claimBoard,
   leaderboard,
   styleCoefficients,
+  type ClaimRow,
   type CoefficientRow,
   type LeaderboardRow,
 } from '../infra/db/repositories/leaderboard.repository';
@@ -49,6 +52,29 @@ export async function readBoard(
     arenaFaultRate(em),
   ]);
   return { board, rows, coefficients, faultRate };
+}
+
+export interface ClaimBoardView {
+  board: string;
+  rows: ClaimRow[];
+  coefficients: CoefficientRow[];
+  /** When the last refresh wrote it; undefined before any refresh fitted it. */
+  computedMs: number | undefined;
+}
+
+/** A board whose players are agents' claimed models or tools (`?by=model`, `?by=tool`): empty until a refresh fitted it. */
+export async function readClaimBoard(
+  em: EntityManager,
+  { by, category, styleControl }: { by: ClaimKind; category?: string; styleControl: boolean },
+): Promise<ClaimBoardView> {
+  const board = await boardNamed(em, category);
+  const stored = await claimBoard(em, { by, board, styleControl });
+  return {
+    board,
+    rows: stored?.entries ?? [],
+    coefficients: styleControl ? (stored?.coefficients ?? []) : [],
+    computedMs: stored?.computedMs,
+  };
 }
 
 /** Votes read from the database per page of the export. */

@@ -7,10 +7,11 @@ import { ratingHistory } from '../../infra/db/repositories/rating.repository';
 import { notFound } from '../../domain/errors';
 import { tierFor } from '../../domain/ratings/tiers';
 import { codingSuitesOf, findAgent } from '../../services/profiles';
-import { openVoteExport, readBoard } from '../../services/leaderboards';
+import { openVoteExport, readBoard, readClaimBoard } from '../../services/leaderboards';
 import { csvLines } from '../../domain/ratings/vote-export';
 import { ratingHistoryJson } from '../json/arena';
 import {
+  claimEntry,
   leaderboardEntry,
   leaderboardQuery,
   ratingHistory as ratingHistorySchema,
@@ -44,14 +45,16 @@ export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         summary:
-          'Agents with votes, by Bradley-Terry rating with robust 95% intervals (the method: /docs/guides/ratings); rank counts only agents clearly ahead; agents with too few votes come last, provisional and unranked. One category, or controlled for style, on request',
+          "Agents with votes, by Bradley-Terry rating with robust 95% intervals (the method: /docs/guides/ratings); rank counts only agents clearly ahead; agents with too few votes come last, provisional and unranked. One category, or controlled for style, on request; `by=model` or `by=tool` fits the same boards with the agents' claimed models or sets of tools as the players (claims are what owners wrote, not checked)",
         tags: ['ratings'],
         querystring: leaderboardQuery,
-        response: { 200: z.array(leaderboardEntry), ...errors(400) },
+        response: { 200: z.union([z.array(leaderboardEntry), z.array(claimEntry)]), ...errors(400) },
       },
     },
     async (request) => {
-      const { category, style_control } = request.query;
+      const { category, style_control, by } = request.query;
+      if (by !== 'agent')
+        return (await readClaimBoard(request.em, { by, category, styleControl: style_control === 'true' })).rows;
       const { rows, faultRate } = await readBoard(request.em, { category, styleControl: style_control === 'true' });
       const suites = await codingSuitesOf(
         request.em,
@@ -79,10 +82,11 @@ export const ratingRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      const { board, coefficients } = await readBoard(request.em, {
-        category: request.query.category,
-        styleControl: true,
-      });
+      const { category, by } = request.query;
+      const { board, coefficients } =
+        by === 'agent'
+          ? await readBoard(request.em, { category, styleControl: true })
+          : await readClaimBoard(request.em, { by, category, styleControl: true });
       return { board, coefficients };
     },
   );

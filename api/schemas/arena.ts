@@ -198,9 +198,38 @@ export const leaderboardQuery = z.object({
     .max(100, 'must be at most 100 characters')
     .optional()
     .describe("a category's board: its prompts' votes only (`live`: live battles on a prompt of no pool category)"),
+  by: z
+    .enum(['agent', 'model', 'tool'])
+    .default('agent')
+    .describe(
+      "who the players are: agents (the default); `model`, the model each agent's owner claims; `tool`, the set of tools each claims. A claim is what the owner wrote: the arena does not check it",
+    ),
 });
 
-export const styleCoefficientsQuery = leaderboardQuery.pick({ category: true });
+export const styleCoefficientsQuery = leaderboardQuery.pick({ category: true, by: true });
+
+/** A row of a board by claim (`?by=model` or `?by=tool`). */
+export const claimEntry = z.object({
+  rank: z
+    .number()
+    .int()
+    .nullable()
+    .describe('1 + the ranked claims whose whole interval lies above this one; null while provisional'),
+  provisional: z.boolean().describe('fewer votes than the arena needs for a rank'),
+  claim: z
+    .string()
+    .describe(
+      'the claimed model, or set of tools (`a + b`, `no tools`), normalised: trimmed, lower case. What owners wrote, not checked',
+    ),
+  agents: z.number().int().describe('agents that claim it'),
+  bt_rating: z.number(),
+  ci_low: z.number(),
+  ci_high: z.number(),
+  votes: z.number().int().describe("its agents' votes against agents of other claims"),
+  wins: z.number().int(),
+  losses: z.number().int(),
+  ties: z.number().int(),
+});
 
 export const styleCoefficients = z.object({
   board: z.string().describe('`all`, or the category'),

@@ -11,6 +11,7 @@ import { oidcRoutes, webAuthPlugin } from './auth';
 import type { OpenidClientLoader } from './auth/oidc-client';
 import { battlePages } from './battle-pages';
 import { publicPages } from './public-pages';
+import { claimPages } from './claim-pages';
 import { signInPages } from './sign-in-pages';
 import { sendErrorPage } from './site';
 
@@ -52,6 +53,7 @@ export const website: FastifyPluginAsync<WebsiteOptions> = async (app, { config,
     minVotes: config.arena.minVotes,
     refreshSeconds: config.arena.leaderboardIntervalSeconds,
   });
+  await app.register(claimPages, { publicUrl: config.publicUrl, minVotes: config.arena.minVotes });
   await app.register(signInPages, {
     publicUrl: config.publicUrl,
     loginRateLimit: config.loginRateLimit,

@@ -20,6 +20,7 @@ import { mdEscape, mdFenced, mdTable } from './render/markdown-pages';
 import { markdownTime } from './render/times';
 import { FAVICON_ICO, FAVICON_SVG, LIVE_JS, sendPage, SITE_CSS } from './site';
 import { styleEffect } from './render/style-effects';
+import { playerTabs } from './claim-pages';
 
 const FEED_PAGE_SIZE = 20;
 const USERS_PAGE_SIZE = 50;
@@ -122,6 +123,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
         chart,
         updated,
         minVotes,
+        players: playerTabs('agent', query.category, styleControl),
         tabs,
         views,
         coefficients,
@@ -135,7 +137,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
         codingBoard: categories.includes('coding'),
       },
       markdown: () =>
-        `# Agent Arena ${title.toLowerCase()}\n\nBoards: ${tabs.map((t) => `[${t.label}](${publicUrl}${t.href})`).join(' · ')}. Views: ${views.map((v) => `[${v.label}](${publicUrl}${v.href})`).join(' · ')}.\n\n${
+        `# Agent Arena ${title.toLowerCase()}\n\nBy claim: [models](${publicUrl}/claims?by=model) · [tools](${publicUrl}/claims?by=tool). Boards: ${tabs.map((t) => `[${t.label}](${publicUrl}${t.href})`).join(' · ')}. Views: ${views.map((v) => `[${v.label}](${publicUrl}${v.href})`).join(' · ')}.\n\n${
           rows.length === 0
             ? 'No votes yet.\n'
             : mdTable(

@@ -11,7 +11,11 @@ import { CodingSessionSchema } from './entities/coding-session.entity';
 import { CodingStepSchema } from './entities/coding-step.entity';
 import { JudgeExposureSchema } from './entities/judge-exposure.entity';
 import { JudgeStandingSchema } from './entities/judge-standing.entity';
-import { LeaderboardCoefficientSchema, LeaderboardEntrySchema } from './entities/leaderboard-entry.entity';
+import {
+  ClaimBoardSchema,
+  LeaderboardCoefficientSchema,
+  LeaderboardEntrySchema,
+} from './entities/leaderboard-entry.entity';
 import { PromptSchema } from './entities/prompt.entity';
 import { PublicVoteSchema } from './entities/public-vote.entity';
 import { RateLimitBudgetSchema } from './entities/rate-limit-budget.entity';
@@ -39,6 +43,7 @@ export const entities = [
   RatingChangeSchema,
   LeaderboardEntrySchema,
   LeaderboardCoefficientSchema,
+  ClaimBoardSchema,
   PublicVoteSchema,
   VoteFlagSchema,
   UncountedVoteSchema,

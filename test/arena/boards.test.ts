@@ -258,7 +258,7 @@ describe('the boards', () => {
     const scheduled = events!.find(
       (e) => e.activityTaskScheduledEventAttributes,
     )!.activityTaskScheduledEventAttributes!;
-    // Every board of a million votes takes about four minutes; the arena's activities get one.
+    // Every board of a million votes takes seconds (minutes with the bootstrap); the arena's activities get half an hour.
     expect(Number(scheduled.startToCloseTimeout!.seconds)).toBe(30 * 60);
     expect(Number(scheduled.heartbeatTimeout!.seconds)).toBe(60);
   });
@@ -303,5 +303,65 @@ describe('the boards', () => {
     }
     const refitted = await fit(['--votes', csv, '--style-control']);
     expect(refitted.coefficients).toEqual((await get('/api/leaderboard/style')).json().coefficients);
+  });
+
+  it("fit the same boards with the agents' claimed models and tools as the players, on the API and the website", async () => {
+    const [a0, a1, a2] = arena.agents.map((a) => a.id);
+    // Two spellings of one model meet as one claim; agent-1 and agent-2 claim no tools.
+    await arena.sql(
+      `update agents set model_claimed = 'GPT-4o', tools_claimed = '["Browser", "python"]' where id = ?`,
+      [a0],
+    );
+    await arena.sql(`update agents set model_claimed = '  gpt-4o ', tools_claimed = '[]' where id = ?`, [a1]);
+    await arena.sql(`update agents set model_claimed = 'Claude  3.5', tools_claimed = '[]' where id = ?`, [a2]);
+    await refresh();
+    const agents = (await get('/api/leaderboard')).json() as Array<{ agent_id: number; votes: number }>;
+    const votesOf = (id: number) => agents.find((r) => r.agent_id === id)!.votes;
+    const exported = (await get('/api/votes')).body
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    const between = (x: number[], y: number[]) =>
+      exported.filter(
+        (v) =>
+          (x.includes(v.agent_a_id) && y.includes(v.agent_b_id)) ||
+          (y.includes(v.agent_a_id) && x.includes(v.agent_b_id)),
+      ).length;
+
+    const byModel = (await get('/api/leaderboard?by=model')).json();
+    expect(byModel.map((r: { claim: string }) => r.claim).sort()).toEqual(['claude 3.5', 'gpt-4o']);
+    const gpt = byModel.find((r: { claim: string }) => r.claim === 'gpt-4o');
+    // Its agents' votes against the other claim's; agent-0 against agent-1 is a claim against itself.
+    expect(gpt).toMatchObject({ agents: 2, votes: between([a0!, a1!], [a2!]) });
+    expect(byModel.find((r: { claim: string }) => r.claim === 'claude 3.5').votes).toBe(
+      votesOf(a2!) - between([a2!], [a2!]),
+    );
+    for (const row of byModel) expect(row.ci_low).toBeLessThan(row.ci_high);
+
+    const byTool = (await get('/api/leaderboard?by=tool&style_control=true')).json();
+    expect(byTool.map((r: { claim: string; agents: number }) => [r.claim, r.agents]).sort()).toEqual([
+      ['browser + python', 1],
+      ['no tools', 2],
+    ]);
+    expect(byTool[0].votes).toBe(between([a0!], [a1!, a2!]));
+    const style = (await get('/api/leaderboard/style?by=tool')).json();
+    expect(style.coefficients.map((c: { name: string }) => c.name)).toEqual([
+      'length',
+      'headers',
+      'list_items',
+      'bold',
+      'position',
+    ]);
+    const category = Object.keys(byCategory)[0]!;
+    expect((await get(`/api/leaderboard?by=model&category=${category}`)).statusCode).toBe(200);
+    expect((await get('/api/leaderboard?by=owner')).json()).toEqual({ detail: 'by must be agent, model or tool' });
+
+    const page = await arena.t.app.inject({ method: 'GET', url: '/claims?by=model', headers: { accept: 'text/html' } });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('gpt-4o');
+    expect(page.body).toContain('the arena does not check it');
+    expect((await arena.t.app.inject({ method: 'GET', url: '/', headers: { accept: 'text/html' } })).body).toContain(
+      'href="/claims?by=tool"',
+    );
   });
 });

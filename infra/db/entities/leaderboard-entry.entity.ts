@@ -68,3 +68,27 @@ export const LeaderboardCoefficientSchema = new EntitySchema<LeaderboardCoeffici
     computedAt: { type: 'datetime', length: 6 },
   },
 });
+
+/** A board whose players are agents' claims (their model, their tools): its rows and coefficients as the fit gave them. */
+export class ClaimBoard {
+  /** `model` or `tool` (`domain/ratings/claims.ts`). */
+  by!: string;
+  board!: string;
+  styleControl!: boolean;
+  entries!: unknown[];
+  coefficients!: unknown[];
+  computedAt!: Date;
+}
+
+export const ClaimBoardSchema = new EntitySchema<ClaimBoard>({
+  class: ClaimBoard,
+  tableName: 'claim_boards',
+  properties: {
+    by: { type: 'string', length: 10, primary: true },
+    board: { type: 'string', length: 100, primary: true },
+    styleControl: { type: 'boolean', primary: true },
+    entries: { type: 'json' },
+    coefficients: { type: 'json' },
+    computedAt: { type: 'datetime', length: 6 },
+  },
+});

@@ -21,6 +21,7 @@ import { Migration20261127120000 } from './Migration20261127120000';
 import { Migration20261127150000 } from './Migration20261127150000';
 import { Migration20261127160000 } from './Migration20261127160000';
 import { Migration20261127170000 } from './Migration20261127170000';
+import { Migration20261127200000 } from './Migration20261127200000';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122050346', class: Migration20261122050346 },
@@ -44,4 +45,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127150000', class: Migration20261127150000 },
   { name: 'Migration20261127160000', class: Migration20261127160000 },
   { name: 'Migration20261127170000', class: Migration20261127170000 },
+  { name: 'Migration20261127200000', class: Migration20261127200000 },
 ];

@@ -268,3 +268,69 @@ export function voteFlags(em: EntityManager): Promise<VoteFlagRow[]> {
      order by f.p_value, f.id`,
   );
 }
+
+/** A row of a claim board: a claimed model or set of tools, as the API answers it. */
+export interface ClaimRow {
+  rank: number | null;
+  provisional: boolean;
+  claim: string;
+  /** The agents that claim it (on this board or not). */
+  agents: number;
+  bt_rating: number;
+  ci_low: number;
+  ci_high: number;
+  votes: number;
+  wins: number;
+  losses: number;
+  ties: number;
+}
+
+export interface StoredClaimBoard {
+  by: string;
+  board: string;
+  styleControl: boolean;
+  entries: ClaimRow[];
+  coefficients: CoefficientRow[];
+}
+
+/** Every agent's claims, for the claim boards. */
+export function agentClaims(em: EntityManager): Promise<Array<{ id: number; model: string | null; tools: string[] }>> {
+  return run(em, `select id, model_claimed as model, tools_claimed as tools from agents`);
+}
+
+/** Replaces every claim board, in the caller's transaction. */
+export async function replaceClaimBoards(em: EntityManager, boards: readonly StoredClaimBoard[]): Promise<void> {
+  await run(em, `delete from claim_boards`);
+  if (boards.length === 0) return;
+  await run(
+    em,
+    `insert into claim_boards (by, board, style_control, entries, coefficients, computed_at)
+     select r.by, r.board, r.style_control, r.entries, r.coefficients, now()
+     from jsonb_to_recordset(?::jsonb) as r(by text, board text, style_control boolean, entries jsonb, coefficients jsonb)`,
+    [
+      JSON.stringify(
+        boards.map((b) => ({
+          by: b.by,
+          board: b.board,
+          style_control: b.styleControl,
+          entries: b.entries,
+          coefficients: b.coefficients,
+        })),
+      ),
+    ],
+  );
+}
+
+/** One claim board as the last refresh wrote it; undefined before any refresh fitted it. */
+export async function claimBoard(
+  em: EntityManager,
+  key: { by: string; board: string; styleControl: boolean },
+): Promise<(StoredClaimBoard & { computedMs: number }) | undefined> {
+  const [row] = await run<{ entries: ClaimRow[]; coefficients: CoefficientRow[]; computed_ms: number }>(
+    em,
+    `select entries, coefficients, (extract(epoch from computed_at) * 1000)::float8 as computed_ms
+     from claim_boards where by = ? and board = ? and style_control = ?`,
+    [key.by, key.board, key.styleControl],
+  );
+  return row && { ...key, entries: row.entries, coefficients: row.coefficients, computedMs: row.computed_ms };
+}
