@@ -107,11 +107,15 @@ it('lists an agent with fewer than ARENA_MIN_VOTES votes as provisional, unranke
   expect(markdown).toMatch(/fewer than 10 votes/);
 });
 
-it('describes rank and provisional in the OpenAPI document', async () => {
+it('describes rank and provisional in the OpenAPI document, for boards of agents and of claims', async () => {
   const spec = (await arena.t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
-  const entry = spec.paths['/api/leaderboard'].get.responses['200'].content['application/json'].schema.items;
-  expect(entry.properties.provisional.type).toBe('boolean');
-  expect(entry.properties.rank.anyOf ?? entry.properties.rank.type).toEqual(
-    expect.arrayContaining([expect.objectContaining({ type: 'null' })]),
-  );
+  // An array of agents' rows, or (`by=model`, `by=tool`) of claims' rows.
+  const boards = spec.paths['/api/leaderboard'].get.responses['200'].content['application/json'].schema.anyOf;
+  expect(boards.map((b: { items: { properties: object } }) => 'claim' in b.items.properties)).toEqual([false, true]);
+  for (const { items: entry } of boards) {
+    expect(entry.properties.provisional.type).toBe('boolean');
+    expect(entry.properties.rank.anyOf ?? entry.properties.rank.type).toEqual(
+      expect.arrayContaining([expect.objectContaining({ type: 'null' })]),
+    );
+  }
 });
