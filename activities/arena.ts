@@ -15,7 +15,7 @@ import {
   dispatchStepDuration,
 } from '../infra/metrics';
 import type { DeliveryInput, DispatchBatch, DispatchCursor } from '../workflows/contracts';
-import type { ActivityDeps } from '.';
+import type { ActivityDeps } from './deps';
 
 const toInput = (r: StartedSession): DeliveryInput => ({
   sessionId: r.id,

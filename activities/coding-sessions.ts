@@ -19,7 +19,7 @@ import { isAgentActive } from '../domain/agent-state';
 import { CODING_CATEGORY } from '../domain/sessions';
 import { Agent } from '../infra/db/entities/agent.entity';
 import type { CodingSessionInput, DeliveryOutcome } from '../workflows/contracts';
-import type { ActivityDeps } from '.';
+import type { ActivityDeps } from './deps';
 import { logDeliveryEnd } from './record-outcome';
 
 /** Why a session could not start when every uid of the range is held by a live session. */

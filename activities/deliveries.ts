@@ -13,7 +13,7 @@ import { closeUnleasedWork, deleteSettledWork, queueWorkItem } from '../infra/db
 import { sandboxPayload } from '../domain/sandbox/payload';
 import { outcomeActivities } from './record-outcome';
 import type { PushOutcome, Settlement } from '../workflows/contracts';
-import type { ActivityDeps } from '.';
+import type { ActivityDeps } from './deps';
 
 /**
  * How often the push activity heartbeats; the workflow's heartbeat timeout (10 s) is twice this.

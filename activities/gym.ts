@@ -5,7 +5,7 @@ import { gymStateOf, markGymComplete } from '../infra/db/repositories/agent.repo
 import { insertGymDelivery } from '../infra/db/repositories/session.repository';
 import { gymPromptsStillOpen } from '../infra/db/repositories/session-read.repository';
 import type { DeliveryInput } from '../workflows/contracts';
-import type { ActivityDeps } from '.';
+import type { ActivityDeps } from './deps';
 
 export type GymPlan =
   | { action: 'stop'; reason: string }

@@ -1,8 +1,4 @@
 /** Every activity the worker runs: all side effects of the workflows (webhook calls, database writes). */
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { ArenaSettings } from '../infra/config';
-import type { WebhookClient } from '../infra/webhook/client';
-import type { SandboxRuntime } from '../infra/sandbox/runtime';
 import { arenaActivities } from './arena';
 import { codingSessionActivities } from './coding-sessions';
 import { deliveryActivities } from './deliveries';
@@ -11,17 +7,7 @@ import { leaderboardActivities } from './leaderboard';
 import { liveBattleActivities } from './live-battles';
 import { outcomeActivities } from './record-outcome';
 import { voteActivities } from './votes';
-
-export interface ActivityDeps {
-  orm: MikroORM;
-  webhooks: WebhookClient;
-  encryptionKey: Buffer;
-  arena: ArenaSettings;
-  /** Where agents reach this service: a coding session's prompt names its step API under it. */
-  publicUrl: string;
-  /** This worker's coding sandbox: its workspaces and its own task queue. */
-  sandbox: SandboxRuntime;
-}
+import type { ActivityDeps } from './deps';
 
 export function createActivities(deps: ActivityDeps) {
   return {

@@ -25,7 +25,7 @@ import {
   type PublicVoteRow,
   type VoteToPublish,
 } from '../infra/db/repositories/public-vote.repository';
-import type { ActivityDeps } from '.';
+import type { ActivityDeps } from './deps';
 import { heartbeating } from './heartbeat';
 import { reviewJudges } from './judge-review';
 import { fitBoardSetsInThreads } from './leaderboard-fit';

@@ -3,7 +3,7 @@ import { eligibleAgents } from '../infra/db/repositories/agent.repository';
 import { lockRunningLiveBattle, replaceBattleSide } from '../infra/db/repositories/battle.repository';
 import { addDelivery } from '../infra/db/repositories/session.repository';
 import type { DeliveryInput } from '../workflows/contracts';
-import type { ActivityDeps } from '.';
+import type { ActivityDeps } from './deps';
 
 const FAILED = new Set(['error', 'timeout']);
 

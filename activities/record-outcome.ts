@@ -31,7 +31,7 @@ import {
 import { settleWork } from '../infra/db/repositories/work-item.repository';
 import { deliveriesTotal, deliveryLatency, pushAgentsMadeInactive } from '../infra/metrics';
 import type { DeliveryOutcome, Settlement } from '../workflows/contracts';
-import type { ActivityDeps } from '.';
+import type { ActivityDeps } from './deps';
 
 export function outcomeActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'arena'>) {
   return {

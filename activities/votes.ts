@@ -16,7 +16,7 @@ import { standingOf } from '../infra/db/repositories/judge-standing.repository';
 import { insertRatingChange, ratingChangesOf } from '../infra/db/repositories/rating.repository';
 import { endJudging } from '../infra/db/repositories/session.repository';
 import type { RecordedVote } from '../workflows/contracts';
-import type { ActivityDeps } from '.';
+import type { ActivityDeps } from './deps';
 
 /** Votes need only the database and the arena's settings. */
 export function voteActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'arena'>) {

@@ -1,4 +1,4 @@
-import type { ActivityDeps } from '../../activities';
+import type { ActivityDeps } from '../../activities/deps';
 import { answer } from '../support/agent-server';
 import { register } from '../support/test-app';
 import { waitFor } from '../support/wait';
