@@ -23,6 +23,15 @@
 // as `Math.exp` goes through the context's interceptors, which is slow in a hot loop.
 const { abs, exp, expm1, log1p, max, min } = Math;
 
+import {
+  conjugateGradient,
+  dot,
+  largestMagnitude,
+  solveLimit,
+  type ConjugateGradientWork,
+  type LinearSystem,
+} from './conjugate-gradient';
+
 // Every typed-array index below is in range by construction (vectors of length n, pair arrays
 // of the pair count, pair indices below n), so reads carry `!` rather than a check in the loops.
 
@@ -47,14 +56,6 @@ export interface SolveReport {
 }
 
 /**
- * A CG solve stops once its preconditioned residual (roughly the error left in the step, in
- * log-strength units) is this fraction of the tolerance: finer is below what the stopping rule
- * can see.
- */
-export const CG_FLOOR = 1e-3;
-/** The CG solve's relative accuracy is never looser than this, however far the optimum. */
-export const CG_LOOSEST = 0.1;
-/**
  * A full Newton step under which no pair's gap moves by more than this needs no line search.
  * Along the step each pair's curvature σ(g)·σ(-g) changes by at most a factor e^(M·t), M being
  * the largest gap move (its derivative, σ(g)·σ(-g)·(1 - 2σ(g)), is no larger than itself), and
@@ -76,14 +77,12 @@ export class BradleyTerrySolver {
   private readonly n: number;
   private readonly zeroCenter: Float64Array;
   // Per agent: the objective's gradient, the diagonal of the negated Hessian, the Newton step,
-  // and the CG solve's residual, preconditioned residual, direction and Hessian-direction product.
+  // and the CG solve's residual and work arrays.
   private readonly gradient: Float64Array;
   private readonly curvature: Float64Array;
   private readonly step: Float64Array;
   private readonly residual: Float64Array;
-  private readonly preconditioned: Float64Array;
-  private readonly direction: Float64Array;
-  private readonly product: Float64Array;
+  private readonly work: ConjugateGradientWork;
   // Per agent: how far it may move in one step, and its last move (see `limitMoves`).
   private readonly reach: Float64Array;
   private readonly lastMove: Float64Array;
@@ -97,6 +96,8 @@ export class BradleyTerrySolver {
   private readonly activeWeight: Float64Array;
   private readonly activeUpset: Float64Array;
   private activeCount = 0;
+  /** H at the last evaluated point, for the shared CG: its diagonal is `curvature`. */
+  private readonly system: LinearSystem;
 
   constructor(
     private readonly pairs: PairIndex,
@@ -110,9 +111,7 @@ export class BradleyTerrySolver {
     this.curvature = new Float64Array(n);
     this.step = new Float64Array(n);
     this.residual = new Float64Array(n);
-    this.preconditioned = new Float64Array(n);
-    this.direction = new Float64Array(n);
-    this.product = new Float64Array(n);
+    this.work = { preconditioned: new Float64Array(n), direction: new Float64Array(n), product: new Float64Array(n) };
     this.reach = new Float64Array(n);
     this.lastMove = new Float64Array(n);
     this.activeFirst = new Int32Array(pairCount);
@@ -121,6 +120,7 @@ export class BradleyTerrySolver {
     this.activeGames = new Float64Array(pairCount);
     this.activeWeight = new Float64Array(pairCount);
     this.activeUpset = new Float64Array(pairCount);
+    this.system = { n, diagonal: this.curvature, multiply: (v, out) => this.multiplyHessian(v, out) };
   }
 
   /**
@@ -298,8 +298,7 @@ export class BradleyTerrySolver {
    * the weak prior no longer makes the system ill-conditioned.
    */
   private solveNewtonStep(tolerance: number, relative?: number): void {
-    const { n, gradient, step, residual, direction, product } = this;
-    const preconditioned = this.preconditioned;
+    const { n, gradient, step, residual } = this;
     let meanGradient = 0;
     for (let i = 0; i < n; i++) meanGradient += gradient[i]!;
     meanGradient /= n;
@@ -307,53 +306,9 @@ export class BradleyTerrySolver {
       residual[i] = gradient[i]! - meanGradient;
       step[i] = 0;
     }
-
-    let residualNorm = this.precondition();
-    let remaining = largestMagnitude(preconditioned, n);
-    // The inexact Newton forcing term: relative accuracy that tightens as the step shrinks
-    // (a linear solve for the intervals asks for its own).
-    const limit =
-      relative === undefined ? max(min(CG_LOOSEST, remaining) * remaining, CG_FLOOR * tolerance) : relative * remaining;
-    direction.set(preconditioned);
-    for (let round = 0; round < n && remaining > limit; round++) {
-      this.multiplyHessian(direction, product);
-      let curvatureAlong = 0;
-      for (let i = 0; i < n; i++) curvatureAlong += direction[i]! * product[i]!;
-      if (!(curvatureAlong > 0)) break;
-      const length = residualNorm / curvatureAlong;
-      for (let i = 0; i < n; i++) {
-        step[i]! += length * direction[i]!;
-        residual[i]! -= length * product[i]!;
-      }
-      const nextNorm = this.precondition();
-      remaining = largestMagnitude(preconditioned, n);
-      const keep = nextNorm / residualNorm;
-      residualNorm = nextNorm;
-      for (let i = 0; i < n; i++) direction[i] = preconditioned[i]! + keep * direction[i]!;
-    }
+    conjugateGradient(this.system, residual, step, this.work, (initial) => solveLimit(initial, tolerance, relative));
     const shift = meanGradient / this.options.priorPrecision;
     for (let i = 0; i < n; i++) step[i]! += shift;
-  }
-
-  /**
-   * The preconditioned residual: divided by H's diagonal, then projected back to mean zero so
-   * that CG stays off the all-equal direction. Returns its dot product with the residual.
-   */
-  private precondition(): number {
-    const { n, residual, curvature } = this;
-    const out = this.preconditioned;
-    let mean = 0;
-    for (let i = 0; i < n; i++) {
-      out[i] = residual[i]! / curvature[i]!;
-      mean += out[i]!;
-    }
-    mean /= n;
-    let dot = 0;
-    for (let i = 0; i < n; i++) {
-      out[i]! -= mean;
-      dot += residual[i]! * out[i]!;
-    }
-    return dot;
   }
 
   /** out = H·v, one pass over the pairs: the diagonal, minus each pair's weight across. */
@@ -396,16 +351,4 @@ export function limitMoves(step: Float64Array, reach: Float64Array, lastMove: Fl
     }
   }
   return limited;
-}
-
-function dot(x: Float64Array, y: Float64Array, n: number): number {
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += x[i]! * y[i]!;
-  return sum;
-}
-
-export function largestMagnitude(values: Float64Array, n: number): number {
-  let largest = 0;
-  for (let i = 0; i < n; i++) largest = max(largest, abs(values[i]!));
-  return largest;
 }

@@ -2,16 +2,15 @@
  * The style-controlled fit's Newton solver (see style-control.ts): strengths and coefficients
  * found together, each Newton system solved with the coefficients eliminated.
  */
+import { EXPONENT_CAP, FIRST_REACH, LINEAR_ACCURACY, SAFE_GAP_MOVE, limitMoves } from './bt-fit';
 import {
-  CG_FLOOR,
-  CG_LOOSEST,
-  EXPONENT_CAP,
-  FIRST_REACH,
-  LINEAR_ACCURACY,
-  SAFE_GAP_MOVE,
+  conjugateGradient,
+  dot as dotProduct,
   largestMagnitude,
-  limitMoves,
-} from './bt-fit';
+  solveLimit,
+  type ConjugateGradientWork,
+  type LinearSystem,
+} from './conjugate-gradient';
 import type { VoteTable } from './vote-table';
 
 // Bound once: inside a vm context (Temporal's workflow sandbox, jest) every global lookup such
@@ -81,9 +80,9 @@ export class StyleControlledSolver {
   private readonly coefficientFactor: Float64Array;
   private readonly step: Float64Array;
   private readonly residual: Float64Array;
-  private readonly preconditioned: Float64Array;
-  private readonly direction: Float64Array;
-  private readonly product: Float64Array;
+  private readonly work: ConjugateGradientWork;
+  /** The strengths' Schur complement at the last evaluated point, for the shared CG: its diagonal is `schurDiagonal`. */
+  private readonly system: LinearSystem;
   private readonly reach: Float64Array;
   private readonly lastMove: Float64Array;
   private readonly trial: Float64Array;
@@ -135,9 +134,8 @@ export class StyleControlledSolver {
     this.coefficientFactor = new Float64Array(K * K);
     this.step = new Float64Array(n + K);
     this.residual = new Float64Array(n);
-    this.preconditioned = new Float64Array(n);
-    this.direction = new Float64Array(n);
-    this.product = new Float64Array(n);
+    this.work = { preconditioned: new Float64Array(n), direction: new Float64Array(n), product: new Float64Array(n) };
+    this.system = { n, diagonal: this.schurDiagonal, multiply: (v, out) => this.multiplySchur(v, out) };
     this.reach = new Float64Array(n + K);
     this.lastMove = new Float64Array(n + K);
     this.trial = new Float64Array(n + K);
@@ -434,7 +432,7 @@ export class StyleControlledSolver {
   }
 
   private solveNewtonStep(tolerance: number, relative?: number): void {
-    const { n, K, gradient, step, residual, direction, product, preconditioned, coupling, small, smallSolved } = this;
+    const { n, K, gradient, step, residual, coupling, small, smallSolved } = this;
     choleskySolve(this.coefficientFactor, K, gradient, n, step);
     let meanRight = 0;
     for (let i = 0; i < n; i++) {
@@ -448,26 +446,7 @@ export class StyleControlledSolver {
       residual[i]! -= meanRight;
       step[i] = 0;
     }
-    let residualNorm = this.precondition();
-    let remaining = largestMagnitude(preconditioned, n);
-    const limit =
-      relative === undefined ? max(min(CG_LOOSEST, remaining) * remaining, CG_FLOOR * tolerance) : relative * remaining;
-    direction.set(preconditioned);
-    for (let round = 0; round < n && remaining > limit; round++) {
-      this.multiplySchur(direction, product);
-      const curvatureAlong = dotProduct(direction, product, n);
-      if (!(curvatureAlong > 0)) break;
-      const length = residualNorm / curvatureAlong;
-      for (let i = 0; i < n; i++) {
-        step[i]! += length * direction[i]!;
-        residual[i]! -= length * product[i]!;
-      }
-      const nextNorm = this.precondition();
-      remaining = largestMagnitude(preconditioned, n);
-      const keep = nextNorm / residualNorm;
-      residualNorm = nextNorm;
-      for (let i = 0; i < n; i++) direction[i] = preconditioned[i]! + keep * direction[i]!;
-    }
+    conjugateGradient(this.system, residual, step, this.work, (initial) => solveLimit(initial, tolerance, relative));
     const shift = meanRight / this.options.priorPrecision;
     for (let i = 0; i < n; i++) step[i]! += shift;
     // The coefficients' step, from the strengths'.
@@ -478,19 +457,6 @@ export class StyleControlledSolver {
     }
     choleskySolve(this.coefficientFactor, K, small, 0, smallSolved);
     for (let k = 0; k < K; k++) step[n + k] = smallSolved[k]!;
-  }
-
-  /** The preconditioned residual, projected back to mean zero; returns its dot product with the residual. */
-  private precondition(): number {
-    const { n, residual, schurDiagonal, preconditioned } = this;
-    let mean = 0;
-    for (let i = 0; i < n; i++) {
-      preconditioned[i] = residual[i]! / schurDiagonal[i]!;
-      mean += preconditioned[i]!;
-    }
-    mean /= n;
-    for (let i = 0; i < n; i++) preconditioned[i]! -= mean;
-    return dotProduct(residual, preconditioned, n);
   }
 
   /** out = (A − B·C⁻¹·Bᵀ)·v over the strengths: the prior, one pass over the pairs, then the coefficients' share. */
@@ -540,10 +506,4 @@ function choleskySolve(factor: Float64Array, K: number, b: Float64Array, offset:
     for (let k = i + 1; k < K; k++) sum -= factor[k * K + i]! * out[offset + k]!;
     out[offset + i] = sum / factor[i * K + i]!;
   }
-}
-
-function dotProduct(x: Float64Array, y: Float64Array, size: number): number {
-  let sum = 0;
-  for (let i = 0; i < size; i++) sum += x[i]! * y[i]!;
-  return sum;
 }
