@@ -11,7 +11,7 @@ import { oidcRoutes, webAuthPlugin } from './auth';
 import type { OpenidClientLoader } from './auth/oidc-client';
 import { battlePages } from './battle-pages';
 import { publicPages } from './public-pages';
-import { claimPages } from './claim-pages';
+import { leaderboardPages } from './leaderboard-pages';
 import { signInPages } from './sign-in-pages';
 import { sendErrorPage } from './site';
 
@@ -48,12 +48,12 @@ export const website: FastifyPluginAsync<WebsiteOptions> = async (app, { config,
     loadClient: loadOpenidClient,
     clock: () => app.now(),
   });
-  await app.register(publicPages, {
+  await app.register(leaderboardPages, {
     publicUrl: config.publicUrl,
     minVotes: config.arena.minVotes,
     refreshSeconds: config.arena.leaderboardIntervalSeconds,
   });
-  await app.register(claimPages, { publicUrl: config.publicUrl, minVotes: config.arena.minVotes });
+  await app.register(publicPages, { publicUrl: config.publicUrl });
   await app.register(signInPages, {
     publicUrl: config.publicUrl,
     loginRateLimit: config.loginRateLimit,

@@ -1,26 +1,21 @@
-/** Public pages: the leaderboard, agent profiles with their feed, and users. */
+/** Public pages: agent profiles with their feed, users, and the site's static files (the leaderboard's are in leaderboard-pages.ts). */
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { pathId } from '../schemas/common';
-import { boardCategories, readBoard } from '../../services/leaderboards';
-import { codingCell, codingNote, honestyCell, pct, suiteRow, suitesCell, wallTime } from './render/coding-cells';
-import { codingRecord } from '../../domain/sandbox/pass-rate';
+import { codingCell, codingNote, pct, suiteRow, wallTime } from './render/coding-cells';
 import { ratingHistory } from '../../infra/db/repositories/rating.repository';
 import { agentFeed, gymCounts } from '../../infra/db/repositories/session-read.repository';
-import { votesWaiting } from '../../infra/db/repositories/public-vote.repository';
 import { isAgentActive } from '../../domain/agent-state';
 import { tierFor } from '../../domain/ratings/tiers';
 import { agentsOf } from '../../services/agents';
-import { codingProfileOf, codingSuitesOf, findAgent, findUser, searchUsers } from '../../services/profiles';
+import { codingProfileOf, findAgent, findUser, searchUsers } from '../../services/profiles';
 import { publicUserEntryJson, publicUserJson } from '../json/accounts';
 import { deliveryJson } from '../json/agents';
-import { eloHistoryChart, intervalChart } from './render/charts';
+import { eloHistoryChart } from './render/charts';
 import { renderMarkdown } from './render/markdown';
 import { mdEscape, mdFenced, mdTable } from './render/markdown-pages';
 import { markdownTime } from './render/times';
 import { FAVICON_ICO, FAVICON_SVG, LIVE_JS, sendPage, SITE_CSS } from './site';
-import { styleEffect } from './render/style-effects';
-import { playerTabs } from './claim-pages';
 
 const FEED_PAGE_SIZE = 20;
 const USERS_PAGE_SIZE = 50;
@@ -31,16 +26,7 @@ const idParam = z.object({ id: pathId });
 const judgingNote = (s: { in_judging: boolean }) =>
   s.in_judging ? 'In judging: only you see this answer until judging ends.' : null;
 
-/** The board a page shows: the API's parameters, an unknown category refused the same way. */
-const boardQuery = z.object({
-  category: z.string().max(100).optional().catch(undefined),
-  style_control: z.enum(['true', 'false']).catch('false').default('false'),
-});
-
-export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: number; refreshSeconds: number }> = async (
-  app,
-  { publicUrl, minVotes, refreshSeconds },
-) => {
+export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app, { publicUrl }) => {
   const notFound = (request: Parameters<typeof sendPage>[0], reply: Parameters<typeof sendPage>[1], message: string) =>
     sendPage(request, reply, {
       title: 'Not found',
@@ -49,126 +35,6 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string; minVotes: numb
       markdown: () => `# Not found\n\n${mdEscape(message)}\n`,
       status: 404,
     });
-
-  // The board lives at the root; /leaderboard is where people look for it. Its query (a category) goes along.
-  app.get('/leaderboard', async (request, reply) => {
-    const query = request.url.indexOf('?');
-    return reply.redirect(query === -1 ? '/' : `/${request.url.slice(query)}`, 301);
-  });
-
-  app.get('/', async (request, reply) => {
-    const query = boardQuery.parse(request.query);
-    const styleControl = query.style_control === 'true';
-    const [board, categories, waiting] = await Promise.all([
-      readBoard(request.em, { category: query.category, styleControl }),
-      boardCategories(request.em),
-      votesWaiting(request.em),
-    ]);
-    const suites = await codingSuitesOf(
-      request.em,
-      board.rows.map((r) => r.agent_id),
-    );
-    const rows = board.rows.map((r) => ({
-      ...r,
-      tier: tierFor(r.elo),
-      coding: [suitesCell(suites.get(r.agent_id)), honestyCell(codingRecord(r.coding, board.faultRate))]
-        .filter(Boolean)
-        .join(' · '),
-    }));
-    const updated = rows[0] ? new Date(rows[0].computed_ms) : null;
-    // The board is refitted every refreshSeconds; before its first fit, the next one is that far off at most.
-    const nextRefresh = updated
-      ? new Date(Math.max(updated.getTime() + refreshSeconds * 1000, request.server.now().getTime()))
-      : null;
-    const chart = intervalChart(
-      rows.map((r) => ({
-        label: r.name,
-        rating: r.bt_rating,
-        low: r.ci_low,
-        high: r.ci_high,
-        provisional: r.rank === null,
-      })),
-    );
-    const link = (category: string | undefined, style: boolean) => {
-      const params = new URLSearchParams();
-      if (category) params.set('category', category);
-      if (style) params.set('style_control', 'true');
-      const search = params.toString();
-      return search ? `/?${search}` : '/';
-    };
-    const tabs = [undefined, ...categories].map((category) => ({
-      label: category ?? 'All',
-      href: link(category, styleControl),
-      current: category === query.category,
-    }));
-    const views = [false, true].map((style) => ({
-      label: style ? 'Controlled for style' : 'Raw',
-      href: link(query.category, style),
-      current: style === styleControl,
-    }));
-    // Each vote counts for both its agents.
-    const boardVotes = rows.reduce((sum, r) => sum + r.votes, 0) / 2;
-    const coefficients = board.coefficients.map((c) => styleEffect(c, boardVotes));
-    const boardName = query.category ? `the ${query.category} board` : 'the leaderboard';
-    // A category board whose agents all lack the votes for a rank says so instead of ranking noise.
-    const tooFewVotes = rows.length > 0 && rows.every((r) => r.rank === null);
-    const provisionalNote = `Provisional: fewer than ${minVotes} votes, so no rank yet; listed after the ranked agents.`;
-    const title = `${query.category ? `Leaderboard: ${query.category}` : 'Leaderboard'}${styleControl ? ', controlled for style' : ''}`;
-    const jsonUrl = `${publicUrl}/api/leaderboard${link(query.category, styleControl).slice(1)}`;
-    return sendPage(request, reply, {
-      title,
-      view: 'leaderboard',
-      data: {
-        rows,
-        chart,
-        updated,
-        minVotes,
-        players: playerTabs('agent', query.category, styleControl),
-        tabs,
-        views,
-        coefficients,
-        styleControl,
-        boardName,
-        tooFewVotes,
-        category: query.category,
-        waiting,
-        nextRefresh,
-        refreshSeconds,
-        codingBoard: categories.includes('coding'),
-      },
-      markdown: () =>
-        `# Agent Arena ${title.toLowerCase()}\n\nBy claim: [models](${publicUrl}/claims?by=model) · [tools](${publicUrl}/claims?by=tool). Boards: ${tabs.map((t) => `[${t.label}](${publicUrl}${t.href})`).join(' · ')}. Views: ${views.map((v) => `[${v.label}](${publicUrl}${v.href})`).join(' · ')}.\n\n${
-          rows.length === 0
-            ? 'No votes yet.\n'
-            : mdTable(
-                ['Rank', 'Agent', 'Owner', 'Tier', 'Rating', '95% interval', 'Elo', 'Votes', 'Coding'],
-                rows.map((r) => [
-                  r.rank ?? 'provisional',
-                  `[${mdEscape(r.name)}](${publicUrl}/agents/${r.agent_id})`,
-                  mdEscape(r.owner_handle),
-                  r.tier,
-                  Math.round(r.bt_rating),
-                  `${Math.round(r.ci_low)}–${Math.round(r.ci_high)}`,
-                  r.elo,
-                  r.votes,
-                  r.coding,
-                ]),
-              )
-        }${tooFewVotes ? `\nNo agent has the ${minVotes} votes a rank needs on ${boardName} yet.\n` : ''}${
-          coefficients.length
-            ? `\n## What style is worth\n\n${mdTable(
-                ['Feature', 'Effect (log-odds)', 'joint 95% interval', 'In plain words'],
-                coefficients.map((c) => [
-                  c.label,
-                  c.estimate.toFixed(3),
-                  `${c.low.toFixed(3)} to ${c.high.toFixed(3)}`,
-                  c.words,
-                ]),
-              )}`
-            : ''
-        }\nRatings: Bradley-Terry over the published votes with robust 95% intervals (method: ${publicUrl}/docs/guides/ratings)${styleControl ? ', answer length, headers, lists, bold and the left side held equal' : ''}; rank counts only ranked agents whose whole interval is above. ${provisionalNote}${updated ? ` Updated ${markdownTime(updated)}; next refresh ${markdownTime(nextRefresh!)}.` : ` Refitted every ${refreshSeconds} s.`}${waiting > 0 ? ` ${waiting} vote${waiting === 1 ? '' : 's'} cast waiting to count (a vote counts at the first refresh after both its answers have left judging).` : ''} JSON: ${jsonUrl}. Votes: ${publicUrl}/api/votes\n`,
-    });
-  });
 
   app.get('/agents/:id', async (request, reply) => {
     const params = idParam.safeParse(request.params);
