@@ -98,15 +98,18 @@ export function styleCovariates(
   const counted = table.votePosition.length;
   const mean = new Float64Array(features);
   const spread = new Float64Array(features);
+  // A vote's features are read once a pass: a vote may make them when asked (activities/vote-columns.ts).
   for (const vote of votes) {
-    if (vote.features.length !== features)
-      throw new RangeError(`every vote needs ${features} style features; one has ${vote.features.length}`);
+    const row = vote.features;
+    if (row.length !== features)
+      throw new RangeError(`every vote needs ${features} style features; one has ${row.length}`);
     if (vote.a === vote.b) continue;
-    for (let f = 0; f < features; f++) mean[f]! += vote.features[f]! / counted;
+    for (let f = 0; f < features; f++) mean[f]! += row[f]! / counted;
   }
   for (const vote of votes) {
     if (vote.a === vote.b) continue;
-    for (let f = 0; f < features; f++) spread[f]! += (vote.features[f]! - mean[f]!) ** 2 / counted;
+    const row = vote.features;
+    for (let f = 0; f < features; f++) spread[f]! += (row[f]! - mean[f]!) ** 2 / counted;
   }
   for (let f = 0; f < features; f++) spread[f] = sqrt(spread[f]!);
   const x = new Float64Array(counted * K);
@@ -116,8 +119,9 @@ export function styleCovariates(
     const row = table.votePosition[v++]! * K;
     // Agent ids ascend with their indices, so side a is its pair's first agent when its id is the lower.
     const orientation = vote.a < vote.b ? 1 : -1;
+    const differences = vote.features;
     for (let f = 0; f < features; f++)
-      x[row + f] = spread[f]! > 0 ? (orientation * (vote.features[f]! - mean[f]!)) / spread[f]! : 0;
+      x[row + f] = spread[f]! > 0 ? (orientation * (differences[f]! - mean[f]!)) / spread[f]! : 0;
     x[row + features] = orientation;
   }
   const measured = [...Array.from(spread, (sd) => sd > 0), counted > 0];

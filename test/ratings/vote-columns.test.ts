@@ -19,9 +19,14 @@ describe('VoteColumnsBuilder', () => {
     const columns = builder.build();
     expect(columns.count).toBe(3000);
     const read = boardVotesOf(columns);
-    expect(read.map((v) => ({ ...v, features: Array.from(v.features) }))).toEqual(
-      Array.from({ length: 3000 }, (_, k) => vote(k + 1)),
-    );
+    const plain = ({ a, b, outcome, category, features }: BoardVote) => ({
+      a,
+      b,
+      outcome,
+      category,
+      features: Array.from(features),
+    });
+    expect(read.map(plain)).toEqual(Array.from({ length: 3000 }, (_, k) => vote(k + 1)));
   });
 
   it("reads one category's votes only, in battle order, and none of a category it has not", () => {
