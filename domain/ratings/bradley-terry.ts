@@ -27,9 +27,9 @@ export interface LeaderboardEntry {
 }
 
 /**
- * The standard deviation, in Elo points, of the prior on each rating: the spread of real
- * arenas' ratings (LMArena's top hundred and this arena's simulations both sit near it), so a
- * sparse board's ratings are neither stretched nor squashed. docs/decisions.md has the measurements.
+ * The standard deviation, in Elo points, of the prior on each rating: about the spread an audit
+ * of this arena's boards measured, so a sparse board's ratings are neither stretched nor squashed.
+ * docs/decisions.md says why it is fixed rather than estimated per board.
  */
 export const PRIOR_SD = 250;
 
