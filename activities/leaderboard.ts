@@ -4,9 +4,10 @@
  * and controlled for style) on the published votes that count, the same boards with the agents'
  * claimed models and tools as players, and rewrites the cache.
  */
-import { OVERALL, boardCategory, type FittedBoard } from '../domain/ratings/boards';
+import { OVERALL, boardCategory, standingRow, type FittedBoard } from '../domain/ratings/boards';
 import { CLAIM_KINDS, claimPlayers, type ClaimKind } from '../domain/ratings/claims';
 import { answerStyle } from '../domain/ratings/style';
+import { coefficientRow } from '../domain/ratings/style-control';
 import { boardVote } from '../domain/ratings/vote-export';
 import type { UncountedReason } from '../domain/ratings/vote-flags';
 import { closeOverduePairs } from '../infra/db/repositories/pair.repository';
@@ -69,24 +70,11 @@ function storedClaimBoard(
     board: board.board,
     styleControl: board.styleControl,
     entries: board.entries.map((e) => ({
-      rank: e.rank,
-      provisional: e.provisional,
       claim: names.claims[e.agentId - 1]!,
       agents: names.agents[e.agentId - 1]!,
-      bt_rating: e.rating,
-      ci_low: e.ciLow,
-      ci_high: e.ciHigh,
-      votes: e.votes,
-      wins: e.wins,
-      losses: e.losses,
-      ties: e.ties,
+      ...standingRow(e),
     })),
-    coefficients: board.coefficients.map((c) => ({
-      name: c.name,
-      estimate: c.estimate,
-      ci_low: c.ciLow,
-      ci_high: c.ciHigh,
-    })),
+    coefficients: board.coefficients.map(coefficientRow),
   };
 }
 

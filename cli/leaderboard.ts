@@ -5,8 +5,9 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { BOOTSTRAP_SEED, OVERALL, fitBoards, type BoardVote } from '../domain/ratings/boards';
+import { BOOTSTRAP_SEED, OVERALL, fitBoards, standingRow, type BoardVote } from '../domain/ratings/boards';
 import { comparisonGroups } from '../domain/ratings/intervals';
+import { coefficientRow } from '../domain/ratings/style-control';
 import { boardVote, readExport } from '../domain/ratings/vote-export';
 import { tabulateVotes } from '../domain/ratings/vote-table';
 import { CommandError, type Print } from './command';
@@ -45,25 +46,8 @@ export async function fitFromExport(opts: FitOptions, print: Print): Promise<voi
   const counted = parsed.votes.map(boardVote).filter((v) => board === OVERALL || v.category === board);
   const [fitted] = fitBoards(counted, { minVotes, only: { board, styleControl }, bootstrap });
   const entries = fitted?.entries ?? [];
-  const rows = entries.map((e) => ({
-    agent_id: e.agentId,
-    rank: e.rank,
-    provisional: e.provisional,
-    separated: e.separated,
-    bt_rating: e.rating,
-    ci_low: e.ciLow,
-    ci_high: e.ciHigh,
-    votes: e.votes,
-    wins: e.wins,
-    losses: e.losses,
-    ties: e.ties,
-  }));
-  const coefficients = (fitted?.coefficients ?? []).map((c) => ({
-    name: c.name,
-    estimate: c.estimate,
-    ci_low: c.ciLow,
-    ci_high: c.ciHigh,
-  }));
+  const rows = entries.map((e) => ({ agent_id: e.agentId, separated: e.separated, ...standingRow(e) }));
+  const coefficients = (fitted?.coefficients ?? []).map(coefficientRow);
   // What the fit counted: a battle of an agent against itself tells nothing and is left out.
   const votes = counted.filter((v) => v.a !== v.b).length;
   const groups = agentGroups(counted);

@@ -19,14 +19,31 @@ const boardQuery = z.object({
   style_control: z.enum(['true', 'false']).catch('false').default('false'),
 });
 
-const claimQuery = z.object({
-  by: z.enum(['model', 'tool']).catch('model').default('model'),
-  category: z.string().max(100).optional().catch(undefined),
-  style_control: z.enum(['true', 'false']).catch('false').default('false'),
-});
+const claimQuery = boardQuery.extend({ by: z.enum(['model', 'tool']).catch('model').default('model') });
+
+/** The category tabs and the raw / controlled views of a board page, each linked by `link`. */
+function boardTabs(
+  categories: readonly string[],
+  category: string | undefined,
+  styleControl: boolean,
+  link: (category: string | undefined, style: boolean) => string,
+) {
+  return {
+    tabs: [undefined, ...categories].map((c) => ({
+      label: c ?? 'All',
+      href: link(c, styleControl),
+      current: c === category,
+    })),
+    views: [false, true].map((style) => ({
+      label: style ? 'Controlled for style' : 'Raw',
+      href: link(category, style),
+      current: style === styleControl,
+    })),
+  };
+}
 
 /** The tabs of who the players are, for the leaderboard and this page alike. */
-export function playerTabs(current: 'agent' | 'model' | 'tool', category: string | undefined, styleControl: boolean) {
+function playerTabs(current: 'agent' | 'model' | 'tool', category: string | undefined, styleControl: boolean) {
   const href = (by: 'agent' | 'model' | 'tool') => {
     const params = new URLSearchParams();
     if (by !== 'agent') params.set('by', by);
@@ -93,16 +110,7 @@ export const leaderboardPages: FastifyPluginAsync<{
       const search = params.toString();
       return search ? `/?${search}` : '/';
     };
-    const tabs = [undefined, ...categories].map((category) => ({
-      label: category ?? 'All',
-      href: link(category, styleControl),
-      current: category === query.category,
-    }));
-    const views = [false, true].map((style) => ({
-      label: style ? 'Controlled for style' : 'Raw',
-      href: link(query.category, style),
-      current: style === styleControl,
-    }));
+    const { tabs, views } = boardTabs(categories, query.category, styleControl, link);
     // Each vote counts for both its agents.
     const boardVotes = rows.reduce((sum, r) => sum + r.votes, 0) / 2;
     const coefficients = board.coefficients.map((c) => styleEffect(c, boardVotes));
@@ -182,16 +190,7 @@ export const leaderboardPages: FastifyPluginAsync<{
       if (style) params.set('style_control', 'true');
       return `/claims?${params.toString()}`;
     };
-    const tabs = [undefined, ...categories].map((category) => ({
-      label: category ?? 'All',
-      href: link(category, styleControl),
-      current: category === query.category,
-    }));
-    const views = [false, true].map((style) => ({
-      label: style ? 'Controlled for style' : 'Raw',
-      href: link(query.category, style),
-      current: style === styleControl,
-    }));
+    const { tabs, views } = boardTabs(categories, query.category, styleControl, link);
     const chart = intervalChart(
       board.rows.map((r) => ({
         label: r.claim,

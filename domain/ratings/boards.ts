@@ -42,6 +42,21 @@ export interface BoardOptions {
   seed?: number;
 }
 
+/** A ranked row's fields as the API, the CLI and the stored boards write them (the player's own fields aside). */
+export function standingRow(e: LeaderboardEntry & Standing) {
+  return {
+    rank: e.rank,
+    provisional: e.provisional,
+    bt_rating: e.rating,
+    ci_low: e.ciLow,
+    ci_high: e.ciHigh,
+    votes: e.votes,
+    wins: e.wins,
+    losses: e.losses,
+    ties: e.ties,
+  };
+}
+
 /** The category a vote counts toward: its prompt's when that is a pool category, else `live`. */
 export function boardCategory(promptCategory: string, poolCategories: ReadonlySet<string>): string {
   return poolCategories.has(promptCategory) ? promptCategory : LIVE;

@@ -113,6 +113,16 @@ export function fitVoteTable(table: VoteTable, options: LeaderboardOptions = {})
     bootstrap === undefined
       ? closedFormBounds(ratings, rawSpread(table, fitted, solver, priorPrecision), placed, confidence, priorPrecision)
       : bootstrapBounds(table, solver, fitted, { resamples: bootstrap, seed: options.seed ?? 1, priorSd, confidence });
+  return boardEntries(table, ratings, bounds, placed);
+}
+
+/** Each agent's row, best first (equal ratings by agent id): the raw and the controlled fits alike. */
+export function boardEntries(
+  table: VoteTable,
+  ratings: Float64Array,
+  bounds: Bounds,
+  placed: Uint8Array,
+): LeaderboardEntry[] {
   const { records } = table;
   const entries: LeaderboardEntry[] = Array.from(table.agentIds, (agentId, index) => ({
     agentId,

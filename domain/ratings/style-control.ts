@@ -16,6 +16,7 @@
 import {
   ELO_PER_NAT,
   PRIOR_STREAM,
+  boardEntries,
   closedFormBounds,
   fitSettings,
   percentileBounds,
@@ -42,6 +43,16 @@ export interface CoefficientEstimate {
   estimate: number;
   ciLow: number;
   ciHigh: number;
+}
+
+/** A coefficient as the API, the CLI and the stored boards write it. */
+export function coefficientRow(c: CoefficientEstimate): {
+  name: string;
+  estimate: number;
+  ci_low: number;
+  ci_high: number;
+} {
+  return { name: c.name, estimate: c.estimate, ci_low: c.ciLow, ci_high: c.ciHigh };
 }
 
 export interface StyleControlledBoard {
@@ -184,25 +195,13 @@ export function fitStyleControlledTable(
     bounds = percentileBounds(samples.ratings, n, bootstrap, confidence);
     coefficientBounds = percentileBounds(samples.coefficients, K, bootstrap, jointConfidence);
   }
-  const { records } = table;
-  const entries: LeaderboardEntry[] = Array.from(table.agentIds, (agentId, index) => ({
-    agentId,
-    rating: ratings[index]!,
-    ciLow: bounds.low[index]!,
-    ciHigh: bounds.high[index]!,
-    votes: records.votes[index]!,
-    wins: records.wins[index]!,
-    losses: records.losses[index]!,
-    ties: records.ties[index]!,
-    separated: placed[index] === 0,
-  }));
   const coefficients = covariates.names.map((name, k) => ({
     name,
     estimate: fitted[n + k]!,
     ciLow: coefficientBounds.low[k]!,
     ciHigh: coefficientBounds.high[k]!,
   }));
-  return { entries: entries.sort((x, y) => y.rating - x.rating || x.agentId - y.agentId), coefficients };
+  return { entries: boardEntries(table, ratings, bounds, placed), coefficients };
 }
 
 /** The strengths' spread (see intervals.ts): exact on a small board, the Schur complement's diagonal on a large one. */

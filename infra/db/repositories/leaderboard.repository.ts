@@ -4,7 +4,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { NO_CODING, type ArenaFaultRate, type CodingCounts } from '../../../domain/sandbox/pass-rate';
-import type { FittedBoard } from '../../../domain/ratings/boards';
+import { standingRow, type FittedBoard } from '../../../domain/ratings/boards';
 import type { FlagKind, UncountedReason } from '../../../domain/ratings/vote-flags';
 import { run } from './sql';
 
@@ -142,19 +142,8 @@ export async function replaceBoards(em: EntityManager, boards: readonly FittedBo
   await run(em, `delete from leaderboard_entries`);
   await run(em, `delete from leaderboard_coefficients`);
   const rows = boards.flatMap(({ board, styleControl, entries }) =>
-    entries.map((e) => ({
-      board,
-      style_control: styleControl,
-      agent_id: e.agentId,
-      rank: e.rank,
-      bt_rating: e.rating,
-      ci_low: e.ciLow,
-      ci_high: e.ciHigh,
-      votes: e.votes,
-      wins: e.wins,
-      losses: e.losses,
-      ties: e.ties,
-    })),
+    // Fields the insert does not name (provisional: a null rank) are not read.
+    entries.map((e) => ({ board, style_control: styleControl, agent_id: e.agentId, ...standingRow(e) })),
   );
   for (let start = 0; start < rows.length; start += 5_000) {
     await run(
