@@ -4,7 +4,6 @@ import {
   insertMainDeliveryBatch,
   lastDeliveryId,
   mainDeliveriesOfDispatch,
-  type StartedSession,
 } from '../infra/db/repositories/session.repository';
 import {
   dispatchAgentsServedTotal,
@@ -14,17 +13,8 @@ import {
   dispatchServedAgents,
   dispatchStepDuration,
 } from '../infra/metrics';
-import type { DeliveryInput, DispatchBatch, DispatchCursor } from '../workflows/contracts';
+import { deliveryInputOf, type DeliveryInput, type DispatchBatch, type DispatchCursor } from '../workflows/contracts';
 import type { ActivityDeps } from './deps';
-
-const toInput = (r: StartedSession): DeliveryInput => ({
-  sessionId: r.id,
-  agentId: r.agent_id,
-  kind: 'main',
-  mode: r.mode,
-  category: r.category,
-  deadlineSeconds: r.deadline_seconds,
-});
 
 export function arenaActivities({ orm, arena }: ActivityDeps) {
   const rules = { requireGym: arena.requireGym, minGapSeconds: arena.minGapSeconds };
@@ -52,7 +42,7 @@ export function arenaActivities({ orm, arena }: ActivityDeps) {
     async dispatchMainPrompts({ dispatchKey }: { dispatchKey: string }): Promise<DeliveryInput[]> {
       const { rows, fresh } = await batchOnce(`main:${dispatchKey}:`, 0, arena.dispatchBatch, null);
       if (fresh) dispatchAgentsServedTotal.inc(rows.length);
-      return rows.map(toInput);
+      return rows.map((row) => deliveryInputOf(row));
     },
 
     /**
@@ -87,7 +77,7 @@ export function arenaActivities({ orm, arena }: ActivityDeps) {
       if (fresh) dispatchAgentsServedTotal.inc(rows.length);
       // A full batch may have left due agents behind; a short one served the last of them.
       const more = rows.length === limit && cursor.served + rows.length < arena.dispatchStepMax;
-      return { deliveries: rows.map(toInput), more };
+      return { deliveries: rows.map((row) => deliveryInputOf(row)), more };
     },
 
     /** Ends a step: what it served, and the due agents it left (the backlog), for /metrics. */

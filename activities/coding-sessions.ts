@@ -16,9 +16,8 @@ import { codingTranscript } from '../domain/sandbox/transcript';
 import { codingArenaFaultsTotal, codingSessionsTotal } from '../infra/metrics';
 import type { SessionStatus } from '../domain/sessions';
 import { isAgentActive } from '../domain/agent-state';
-import { CODING_CATEGORY } from '../domain/sessions';
 import { Agent } from '../infra/db/entities/agent.entity';
-import type { CodingSessionInput, DeliveryOutcome } from '../workflows/contracts';
+import { deliveryInputOf, type CodingSessionInput, type DeliveryOutcome } from '../workflows/contracts';
 import type { ActivityDeps } from './deps';
 import { logDeliveryEnd } from './record-outcome';
 
@@ -78,7 +77,7 @@ export function codingSessionActivities({ orm, sandbox, encryptionKey }: Activit
       if (!isAgentActive(agent)) return { kind: 'stopped', reason: `the agent is not active (${agent.pingError})` };
       const task = await findCodingTask(em, input.taskId);
       if (!task || !(await isTaskActive(em, input.taskId))) return { kind: 'skipped' };
-      const sessionId = await openCodingSessionRows(em, {
+      const written = await openCodingSessionRows(em, {
         agent: { id: agent.id, ownerId: agent.owner.id, mode: agent.mode },
         task,
         deadlineSeconds: input.deadlineSeconds,
@@ -86,20 +85,8 @@ export function codingSessionActivities({ orm, sandbox, encryptionKey }: Activit
         benchmarkRunId: input.runId,
         sessionsPerAccount: input.sessionsPerAccount,
       });
-      if (sessionId === undefined) return { kind: 'full' };
-      return {
-        kind: 'opened',
-        session: {
-          sessionId,
-          agentId: agent.id,
-          kind: 'sandbox',
-          mode: agent.mode,
-          category: CODING_CATEGORY,
-          deadlineSeconds: input.deadlineSeconds,
-          taskId: task.id,
-          maxSteps: input.maxSteps,
-        },
-      };
+      if (written === undefined) return { kind: 'full' };
+      return { kind: 'opened', session: { ...deliveryInputOf(written), taskId: task.id, maxSteps: input.maxSteps } };
     },
 
     /** One batch of the coding steps' retention: how many rows it cut back (or removed). */

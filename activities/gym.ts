@@ -4,7 +4,7 @@ import { DEFAULT_DEADLINE_SECONDS } from '../domain/sessions';
 import { gymStateOf, markGymComplete } from '../infra/db/repositories/agent.repository';
 import { insertGymDelivery } from '../infra/db/repositories/session.repository';
 import { gymPromptsStillOpen } from '../infra/db/repositories/session-read.repository';
-import type { DeliveryInput } from '../workflows/contracts';
+import { deliveryInputOf, type DeliveryInput } from '../workflows/contracts';
 import type { ActivityDeps } from './deps';
 
 export type GymPlan =
@@ -40,15 +40,7 @@ export function gymActivities({ orm }: ActivityDeps) {
         deadlineSeconds: DEFAULT_DEADLINE_SECONDS.gym,
         dedupeKey: `gym:${input.agentId}:${input.attempt}:${input.cycle}:${input.promptId}`,
       });
-      if (!row) return null;
-      return {
-        sessionId: row.id,
-        agentId: input.agentId,
-        kind: 'gym',
-        mode: row.mode,
-        category: row.category,
-        deadlineSeconds: row.deadline_seconds,
-      };
+      return row ? deliveryInputOf(row) : null;
     },
 
     async completeGym({ agentId, attempt }: { agentId: number; attempt: number }): Promise<void> {

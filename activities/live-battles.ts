@@ -1,8 +1,8 @@
 /** Live battles' second chance: a side whose delivery failed goes to another eligible agent, once. */
 import { eligibleAgents } from '../infra/db/repositories/agent.repository';
 import { lockRunningLiveBattle, replaceBattleSide } from '../infra/db/repositories/battle.repository';
-import { addDelivery } from '../infra/db/repositories/session.repository';
-import type { DeliveryInput } from '../workflows/contracts';
+import { addDelivery, writtenDelivery } from '../infra/db/repositories/session.repository';
+import { deliveryInputOf, type DeliveryInput } from '../workflows/contracts';
 import type { ActivityDeps } from './deps';
 
 const FAILED = new Set(['error', 'timeout']);
@@ -25,9 +25,8 @@ export function liveBattleActivities({ orm, arena }: ActivityDeps) {
           ...battle.sides.filter((s) => !FAILED.has(s.status)).map((s) => s.owner_id),
         ]);
         for (const side of battle.sides) {
-          const delivery = { kind: 'main' as const, category: side.category, deadlineSeconds: side.deadline_seconds };
           if (side.status === 'pending') {
-            deliveries.push({ ...delivery, sessionId: side.session_id, agentId: side.agent_id, mode: side.mode });
+            deliveries.push(deliveryInputOf({ ...side, id: side.session_id, kind: 'main' }));
             continue;
           }
           if (!FAILED.has(side.status)) continue;
@@ -47,7 +46,7 @@ export function liveBattleActivities({ orm, arena }: ActivityDeps) {
           });
           await em.flush();
           await replaceBattleSide(em, battleId, side.side, { sessionId: session.id, agentId: agent.id });
-          deliveries.push({ ...delivery, sessionId: session.id, agentId: agent.id, mode: agent.mode });
+          deliveries.push(deliveryInputOf(writtenDelivery(session)));
         }
         return deliveries;
       });

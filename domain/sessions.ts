@@ -1,4 +1,5 @@
 /** Delivery vocabulary shared by the API, the workflows and the activities (pure: no I/O). */
+import type { AgentMode } from './agent-state';
 
 export const SESSION_KINDS = ['main', 'gym', 'sandbox'] as const;
 export type SessionKind = (typeof SESSION_KINDS)[number];
@@ -19,6 +20,19 @@ export const SESSION_STATUSES = [
 ] as const satisfies readonly SessionStatus[];
 export type PushState = 'sending';
 export type WorkItemState = 'queued' | 'leased' | 'completed' | 'expired';
+
+/**
+ * A delivery as its row was written, before anything was sent: what the repositories return from
+ * an insert and what a delivery's workflow input is made of (`deliveryInputOf`).
+ */
+export interface WrittenDelivery {
+  id: number;
+  agent_id: number;
+  kind: SessionKind;
+  mode: AgentMode;
+  category: string;
+  deadline_seconds: number;
+}
 
 /** The category of a coding sandbox session (a `sandbox` session with a task and a workspace). */
 export const CODING_CATEGORY = 'swe';

@@ -5,14 +5,15 @@ import { Agent } from '../infra/db/entities/agent.entity';
 import { Prompt } from '../infra/db/entities/prompt.entity';
 import type { Session } from '../infra/db/entities/session.entity';
 import { withdrawPairsOf } from '../infra/db/repositories/pair.repository';
-import { addDelivery, closeUnstartedDeliveries } from '../infra/db/repositories/session.repository';
+import { addDelivery, writtenDelivery } from '../infra/db/repositories/session.repository';
 import { findDelivery, type SessionRow } from '../infra/db/repositories/session-read.repository';
 import { assertCanTakeDelivery } from '../domain/agent-state';
 import { ArenaError, notFound } from '../domain/errors';
 import { parseDeliveryPublicId } from '../domain/sessions';
 import { hashToken, newAgentSecret, sealSecret } from '../domain/credentials';
 import { refusals } from '../workflows/contracts';
-import { openDelivery, cancelSandbox, startDelivery, type WorkflowDeps } from './workflow-client';
+import { startDeliveries } from './start-deliveries';
+import { cancelSandbox, type WorkflowDeps } from './workflow-client';
 
 /** An agent as a request names it: its id, and the account that must own it. */
 export interface OwnedAgentRef {
@@ -77,20 +78,7 @@ export async function startSandboxTask(
   const prompt = em.create(Prompt, { source: 'sandbox', category, text });
   const session = addDelivery(em, { agent, kind: 'sandbox', prompt, mode: agent.mode, category, deadlineSeconds });
   await em.flush();
-  await openDelivery({
-    start: () =>
-      startDelivery(workflows, {
-        sessionId: session.id,
-        agentId: agent.id,
-        kind: 'sandbox',
-        mode: agent.mode,
-        category,
-        deadlineSeconds,
-      }),
-    closeUnstarted: (error) => closeUnstartedDeliveries(em, [session], error),
-    log,
-    context: { sessionId: session.id },
-  });
+  await startDeliveries(em, workflows, [writtenDelivery(session)], { kind: 'delivery' }, log);
   return pendingDelivery(session, text);
 }
 

@@ -9,18 +9,16 @@ import type { FastifyBaseLogger } from 'fastify';
 import { assertCanTakeDelivery } from '../domain/agent-state';
 import { hashToken, looksLikeSessionToken } from '../domain/credentials';
 import { ArenaError, notFound } from '../domain/errors';
-import { CODING_CATEGORY, parseDeliveryPublicId } from '../domain/sessions';
+import { parseDeliveryPublicId } from '../domain/sessions';
 import type { Agent } from '../infra/db/entities/agent.entity';
 import type { Prompt } from '../infra/db/entities/prompt.entity';
 import type { CodingStepKind } from '../infra/db/entities/coding-step.entity';
 import type { CodingCapacity, SandboxSettings } from '../infra/config';
 import {
-  closeUnstartedCodingSession,
   codingSessionByTokenHash,
   findCodingSession,
   openCodingSessionRows,
   type CodingSessionRow,
-  type CodingSessionToOpen,
 } from '../infra/db/repositories/coding.repository';
 import {
   admitCodingStep,
@@ -38,14 +36,13 @@ import { findDelivery, type SessionRow } from '../infra/db/repositories/session-
 import { codingRefusals, SANDBOX_BUSY, STEP_CAP_REACHED, type CodingScore } from '../workflows/contracts';
 import {
   deliveryUnavailable,
-  openDelivery,
   runStepOfSession,
   startBenchmarkWorkflow,
-  startCodingSessionWorkflow,
   submitCodingSession,
   type WorkflowDeps,
 } from './workflow-client';
 import { ownedAgent, type OwnedAgentRef } from './agents';
+import { startDeliveries } from './start-deliveries';
 
 export const CODING_DEADLINE = { default: 1_800, min: 60, max: 3_600 } as const;
 
@@ -80,35 +77,6 @@ const sessionCapReached = (cap: number) =>
     SESSION_RETRY_AFTER_SECONDS,
   );
 
-/** The session's workflow, started; a start that fails closes the session (the arena's fault) and answers 503. */
-async function startOpenedSession(
-  em: EntityManager,
-  workflows: WorkflowDeps,
-  agent: Agent,
-  sessionId: number,
-  open: Pick<CodingSessionToOpen, 'task' | 'deadlineSeconds' | 'maxSteps'>,
-  redeliveryOf: string | undefined,
-  log: Pick<FastifyBaseLogger, 'error'>,
-): Promise<void> {
-  await openDelivery({
-    start: () =>
-      startCodingSessionWorkflow(workflows, {
-        sessionId,
-        agentId: agent.id,
-        kind: 'sandbox',
-        mode: agent.mode,
-        category: CODING_CATEGORY,
-        deadlineSeconds: open.deadlineSeconds,
-        taskId: open.task.id,
-        maxSteps: open.maxSteps,
-        ...(redeliveryOf ? { redeliveryOf } : {}),
-      }),
-    closeUnstarted: (error) => closeUnstartedCodingSession(em, sessionId, error),
-    log,
-    context: { sessionId },
-  });
-}
-
 const openedFor = (agent: Agent) => ({ id: agent.id, ownerId: agent.owner.id, mode: agent.mode });
 
 /**
@@ -126,13 +94,18 @@ export async function redeliverCodingSession(
   const task = coding ? await findCodingTask(em, coding.task_id) : undefined;
   if (!coding || !task) throw notFound(`coding session sandbox-${original.id}`);
   const open = { task, deadlineSeconds: original.deadlineSeconds, maxSteps: coding.max_steps };
-  const sessionId = await openCodingSessionRows(em, {
+  const written = await openCodingSessionRows(em, {
     ...open,
     agent: openedFor(original.agent),
     redelivery: { promptId: original.prompt.id, rootId: root.id },
   });
-  await startOpenedSession(em, workflows, original.agent, sessionId!, open, root.publicId, { error: () => undefined });
-  return sessionId!;
+  await startDeliveries(em, workflows, [written!], {
+    kind: 'codingSession',
+    taskId: task.id,
+    maxSteps: open.maxSteps,
+    redeliveryOf: root.publicId,
+  });
+  return written!.id;
 }
 
 /** An owner's coding session on one task (`random`: any active one), within the account's cap of live sessions; 404 unless they own the agent. */
@@ -151,14 +124,20 @@ export async function startCodingTask(
     throw notFound(`coding task ${request.task}`);
   }
   const open = { task, deadlineSeconds: request.deadline_seconds ?? CODING_DEADLINE.default, maxSteps: deps.maxSteps };
-  const sessionId = await openCodingSessionRows(em, {
+  const written = await openCodingSessionRows(em, {
     ...open,
     agent: openedFor(agent),
     sessionsPerAccount: deps.capacity.sessionsPerAccount,
   });
-  if (sessionId === undefined) throw sessionCapReached(deps.capacity.sessionsPerAccount);
-  await startOpenedSession(em, deps.workflows, agent, sessionId, open, undefined, log);
-  return (await findDelivery(em, agent.id, sessionId))!;
+  if (written === undefined) throw sessionCapReached(deps.capacity.sessionsPerAccount);
+  await startDeliveries(
+    em,
+    deps.workflows,
+    [written],
+    { kind: 'codingSession', taskId: task.id, maxSteps: open.maxSteps },
+    log,
+  );
+  return (await findDelivery(em, agent.id, written.id))!;
 }
 
 /**

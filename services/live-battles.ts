@@ -3,19 +3,18 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ArenaSettings } from '../infra/config';
 import { Prompt } from '../infra/db/entities/prompt.entity';
 import type { Session } from '../infra/db/entities/session.entity';
-import { eligibleAgents, type EligibleAgent } from '../infra/db/repositories/agent.repository';
+import { eligibleAgents } from '../infra/db/repositories/agent.repository';
 import {
   addBattle,
   findBattle,
   unvotedLiveBattles,
-  voidUnstartedBattle,
   type BattleWithAnswers,
 } from '../infra/db/repositories/battle.repository';
 import { standingOf } from '../infra/db/repositories/judge-standing.repository';
 import { asJudgeSeesIt, type Judge } from './judging';
-import { addDelivery, closeUnstartedDeliveries } from '../infra/db/repositories/session.repository';
-import type { DeliveryInput } from '../workflows/contracts';
-import { openDelivery, startLiveBattle, type WorkflowDeps } from './workflow-client';
+import { addDelivery, writtenDelivery } from '../infra/db/repositories/session.repository';
+import { startDeliveries } from './start-deliveries';
+import type { WorkflowDeps } from './workflow-client';
 import { ArenaError } from '../domain/errors';
 
 /** A person's prompt for two agents at once (api/schemas/arena's liveBattleCreate is checked against it). */
@@ -86,25 +85,9 @@ export async function startLiveBattleFor(
     judgeCluster: excludedCluster,
   });
   await em.flush();
-  const delivery = (session: Session, agent: EligibleAgent): DeliveryInput => ({
-    sessionId: session.id,
-    agentId: agent.id,
-    kind: 'main',
-    mode: agent.mode,
-    category,
-    deadlineSeconds,
-  });
-  await openDelivery({
-    start: () =>
-      startLiveBattle(deps.workflows, {
-        battleId: battle.id,
-        deliveries: [delivery(sessionA, first), delivery(sessionB, second)],
-      }),
-    closeUnstarted: (error) => {
-      voidUnstartedBattle(battle);
-      return closeUnstartedDeliveries(em, [sessionA, sessionB], error);
-    },
-    context: { battleId: battle.id },
+  await startDeliveries(em, deps.workflows, [writtenDelivery(sessionA), writtenDelivery(sessionB)], {
+    kind: 'liveBattle',
+    battleId: battle.id,
   });
   return asJudgeSeesIt((await findBattle(em, battle.id))!);
 }

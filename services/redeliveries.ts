@@ -5,15 +5,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Agent } from '../infra/db/entities/agent.entity';
 import { Session } from '../infra/db/entities/session.entity';
-import {
-  addDelivery,
-  closeUnstartedDeliveries,
-  redeliveredSessions,
-} from '../infra/db/repositories/session.repository';
+import { addDelivery, redeliveredSessions, writtenDelivery } from '../infra/db/repositories/session.repository';
 import { assertCanTakeDelivery } from '../domain/agent-state';
 import { isCodingSession, parseDeliveryPublicId, deliveryPublicId } from '../domain/sessions';
 import { redeliverCodingSession } from './coding-sessions';
-import { openDelivery, startDelivery, type WorkflowDeps } from './workflow-client';
+import { startDeliveries } from './start-deliveries';
+import type { WorkflowDeps } from './workflow-client';
 import { ArenaError } from '../domain/errors';
 import { listDeliveries, type DeliveryFilter, type DeliverySearch } from './delivery-search';
 
@@ -60,20 +57,7 @@ export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publ
     redeliveryOf: rootId,
   });
   await em.flush();
-  await openDelivery({
-    start: () =>
-      startDelivery(workflows, {
-        sessionId: session.id,
-        agentId: agent.id,
-        kind: session.kind,
-        mode: session.mode,
-        category: session.category,
-        deadlineSeconds: session.deadlineSeconds,
-        redeliveryOf: root,
-      }),
-    closeUnstarted: (error) => closeUnstartedDeliveries(em, [session], error),
-    context: { sessionId: session.id, redeliveryOf: root },
-  });
+  await startDeliveries(em, workflows, [writtenDelivery(session)], { kind: 'delivery', redeliveryOf: root });
   return {
     session_id: deliveryPublicId(session.kind, session.id),
     redelivery_of: root,

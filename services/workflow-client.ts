@@ -1,7 +1,7 @@
 /**
  * The typed Temporal client wrapper: starts and steers the arena's workflows (deliveries, the gym,
- * votes, live battles) by their functions, and `openDelivery`, the one way a use case starts a
- * delivery it has written. It writes no rows; the use cases that call it do.
+ * votes, live battles) by their functions. It writes no rows; the use cases that call it do, and
+ * start the deliveries they write through `startDeliveries` (start-deliveries.ts).
  */
 import {
   ApplicationFailure,
@@ -11,7 +11,6 @@ import {
   type Client,
   type WorkflowHandle,
 } from '@temporalio/client';
-import type { FastifyBaseLogger } from 'fastify';
 import type { Verdict } from '../domain/arena';
 import { ArenaError } from '../domain/errors';
 import { codingSession, deliverPrompt, liveBattle, recordVote, runBenchmark, runGym } from '../workflows';
@@ -61,28 +60,6 @@ function within<T>(deps: WorkflowDeps, ms: number, call: () => Promise<T>): Prom
 /** What a caller hears when Temporal cannot take the start: the arena's fault, worth trying again. */
 export const deliveryUnavailable = () =>
   new ArenaError('unavailable', 'the delivery service is unavailable; try again shortly', 5);
-
-export interface Opening {
-  /** Starts the workflow(s) of the sessions already written. */
-  start: () => Promise<unknown>;
-  /** Ends what was written, so no feed shows it pending for ever: nothing will deliver it. */
-  closeUnstarted: (error: string) => Promise<void>;
-  /** Where a failed start is logged; the caller's request log, when it has one. */
-  log?: Pick<FastifyBaseLogger, 'error'>;
-  /** Logged with a failed start: the session or battle ids. */
-  context: Record<string, unknown>;
-}
-
-/** Starts the written delivery; a start that fails closes it as the arena's own failure and answers 503. */
-export async function openDelivery({ start, closeUnstarted, log, context }: Opening): Promise<void> {
-  try {
-    await start();
-  } catch (err) {
-    await closeUnstarted('the delivery could not be started');
-    log?.error({ err, ...context }, 'could not start a delivery');
-    throw deliveryUnavailable();
-  }
-}
 
 export async function startDelivery(deps: WorkflowDeps, input: DeliveryInput): Promise<void> {
   await within(deps, deps.callTimeoutMs, () =>

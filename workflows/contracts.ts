@@ -6,7 +6,12 @@ import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair
 import { defineUpdate } from '@temporalio/workflow';
 import type { AgentMode } from '../domain/agent-state';
 import type { Verdict } from '../domain/arena';
-import { deadlineExceededMessage, type SessionKind, type SessionStatus } from '../domain/sessions';
+import {
+  deadlineExceededMessage,
+  type SessionKind,
+  type SessionStatus,
+  type WrittenDelivery,
+} from '../domain/sessions';
 
 export const TASK_QUEUE_DEFAULT = 'arena';
 
@@ -25,6 +30,22 @@ export interface DeliveryInput {
   deadlineSeconds: number;
   /** An operator's redelivery: the public id (`<kind>-<n>`) of the original delivery, shown in the summary. */
   redeliveryOf?: string;
+}
+
+/**
+ * The workflow input of a written delivery: every delivery, from the API, the dispatch, the gym, a
+ * live battle or a redelivery (`redeliveryOf`: the original's public id), is started from this.
+ */
+export function deliveryInputOf(row: WrittenDelivery, redeliveryOf?: string): DeliveryInput {
+  return {
+    sessionId: row.id,
+    agentId: row.agent_id,
+    kind: row.kind,
+    mode: row.mode,
+    category: row.category,
+    deadlineSeconds: row.deadline_seconds,
+    ...(redeliveryOf ? { redeliveryOf } : {}),
+  };
 }
 
 /** A pull result as the API hands it to the workflow. */

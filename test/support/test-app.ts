@@ -13,28 +13,9 @@ import { createLogger } from '../../infra/logging';
 import { WorkNotifier } from '../../api/work-notifier';
 import type { HostResolver } from '../../infra/webhook/guarded-lookup';
 import { startWorker, type RunningWorker } from '../../worker/main';
-import { isExpectedSdkWarning } from '../../worker/runtime';
 import { createTestDatabase } from './test-db';
 import { trustJudges as trustJudgesById } from '../../infra/db/repositories/judge-standing.repository';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
-
-let runtimeInstalled = false;
-
-/** The SDK logs every worker state change at INFO; tests only want warnings. */
-function quietWorkerLogs(): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  try {
-    const standard = new DefaultLogger('WARN');
-    Runtime.install({
-      logger: new DefaultLogger('WARN', (entry) => {
-        if (!isExpectedSdkWarning(entry.message)) standard.log(entry.level, entry.message, entry.meta);
-      }),
-    });
-  } catch {
-    // A runtime already exists in this process; its logger stays.
-  }
-}
+import { quietWorkerLogs } from './quiet-runtime';
 
 /** The workflow code, bundled once by the global setup for every test file. */
 export function workflowBundlePath(): string {

@@ -169,11 +169,6 @@ export function addBattle(em: EntityManager, fields: NewBattle): Battle {
   return em.create(Battle, fields);
 }
 
-/** A live battle whose workflow could not be started ends void; the caller's flush writes it. */
-export function voidUnstartedBattle(battle: Battle): void {
-  battle.status = 'void';
-}
-
 /** A battle as a vote reads it, locked until the vote's transaction ends. */
 export interface BattleToVote {
   id: number;

@@ -8,11 +8,11 @@ import { storableText } from '../../../domain/stored-text';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AgentMode } from '../../../domain/agent-state';
 import { codingPrompt } from '../../../domain/sandbox/prompt';
-import { CODING_CATEGORY, type SessionStatus } from '../../../domain/sessions';
+import { CODING_CATEGORY, type SessionStatus, type WrittenDelivery } from '../../../domain/sessions';
 import { Agent } from '../entities/agent.entity';
 import { Prompt } from '../entities/prompt.entity';
 import { newSessionNonce } from '../../../domain/credentials';
-import { addDelivery } from './session.repository';
+import { addDelivery, writtenDelivery } from './session.repository';
 import { run } from './sql';
 
 export interface NewCodingSession {
@@ -49,7 +49,10 @@ export interface CodingSessionToOpen {
  * transaction; undefined, having written nothing, when the account already has as many live coding
  * sessions as it may (decided under a lock per account, so two starts at once cannot both pass).
  */
-export async function openCodingSessionRows(em: EntityManager, open: CodingSessionToOpen): Promise<number | undefined> {
+export async function openCodingSessionRows(
+  em: EntityManager,
+  open: CodingSessionToOpen,
+): Promise<WrittenDelivery | undefined> {
   return em.transactional(async (tx) => {
     if (open.sessionsPerAccount !== undefined) {
       await run(tx, `select pg_advisory_xact_lock(?, ?)`, [CODING_LOCKS.admission, open.agent.ownerId]);
@@ -87,19 +90,8 @@ export async function openCodingSessionRows(em: EntityManager, open: CodingSessi
       expiresAt: new Date(session.createdAt.getTime() + open.deadlineSeconds * 1000),
       benchmarkRunId: open.benchmarkRunId ?? null,
     });
-    return session.id;
+    return writtenDelivery(session);
   });
-}
-
-/** A coding session whose workflow could not be started: closed as the arena's own failure, so it never counts against the agent. */
-export async function closeUnstartedCodingSession(em: EntityManager, sessionId: number, error: string): Promise<void> {
-  await run(
-    em,
-    `with s as (update sessions set status = 'error', error = ?, latency_ms = 0, completed_at = now()
-                where id = ? and status = 'pending' returning id)
-     update coding_sessions c set arena_fault = true, ended_at = now() from s where c.session_id = s.id`,
-    [error, sessionId],
-  );
 }
 
 export async function addCodingSession(em: EntityManager, s: NewCodingSession): Promise<void> {

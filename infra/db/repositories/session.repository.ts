@@ -4,31 +4,38 @@
  */
 import type { EntityManager, RequiredEntityData } from '@mikro-orm/postgresql';
 import type { AgentMode } from '../../../domain/agent-state';
-import type { SessionKind, SessionStatus } from '../../../domain/sessions';
+import type { SessionKind, SessionStatus, WrittenDelivery } from '../../../domain/sessions';
 import { Session } from '../entities/session.entity';
 import { DUE_AGENTS_SQL, DUE_ORDER, dueParams, type DueRules } from './agent.repository';
 import { onlyRow, run } from './sql';
 
-/** A session as a workflow starts it: what its DeliveryInput is made of. */
-export interface StartedSession {
-  id: number;
-  agent_id: number;
-  mode: AgentMode;
-  category: string;
-  deadline_seconds: number;
-}
+const WRITTEN_COLUMNS = 'id, agent_id, kind, mode, category, deadline_seconds';
 
-const STARTED_COLUMNS = 'id, agent_id, mode, category, deadline_seconds';
+/** A delivery written in the use case's unit of work (flushed), as the front door starts it. */
+export function writtenDelivery(session: Session): WrittenDelivery {
+  return {
+    id: session.id,
+    agent_id: session.agent.id,
+    kind: session.kind,
+    mode: session.mode,
+    category: session.category,
+    deadline_seconds: session.deadlineSeconds,
+  };
+}
 
 /**
  * The main sessions a dispatch batch already created (their dedupe keys start with `keyPrefix`), in
  * the order they were made. Only ids above `afterId` are looked at: a step passes the last id before
  * it began, so the check reads the step's own rows, not the whole table.
  */
-export function mainDeliveriesOfDispatch(em: EntityManager, keyPrefix: string, afterId = 0): Promise<StartedSession[]> {
-  return run<StartedSession>(
+export function mainDeliveriesOfDispatch(
+  em: EntityManager,
+  keyPrefix: string,
+  afterId = 0,
+): Promise<WrittenDelivery[]> {
+  return run<WrittenDelivery>(
     em,
-    `select ${STARTED_COLUMNS} from sessions where id > ? and dedupe_key like ? order by id`,
+    `select ${WRITTEN_COLUMNS} from sessions where id > ? and dedupe_key like ? order by id`,
     [afterId, `${keyPrefix}%`],
   );
 }
@@ -49,8 +56,8 @@ export async function lastDeliveryId(em: EntityManager): Promise<number> {
 export function insertMainDeliveryBatch(
   em: EntityManager,
   input: DueRules & { limit: number; deadlineSeconds: number; keyPrefix: string },
-): Promise<StartedSession[]> {
-  return run<StartedSession>(
+): Promise<WrittenDelivery[]> {
+  return run<WrittenDelivery>(
     em,
     `with due as (select * from (${DUE_AGENTS_SQL}) d order by ${DUE_ORDER} limit ?),
      made as (
@@ -62,7 +69,7 @@ export function insertMainDeliveryBatch(
            and not exists (select 1 from sessions s where s.agent_id = due.id and s.prompt_id = p.id and s.kind = 'main')
          order by case p.answer_count when 1 then 0 when 0 then 1 else 2 end, random()
          limit 1) p
-       returning ${STARTED_COLUMNS})
+       returning ${WRITTEN_COLUMNS})
      select made.* from made join due on due.id = made.agent_id order by due.last_at asc nulls first, due.id`,
     [...dueParams(input), input.limit, input.deadlineSeconds, input.keyPrefix],
   );
@@ -75,15 +82,15 @@ export function insertMainDeliveryBatch(
 export async function insertGymDelivery(
   em: EntityManager,
   input: { agentId: number; promptId: number; attempt: number; deadlineSeconds: number; dedupeKey: string },
-): Promise<Omit<StartedSession, 'agent_id'> | undefined> {
-  const [row] = await run<Omit<StartedSession, 'agent_id'>>(
+): Promise<WrittenDelivery | undefined> {
+  const [row] = await run<WrittenDelivery>(
     em,
     `insert into sessions (agent_id, kind, prompt_id, mode, category, deadline_seconds, status, dedupe_key, created_at)
      select a.id, 'gym', p.id, a.mode, p.category, ?, 'pending', ?, now()
      from agents a, prompts p
      where a.id = ? and p.id = ? and not a.deactivated and a.gym_attempt = ?
      on conflict (dedupe_key) do update set dedupe_key = excluded.dedupe_key
-     returning id, mode, category, deadline_seconds`,
+     returning ${WRITTEN_COLUMNS}`,
     [input.deadlineSeconds, input.dedupeKey, input.agentId, input.promptId, input.attempt],
   );
   return row;
@@ -100,15 +107,29 @@ export function addDelivery(em: EntityManager, fields: NewSession): Session {
   return em.create(Session, fields);
 }
 
-/** Closes deliveries whose workflow could not be started, so no feed shows them pending for ever; flushes the unit of work. */
+/**
+ * Closes deliveries whose workflow could not be started, as the arena's own failure, so no feed
+ * shows them pending for ever: nothing will deliver them. What hangs on them closes with them: a
+ * coding session's record (not the agent's fault) and a live battle (void). Rows a workflow has
+ * already moved on from pending are left to it.
+ */
 export async function closeUnstartedDeliveries(
   em: EntityManager,
-  sessions: readonly Session[],
+  ids: readonly number[],
   error: string,
 ): Promise<void> {
-  for (const session of sessions)
-    Object.assign(session, { status: 'error', error, latencyMs: 0, completedAt: new Date() });
-  await em.flush();
+  if (ids.length === 0) return;
+  await run(
+    em,
+    `with closed as (
+       update sessions set status = 'error', error = ?, latency_ms = 0, completed_at = now()
+       where id in (${ids.map(() => '?').join(', ')}) and status = 'pending' returning id),
+     coding as (
+       update coding_sessions c set arena_fault = true, ended_at = now() from closed where c.session_id = closed.id)
+     update battles b set status = 'void' from closed
+     where b.live and b.status = 'running' and closed.id in (b.session_a_id, b.session_b_id)`,
+    [error, ...ids],
+  );
 }
 
 /** Of these sessions, the ones an operator's later redelivery already repeats (of the same original). */

@@ -1,0 +1,88 @@
+/**
+ * Temporal's time-skipping test server, for workflow tests in virtual time: a timer of an hour
+ * fires as soon as the workflow has nothing else to wait for. It is the Java build from Maven
+ * Central (`io.temporal:temporal-test-server`), fetched once with Maven into the tool directory and
+ * started by a small launcher that the SDK's test environment runs as its server (`existing-path`),
+ * since the SDK's own download of the native build comes from a host this machine cannot reach.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { ARENA_SEARCH_ATTRIBUTES } from '../../infra/embedded/temporal-server';
+import { installInto } from '../../infra/embedded/tool-install';
+import { runCommand } from '../../infra/embedded/processes';
+import { quietWorkerLogs } from './quiet-runtime';
+
+const VERSION = '1.31.0';
+const FOLDER = path.resolve(__dirname, '..', '..', '.arena', 'tools', `temporal-test-server-${VERSION}`);
+const LAUNCHER = path.join(FOLDER, 'test-server');
+
+const POM = `<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>agent-arena</groupId>
+  <artifactId>time-skipping-server</artifactId>
+  <version>1</version>
+  <dependencies>
+    <dependency>
+      <groupId>io.temporal</groupId>
+      <artifactId>temporal-test-server</artifactId>
+      <version>${VERSION}</version>
+    </dependency>
+  </dependencies>
+</project>
+`;
+
+/** The server's port is its one argument, as for the native build. */
+const LAUNCHER_SCRIPT = `#!/bin/sh
+exec java -Xss1m -cp "$(dirname "$0")/lib/*" io.temporal.testserver.TestServer "$@"
+`;
+
+/** The launcher's path, after fetching the server's jars with Maven the first time. */
+export async function findOrInstallTimeSkippingServer(): Promise<string> {
+  const there = await fs.stat(LAUNCHER).then(
+    () => true,
+    () => false,
+  );
+  if (there) return LAUNCHER;
+  await fs.mkdir(path.dirname(FOLDER), { recursive: true });
+  await installInto(FOLDER, async (staging) => {
+    await fs.mkdir(staging, { recursive: true });
+    await fs.writeFile(path.join(staging, 'pom.xml'), POM);
+    await runCommand('mvn', [
+      '-q',
+      '-B',
+      '-f',
+      path.join(staging, 'pom.xml'),
+      'dependency:copy-dependencies',
+      `-DoutputDirectory=${path.join(staging, 'lib')}`,
+    ]);
+    await fs.writeFile(path.join(staging, 'test-server'), LAUNCHER_SCRIPT, { mode: 0o755 });
+  });
+  return LAUNCHER;
+}
+
+/** A time-skipping environment on the Java test server; tear it down in afterAll. */
+export async function timeSkippingEnvironment(): Promise<TestWorkflowEnvironment> {
+  quietWorkerLogs();
+  const launcher = await findOrInstallTimeSkippingServer();
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: launcher } },
+  });
+  // The workflows set the arena's search attributes, which the server refuses until they are known.
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(
+      Object.entries(ARENA_SEARCH_ATTRIBUTES).map(([name, t]) => [name, t.indexedValueType]),
+    ),
+  });
+  return env;
+}
+
+/** The arena's workflow code, bundled for a test worker (once per test file: it takes seconds). */
+export async function arenaWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: new DefaultLogger('WARN'),
+  });
+}

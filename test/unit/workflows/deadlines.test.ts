@@ -1,0 +1,266 @@
+/**
+ * Deadlines in virtual time: the delivery and coding-session workflows against Temporal's
+ * time-skipping test server, with their activities stubbed. A five-minute deadline passes in moments,
+ * and the tests read the server's clock, so they say when a deadline fell, not only that it did.
+ */
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { codingSession, deliverPrompt } from '../../../workflows';
+import {
+  codingRefusals,
+  runCodingStep,
+  sessionEndQueueOf,
+  submitResult,
+  type CodingRun,
+  type CodingSessionInput,
+  type DeliveryInput,
+  type PullResult,
+  type Settlement,
+} from '../../../workflows/contracts';
+import { arenaWorkflowBundle, timeSkippingEnvironment } from '../../support/time-skipping';
+
+let env: TestWorkflowEnvironment;
+let bundle: WorkflowBundleWithSourceMap;
+
+beforeAll(async () => {
+  [env, bundle] = await Promise.all([timeSkippingEnvironment(), arenaWorkflowBundle()]);
+}, 180_000);
+afterAll(async () => {
+  await env?.teardown();
+});
+
+/** What the stubs saw, each with the server's (virtual) time in ms since the workflow started. */
+interface Seen {
+  name: string;
+  atMs: number;
+  input: unknown;
+}
+
+let ids = 0;
+
+type Stubs = Record<string, (input: never) => Promise<unknown>>;
+
+/**
+ * Workers with stubbed activities (the workflow's on a queue of its own, `more` on queues named
+ * after it) while `body` runs against the environment.
+ */
+async function withWorker<T>(
+  activities: Stubs,
+  body: (taskQueue: string) => Promise<T>,
+  more: Array<{ taskQueue: string; activities: Stubs }> = [],
+): Promise<T> {
+  const taskQueue = `virtual-time-${++ids}`;
+  const workers = await Promise.all([
+    Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities }),
+    ...more.map((m) => Worker.create({ connection: env.nativeConnection, ...m })),
+  ]);
+  const done = body(taskQueue);
+  await Promise.all(workers.map((worker) => worker.runUntil(done)));
+  return done;
+}
+
+/** Records each call with its virtual time; `startedMs` is set once the workflow has started. */
+function recorder() {
+  const seen: Seen[] = [];
+  let startedMs = 0;
+  return {
+    seen,
+    started: (ms: number) => (startedMs = ms),
+    note: async (name: string, input: unknown) => {
+      seen.push({ name, atMs: (await env.currentTimeMs()) - startedMs, input });
+    },
+    of: (name: string) => seen.filter((s) => s.name === name),
+  };
+}
+
+const pullDelivery = (sessionId: number, deadlineSeconds: number): DeliveryInput => ({
+  sessionId,
+  agentId: 1,
+  kind: 'main',
+  mode: 'pull',
+  category: 'general',
+  deadlineSeconds,
+});
+
+/** The pull path's three database writes, stubbed; `leaseLeft` answers each look at an item past its deadline. */
+function pullActivities(r: ReturnType<typeof recorder>, leaseLeft: () => number) {
+  return {
+    queueWork: async (input: never) => void (await r.note('queueWork', input)),
+    closeUnleasedWork: async (input: never) => {
+      await r.note('closeUnleasedWork', input);
+      return { leaseLeftMs: leaseLeft() };
+    },
+    recordOutcome: async (input: never) => {
+      await r.note('recordOutcome', input);
+      const { settlement } = input as { settlement: Settlement };
+      return {
+        status:
+          settlement.status === 'pulled' ? 'answered' : settlement.status === 'deadline' ? 'timeout' : 'cancelled',
+      };
+    },
+  };
+}
+
+const result = (response: string): PullResult => ({
+  response,
+  error: null,
+  agentLatencyMs: null,
+  resultHash: `hash-${response}`,
+  receivedAt: 0,
+});
+
+describe('a pull delivery in virtual time', () => {
+  it('expires an item nobody took exactly at its deadline from the start, not before', async () => {
+    const r = recorder();
+    const outcome = await withWorker(
+      pullActivities(r, () => 0),
+      async (taskQueue) => {
+        const handle = await env.client.workflow.start(deliverPrompt, {
+          taskQueue,
+          workflowId: `delivery-unclaimed-${ids}`,
+          args: [pullDelivery(1, 300)],
+        });
+        r.started((await handle.describe()).startTime.getTime());
+        return handle.result();
+      },
+    );
+    expect(outcome).toEqual({ status: 'timeout' });
+    const [closing] = r.of('closeUnleasedWork');
+    expect(r.of('closeUnleasedWork')).toHaveLength(1);
+    // The timer is the deadline to the millisecond; the stub reads the clock a moment after.
+    expect(closing!.atMs).toBeGreaterThanOrEqual(300_000);
+    expect(closing!.atMs).toBeLessThan(301_000);
+    expect(r.of('recordOutcome').map((s) => s.input)).toEqual([
+      { sessionId: 1, kind: 'main', deadlineSeconds: 300, settlement: { status: 'deadline' } },
+    ]);
+  });
+
+  it('gives a runner that took the item late its whole deadline from the lease, and takes its result then', async () => {
+    const r = recorder();
+    // Leased at 250 s: at the 300 s deadline the lease has 250 s left.
+    const looks = [250_000];
+    const outcome = await withWorker(
+      pullActivities(r, () => looks.shift() ?? 0),
+      async (taskQueue) => {
+        const handle = await env.client.workflow.start(deliverPrompt, {
+          taskQueue,
+          workflowId: `delivery-late-lease-${ids}`,
+          args: [pullDelivery(2, 300)],
+        });
+        r.started((await handle.describe()).startTime.getTime());
+        // 500 s after the start: long past the deadline from the start, inside the one from the lease.
+        await env.sleep(500_000);
+        expect(await env.currentTimeMs()).toBeGreaterThanOrEqual(
+          (await handle.describe()).startTime.getTime() + 500_000,
+        );
+        await handle.executeUpdate(submitResult, { args: [result('late but in time')] });
+        return handle.result();
+      },
+    );
+    expect(outcome).toEqual({ status: 'answered' });
+    expect(r.of('closeUnleasedWork')).toHaveLength(1);
+    expect(r.of('recordOutcome').map((s) => (s.input as { settlement: Settlement }).settlement)).toEqual([
+      { status: 'pulled', result: result('late but in time') },
+    ]);
+  });
+
+  it('expires a leased item at the deadline from its lease when the runner never answers', async () => {
+    const r = recorder();
+    const looks = [250_000];
+    const outcome = await withWorker(
+      pullActivities(r, () => looks.shift() ?? 0),
+      async (taskQueue) => {
+        const handle = await env.client.workflow.start(deliverPrompt, {
+          taskQueue,
+          workflowId: `delivery-silent-runner-${ids}`,
+          args: [pullDelivery(3, 300)],
+        });
+        r.started((await handle.describe()).startTime.getTime());
+        return handle.result();
+      },
+    );
+    expect(outcome).toEqual({ status: 'timeout' });
+    expect(r.of('closeUnleasedWork').map((s) => Math.floor(s.atMs / 1000))).toEqual([300, 550]);
+    expect(r.of('recordOutcome')[0]!.atMs).toBeGreaterThanOrEqual(550_000);
+  });
+});
+
+describe('a coding session in virtual time', () => {
+  it('ends at its deadline, refuses a step once it has passed, and records the score as a timeout', async () => {
+    const r = recorder();
+    let scoring!: () => void;
+    const scoreHeld = new Promise<void>((resolve) => (scoring = resolve));
+    let reachedScoring!: () => void;
+    const atScoring = new Promise<void>((resolve) => (reachedScoring = resolve));
+    const input: CodingSessionInput = {
+      ...pullDelivery(4, 1_800),
+      kind: 'sandbox',
+      category: 'swe',
+      taskId: 'python/leap-year',
+      maxSteps: 50,
+    };
+    const outcome = await withWorker(
+      {
+        prepareCodingWorkspace: async (i: never) => {
+          await r.note('prepareCodingWorkspace', i);
+          return { ok: true, taskQueue: 'workspace-of-4' };
+        },
+        queueWork: async (i: never) => void (await r.note('queueWork', i)),
+        recordCodingOutcome: async (i: never) => {
+          await r.note('recordCodingOutcome', i);
+          return { status: (i as { status: string }).status };
+        },
+      },
+      async (taskQueue) => {
+        const handle = await env.client.workflow.start(codingSession, {
+          taskQueue,
+          workflowId: `coding-deadline-${ids}`,
+          args: [input],
+        });
+        r.started((await handle.describe()).startTime.getTime());
+        const waited = handle.result();
+        // The hidden tests are running: the deadline has passed, and no step may start.
+        await atScoring;
+        const late = await handle.executeUpdate(runCodingStep, { args: [{ stepId: 1 }] }).then(
+          () => 'ran',
+          (err: unknown) => (err instanceof WorkflowUpdateFailedError ? err.cause?.message : String(err)),
+        );
+        expect(late).toBe(codingRefusals.deadline);
+        scoring();
+        return waited;
+      },
+      [
+        {
+          taskQueue: sessionEndQueueOf('workspace-of-4'),
+          activities: {
+            stopSession: async (i: never) => void (await r.note('stopSession', i)),
+            scoreCleanRoom: async (i: never): Promise<CodingRun> => {
+              await r.note('scoreCleanRoom', i);
+              reachedScoring();
+              await scoreHeld;
+              return { passed: 4, total: 8 };
+            },
+            removeWorkspace: async (i: never) => void (await r.note('removeWorkspace', i)),
+            stillThere: async () => undefined,
+          },
+        },
+      ],
+    );
+    expect(outcome).toEqual({ status: 'timeout' });
+    const [stopped] = r.of('stopSession');
+    expect(stopped!.atMs).toBeGreaterThanOrEqual(1_800_000);
+    expect(stopped!.atMs).toBeLessThan(1_801_000);
+    expect(r.of('recordCodingOutcome').map((s) => s.input)).toEqual([
+      { sessionId: 4, status: 'timeout', testsPassed: 4, testsTotal: 8 },
+    ]);
+    expect(r.seen.map((s) => s.name)).toEqual([
+      'prepareCodingWorkspace',
+      'queueWork',
+      'stopSession',
+      'scoreCleanRoom',
+      'removeWorkspace',
+      'recordCodingOutcome',
+    ]);
+  });
+});
