@@ -7,7 +7,7 @@ import { answer, closedPortUrl, hang, startAgentServer, type TestAgentServer } f
 import { register, startTestApp, type TestApp } from '../support/test-app';
 import { SandboxRuntime } from '../../infra/sandbox/runtime';
 import { codingSessionsTotal } from '../../infra/metrics';
-import { waitFor } from '../support/wait';
+import { until } from '../support/wait';
 
 // The delivery activities on their own, in a mock activity context, against the real database and a real agent.
 let t: TestApp;
@@ -198,7 +198,7 @@ describe('deliverPush', () => {
     try {
       const env = new MockActivityEnvironment();
       const delivered = env.run(() => activities.deliverPush(input(id)));
-      await waitFor(async () => requestsFor(id).length === 1);
+      await until(async () => requestsFor(id).length === 1);
       env.cancel();
       expect(await delivered).toEqual({ status: 'cancelled' });
       expect(await statusOf(id)).toEqual({ status: 'cancelled', response: null });

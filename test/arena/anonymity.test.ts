@@ -5,9 +5,9 @@ import { answer, hang } from '../support/agent-server';
 import { register, type Registered } from '../support/test-app';
 import { deliveryWorkflowId } from '../../workflows/contracts';
 import { dispatchArena } from '../../workflows';
-import { waitFor } from '../support/wait';
 import { findableText } from '../web/findable-text';
 import { startArena, type Arena } from './support';
+import { until } from '../support/wait';
 
 let arena: Arena;
 
@@ -201,7 +201,7 @@ it('leaves a main delivery out of the public feed while it is still pending', as
     taskQueue: arena.t.config.taskQueue,
     workflowId: `dispatch-pending-${Date.now()}`,
   });
-  await waitFor(
+  await until(
     async () =>
       (
         await arena.sql<{ n: number }>(

@@ -1,12 +1,12 @@
 import type { ActivityDeps } from '../../activities/deps';
 import { answer } from '../support/agent-server';
 import { register } from '../support/test-app';
-import { waitFor } from '../support/wait';
 import { arenaActivities } from '../../activities/arena';
 import { startArena, type Arena } from './support';
 import { metricSample } from './dispatch-support';
 import { deliverPrompt, dispatchArena } from '../../workflows';
 import { deliveryWorkflowId } from '../../workflows/contracts';
+import { until } from '../support/wait';
 
 let arena: Arena;
 // Starting agents and their gyms on a busy two-core machine can take a while.
@@ -117,7 +117,7 @@ describe('dispatch', () => {
             `select 1 from sessions s join prompts p on p.id = s.prompt_id where p.source = 'live' and s.status = 'pending'`,
           )
         ).length === 2;
-      await waitFor(pendingLive);
+      await until(pendingLive);
       // Every agent is due: the live prompts just sent hold nobody's turn, nor restart anybody's gap.
       const served = await arena.sql<{ agent_id: number }>(`select agent_id from sessions where id = any(?::int[])`, [
         `{${(await arena.dispatch()).join(',')}}`,

@@ -1,8 +1,8 @@
 import { answer } from '../support/agent-server';
 import { register, type Registered } from '../support/test-app';
-import { waitFor } from '../support/wait';
 import { WebClient } from '../web/support';
 import { startArena, type Arena } from './support';
+import { until } from '../support/wait';
 
 let arena: Arena;
 let person: Registered;
@@ -98,8 +98,8 @@ describe('live battles', () => {
     const viaSite = await web.submit('/battle', { prompt: 'One side is slow, on the site.', category: 'writing' });
     expect(viaSite.statusCode).toBe(303);
     const siteBattle = Number(/\/battle\/(\d+)$/.exec(String(viaSite.headers.location))?.[1]);
-    await waitFor(oneAnswered(viaApi.battle_id));
-    await waitFor(oneAnswered(siteBattle));
+    await until(oneAnswered(viaApi.battle_id));
+    await until(oneAnswered(siteBattle));
 
     expect((await show(viaApi.battle_id)).json()).toMatchObject({
       status: 'running',

@@ -1,5 +1,6 @@
 import { scheduleIds } from '../../worker/schedules';
 import { startArena, type Arena } from './support';
+import { eventually } from '../support/wait';
 
 let arena: Arena;
 // Starting agents and their gyms on a busy two-core machine can take a while.
@@ -25,15 +26,16 @@ it('a worker sets up the dispatch schedule, which sends pool prompts on its own'
   await arena.client.schedule.getHandle(ids.leaderboard).describe();
 
   // Both agents get main prompts without anyone running a dispatch step by hand.
-  const until = Date.now() + 20_000;
-  let agents = 0;
-  while (agents < 2 && Date.now() < until) {
-    const [row] = await arena.sql<{ n: number }>(
-      `select count(distinct agent_id)::int as n from sessions where kind = 'main' and status = 'answered'`,
-    );
-    agents = row!.n;
-    if (agents < 2) await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const agents = await eventually(
+    async () => {
+      const [row] = await arena.sql<{ n: number }>(
+        `select count(distinct agent_id)::int as n from sessions where kind = 'main' and status = 'answered'`,
+      );
+      return row!.n >= 2 && row!.n;
+    },
+    'both agents to answer a main prompt',
+    20_000,
+  );
   expect(agents).toBe(2);
   // A second worker start updates the schedules in place instead of failing.
   await arena.t.startWorker({ schedules: true });

@@ -2,6 +2,7 @@ import { Client } from '@temporalio/client';
 import { releaseWork } from '../../infra/db/repositories/work-item.repository';
 import { deliveryWorkflowId } from '../../workflows/contracts';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
+import { until } from '../support/wait';
 
 let t: TestApp;
 let client: Client;
@@ -39,14 +40,6 @@ const sessionOf = async (publicId: string) =>
   (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/activity?limit=100` }))
     .json()
     .sessions.find((s: { id: string }) => s.id === publicId);
-/** Awaits a condition on real state rather than sleeping a fixed time. */
-async function until(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 const detail = async () =>
   (await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}`, headers: owner.auth })).json();
 

@@ -5,7 +5,7 @@ import { deliveryWorkflowId } from '../../workflows/contracts';
 import { answer, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { Client } from '@temporalio/client';
-import { waitFor } from '../support/wait';
+import { until } from '../support/wait';
 
 let t: TestApp;
 let client: Client;
@@ -163,7 +163,7 @@ describe('push deliveries', () => {
       const { id } = (await sandbox({ prompt: 'are you there?', deadline_seconds: 30 })).json();
       const sessionId = Number(id.split('-')[1]);
       // The first attempt failed to connect once its cause is kept on the pending session.
-      await waitFor(async () => {
+      await until(async () => {
         const [row] = await t.orm.em.getConnection().execute('select error from sessions where id = ?', [sessionId]);
         return /refused/.test(row?.error ?? '');
       });
@@ -188,7 +188,7 @@ describe('push deliveries', () => {
       const { id } = (await sandbox({ prompt: 'take your time', deadline_seconds: 3 })).json();
       const handle = client.workflow.getHandle(deliveryWorkflowId(Number(id.split('-')[1])));
       // The agent comes up after two refused attempts: the prompt leaves 1.5 s or more after the start.
-      await waitFor(async () => ((await handle.describe()).raw.pendingActivities?.[0]?.attempt ?? 0) >= 3);
+      await until(async () => ((await handle.describe()).raw.pendingActivities?.[0]?.attempt ?? 0) >= 3);
       await listen((req, res) => {
         arrivedAt = Date.now();
         req.resume();
@@ -224,7 +224,7 @@ describe('push deliveries', () => {
   it('cancels a pending sandbox task once, and refuses a second cancel', async () => {
     agentServer.behave(hang);
     const { id } = (await sandbox({ prompt: 'never mind', deadline_seconds: 60 })).json();
-    await waitFor(async () => requestsFor(id).length === 1);
+    await until(async () => requestsFor(id).length === 1);
     const cancel = () =>
       t.app.inject({ method: 'POST', url: `/api/agents/${agent.id}/sandbox/${id}/cancel`, headers: owner.auth });
     const res = await cancel();
@@ -244,7 +244,7 @@ describe('operators', () => {
     expect(await outcome(id)).toEqual({ status: 'error' });
     const query = `ArenaAgentId = ${agent.id} AND ArenaKind = "sandbox" AND ArenaMode = "push" AND ArenaOutcome = "error"`;
     const found: string[] = [];
-    await waitFor(async () => {
+    await until(async () => {
       found.length = 0;
       for await (const wf of client.workflow.list({ query })) found.push(wf.workflowId);
       return found.includes(deliveryWorkflowId(Number(id.split('-')[1])));
@@ -277,7 +277,7 @@ describe('blank answers', () => {
         (await t.app.inject({ method: 'GET', url: `/api/agents/${created.id}/activity?limit=100` }))
           .json()
           .sessions.filter((s: { kind: string; status: string }) => s.kind === 'gym' && s.status === 'error');
-      await waitFor(async () => (await gymErrors()).length >= 6);
+      await until(async () => (await gymErrors()).length >= 6);
       expect((await gymErrors()).every((s: { error: string }) => s.error === 'empty response')).toBe(true);
       const detail = (
         await t.app.inject({ method: 'GET', url: `/api/agents/${created.id}`, headers: owner.auth })

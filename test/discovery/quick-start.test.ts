@@ -14,6 +14,7 @@ import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build';
 import { portIsOpen } from '../support/net';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { codeBlocks, curlSources, exportedVariables, parseCurl, runCurl, shellBlocks } from './support/curl';
+import { eventually } from '../support/wait';
 
 const ROOT = path.join(__dirname, '..', '..');
 const PLACEHOLDER_WEBHOOK = 'https://agent.example.com/arena';
@@ -86,16 +87,6 @@ function step(pattern: RegExp) {
   return parseCurl(matches[0]!, shell);
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 /** Runs one of the guide's agents as written, with the secret and port its comment says to set. */
 async function startGuideAgent(language: 'ts' | 'python', secret: string, port: number): Promise<void> {
   const [source] = codeBlocks(guide, language).filter((block) => /createServer|HTTPServer/.test(block));
@@ -125,13 +116,13 @@ async function startGuideAgent(language: 'ts' | 'python', secret: string, port: 
   agents.push(child);
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  await until(
-    `the ${language} agent to listen`,
+  await eventually(
     async () => {
       if (child.exitCode !== null) throw new Error(`the ${language} agent exited: ${stderr}`);
       return (await portIsOpen(port)) ? true : undefined;
     },
-    30_000,
+    `the ${language} agent to listen`,
+    { timeoutMs: 30_000, everyMs: 250 },
   );
 }
 
@@ -192,12 +183,16 @@ describe('the quick start, step by step', () => {
   });
 
   it('5. watches the gym complete, every answer in the public feed', async () => {
-    const detail = await until('the gym to complete', async () => {
-      const res = await runCurl(step(/\/api\/agents\/\$AGENT_ID \\/));
-      expect(res.status).toBe(200);
-      const body = res.json();
-      return body.gym.gym_complete ? body : undefined;
-    });
+    const detail = await eventually(
+      async () => {
+        const res = await runCurl(step(/\/api\/agents\/\$AGENT_ID \\/));
+        expect(res.status).toBe(200);
+        const body = res.json();
+        return body.gym.gym_complete ? body : undefined;
+      },
+      'the gym to complete',
+      { timeoutMs: 60_000, everyMs: 250 },
+    );
     expect(detail.gym).toMatchObject({ total: 6, done: 6, errors: 0, gym_complete: true });
     const feed = await runCurl(step(/\/activity\?limit=10/));
     expect(feed.status).toBe(200);
@@ -214,11 +209,15 @@ describe('the quick start, step by step', () => {
     expect(res.status).toBe(202);
     const pending = res.json();
     expect(pending).toMatchObject({ kind: 'sandbox', status: 'pending', prompt: 'Say hello in French.' });
-    const answered = await until('the sandbox answer', async () => {
-      const feed = (await runCurl(step(/\/activity\?limit=10/))).json();
-      const session = feed.sessions.find((s: { id: string }) => s.id === pending.id);
-      return session?.status === 'pending' ? undefined : session;
-    });
+    const answered = await eventually(
+      async () => {
+        const feed = (await runCurl(step(/\/activity\?limit=10/))).json();
+        const session = feed.sessions.find((s: { id: string }) => s.id === pending.id);
+        return session?.status === 'pending' ? undefined : session;
+      },
+      'the sandbox answer',
+      { timeoutMs: 60_000, everyMs: 250 },
+    );
     expect(answered).toMatchObject({ status: 'answered', response: 'You asked (sandbox): Say hello in French.' });
   }, 90_000);
 });
@@ -261,8 +260,7 @@ describe('the quick start without a public URL', () => {
     let stderr = '';
     runner.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     try {
-      const detail = await until(
-        'the runner to answer the gym',
+      const detail = await eventually(
         async () => {
           if (runner.exitCode !== null) throw new Error(`the runner exited ${runner.exitCode}:\n${stderr}`);
           const body = (
@@ -272,7 +270,8 @@ describe('the quick start without a public URL', () => {
           ).json();
           return body.gym.gym_complete ? body : undefined;
         },
-        120_000,
+        'the runner to answer the gym',
+        { timeoutMs: 120_000, everyMs: 250 },
       );
       expect(detail.gym).toMatchObject({ total: 6, done: 6, errors: 0 });
       const feed = (await (await fetch(`${base}/api/agents/${agent.id}/activity?limit=10`)).json()) as {
@@ -317,13 +316,17 @@ describe("the quick start's Python agent", () => {
     });
     expect(task.status).toBe(202);
     const { id } = (await task.json()) as { id: string };
-    const answered = await until('the Python agent to answer', async () => {
-      const feed = (await (await fetch(`${base}/api/agents/${agent.id}/activity`)).json()) as {
-        sessions: Array<{ id: string; status: string }>;
-      };
-      const session = feed.sessions.find((s) => s.id === id);
-      return session?.status === 'pending' ? undefined : session;
-    });
+    const answered = await eventually(
+      async () => {
+        const feed = (await (await fetch(`${base}/api/agents/${agent.id}/activity`)).json()) as {
+          sessions: Array<{ id: string; status: string }>;
+        };
+        const session = feed.sessions.find((s) => s.id === id);
+        return session?.status === 'pending' ? undefined : session;
+      },
+      'the Python agent to answer',
+      { timeoutMs: 60_000, everyMs: 250 },
+    );
     expect(answered).toMatchObject({ status: 'answered', response: 'You asked (sandbox): Bonjour?' });
   }, 90_000);
 });

@@ -11,7 +11,7 @@ import { deliveryWorkflowId, gymWorkflowId } from '../../workflows/contracts';
 import { startAgentServer, type AgentBehaviour, type TestAgentServer } from '../support/agent-server';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { WorkerProcess, workerEnv } from '../support/worker-process';
-import { waitFor } from '../support/wait';
+import { until } from '../support/wait';
 
 /** Bundling the workflows at start takes a few seconds, more on a busy two-core machine. */
 const WORKER_READY_MS = 120_000;
@@ -186,7 +186,7 @@ describe('deliveries survive the worker', () => {
       expect((await next(0)).statusCode).toBe(204);
 
       // The short deadline passes before any worker runs (the condition here is time itself).
-      await waitFor(async () => Date.now() - expiringSince > 2_000, 30_000);
+      await until(async () => Date.now() - expiringSince > 2_000, 'two seconds of expiring', 30_000);
       await startWorkerProcess();
       const workerUp = Date.now();
       // The deadline counts from the start of the delivery, not from when a worker first got to it:
@@ -248,10 +248,14 @@ describe('deliveries survive the worker', () => {
         pulls.push(await sandbox(puller.id, { prompt: `pull ${n}`, deadline_seconds: PULL_DEADLINE_SECONDS }));
       }
       // In flight: each push request has reached the agent, each pull item is leased to the runner.
-      await waitFor(async () => pushes.every((p) => requestsFor(p.id).length === 1), 30_000);
+      await until(async () => pushes.every((p) => requestsFor(p.id).length === 1), 'every push sent once', 30_000);
       await lease(pulls);
       // The pull workflows are idle, waiting for a result: no workflow task is pending before the crash.
-      await waitFor(async () => (await describePulls()).every((d) => d.raw.pendingWorkflowTask == null), 30_000);
+      await until(
+        async () => (await describePulls()).every((d) => d.raw.pendingWorkflowTask == null),
+        'no pull with a workflow task pending',
+        30_000,
+      );
 
       await worker!.kill();
       // The push requests died with the worker: their connections are gone, nobody reads an answer now.
@@ -263,7 +267,11 @@ describe('deliveries survive the worker', () => {
       // The runner posts its results while no worker runs: the API waits on the update until one does.
       const posts = pulls.map((p) => post(p.id, { response: `answer to ${p.id}` }));
       // Each update has reached Temporal, which now has a workflow task waiting for a worker.
-      await waitFor(async () => (await describePulls()).every((d) => d.raw.pendingWorkflowTask != null), 30_000);
+      await until(
+        async () => (await describePulls()).every((d) => d.raw.pendingWorkflowTask != null),
+        'every pull with a workflow task pending',
+        30_000,
+      );
       const restartedAt = Date.now();
       await startWorkerProcess();
 

@@ -6,7 +6,7 @@ import { Client } from '@temporalio/client';
 import { freePort } from '../../infra/ports';
 import { ApiProcess, apiEnv } from '../support/api-process';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
-import { eventually } from '../operations/support';
+import { eventually } from '../support/wait';
 
 const AGENTS = 10;
 const RUNNERS_PER_AGENT = 10;

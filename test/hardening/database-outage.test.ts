@@ -12,7 +12,7 @@ import { freePort } from '../../infra/ports';
 import { startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { prepareDatabase } from '../support/test-db';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
-import { eventually } from '../operations/support';
+import { eventually } from '../support/wait';
 
 let dir: string;
 let port: number;

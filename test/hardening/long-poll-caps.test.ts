@@ -7,9 +7,9 @@ import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { startApi } from '../../api/server';
 import { loadConfig, type RuntimeConfig } from '../../infra/config';
-import { eventually } from '../operations/support';
 import { createTestDatabase } from '../support/test-db';
 import { register, startTestApp, type TestApp } from '../support/test-app';
+import { eventually } from '../support/wait';
 
 const UNLIMITED_POLLS = { ARENA_WORK_POLL_RATE_LIMIT: '100000' };
 

@@ -6,10 +6,10 @@ import { randomBytes } from 'node:crypto';
 import { ApiKey } from '../../infra/db/entities/api-key.entity';
 import { User } from '../../infra/db/entities/user.entity';
 import { hashToken, newApiKey } from '../../domain/credentials';
-import { eventually } from '../operations/support';
 import { createTestDatabase, type TestDatabase } from '../support/test-db';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { WebClient } from '../web/support';
+import { eventually } from '../support/wait';
 
 let db: TestDatabase;
 let one: TestApp;

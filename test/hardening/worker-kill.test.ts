@@ -8,7 +8,7 @@ import { Client } from '@temporalio/client';
 import { startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { WorkerProcess, workerEnv } from '../support/worker-process';
-import { eventually } from '../operations/support';
+import { eventually } from '../support/wait';
 
 const PUSH_AGENTS = 4;
 const PULL_AGENTS = 2;

@@ -24,7 +24,7 @@ import { answer, hang, startAgentServer, type TestAgentServer } from '../support
 import { historyToJson } from '../../infra/temporal/history-json';
 import { codingWork, stepOf } from '../sandbox/coding-support';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
-import { waitFor } from '../support/wait';
+import { until } from '../support/wait';
 
 const HISTORIES_DIR = __dirname;
 const IDENTITY = 'arena-history-recorder';
@@ -90,7 +90,7 @@ recording('recording workflow histories', () => {
     await save('push-deadline', deliveryWorkflowId(late.sessionId), { status: 'timeout' });
 
     const cancelled = await sandbox(pusher.id, { prompt: 'never mind', deadline_seconds: 60 });
-    await waitFor(async () => agentServer.received.some((r) => r.headers['x-arena-delivery'] === cancelled.id));
+    await until(async () => agentServer.received.some((r) => r.headers['x-arena-delivery'] === cancelled.id));
     expect((await cancel(pusher.id, cancelled.id)).statusCode).toBe(200);
     await save('push-cancelled', deliveryWorkflowId(cancelled.sessionId), { status: 'cancelled' });
   }, 120_000);
@@ -229,7 +229,7 @@ recording('recording workflow histories', () => {
     const runId = started.json().run_id as number;
     for (let i = 0; i < 2; i++) {
       let pending: number | undefined;
-      await waitFor(async () => {
+      await until(async () => {
         const [row] = await t.orm.em
           .fork()
           .getConnection()

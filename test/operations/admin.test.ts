@@ -1,6 +1,7 @@
 import { register, type Registered } from '../support/test-app';
 import { WebClient } from '../web/support';
-import { eventually, startOpsArena, type OpsArena } from './support';
+import { startOpsArena, type OpsArena } from './support';
+import { eventually } from '../support/wait';
 
 let arena: OpsArena;
 let admin: Registered;

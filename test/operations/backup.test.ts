@@ -20,7 +20,7 @@ import { deliveryWorkflowId } from '../../workflows/contracts';
 import { startArena, type Arena } from '../arena/support';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { createTestDatabase, prepareDatabase, type TestDatabase } from '../support/test-db';
-import { waitFor } from '../support/wait';
+import { until } from '../support/wait';
 
 const hmac = (secret: string, body: string) => createHmac('sha256', secret).update(body).digest('hex');
 const IN_FLIGHT = 'held while the backup is made';
@@ -150,7 +150,7 @@ beforeAll(async () => {
   });
   expect(started.statusCode).toBe(202);
   inFlight = Number(started.json().id.split('-')[1]);
-  await waitFor(async () => held.length === 1);
+  await until(async () => held.length === 1);
 
   // Backed up from the running arena, then stopped.
   const backup = await arenaCli(['backup', backupFile], embeddedEnv());

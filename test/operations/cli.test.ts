@@ -4,7 +4,8 @@ import path from 'node:path';
 import { main } from '../../cli/main';
 import { historyToJson } from '../../infra/temporal/history-json';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build';
-import { eventually, startOpsArena, type OpsArena } from './support';
+import { startOpsArena, type OpsArena } from './support';
+import { eventually } from '../support/wait';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const UI = 'http://temporal-ui.test';

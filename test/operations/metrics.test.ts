@@ -1,7 +1,8 @@
 import { startTestApp, register, type TestApp } from '../support/test-app';
 import { startAgentServer, answer, type TestAgentServer } from '../support/agent-server';
 import { WorkerProcess, workerEnv } from '../support/worker-process';
-import { eventually, startOpsArena, type OpsArena } from './support';
+import { startOpsArena, type OpsArena } from './support';
+import { eventually } from '../support/wait';
 
 /** The value of one sample in Prometheus text (labels in any order), or undefined. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {

@@ -2,7 +2,7 @@ import { Client } from '@temporalio/client';
 import { startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { WorkerProcess, workerEnv } from '../support/worker-process';
-import { eventually } from './support';
+import { eventually } from '../support/wait';
 
 let t: TestApp;
 let agents: TestAgentServer;

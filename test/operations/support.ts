@@ -65,14 +65,3 @@ export async function startOpsArena(env: Record<string, string> = {}): Promise<O
     },
   };
 }
-
-/** Polls until `check` returns a value that is not undefined (visibility is eventually consistent). */
-export async function eventually<T>(check: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}

@@ -3,7 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { adapterEnv, runAgentCommand } from '../../runner/src/adapter';
 import { parseDelivery, type PromptDelivery } from '../../runner/src/payload';
-import { isRunning, nodeScript, until } from './support/wait';
+import { isRunning, nodeScript } from './support/wait';
+import { until } from '../support/wait';
 
 function delivery(fields: Record<string, unknown> = {}): PromptDelivery {
   const raw = JSON.stringify({

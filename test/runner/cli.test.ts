@@ -5,7 +5,8 @@ import { request } from 'undici';
 import { signatureHeaders } from '../../runner/src/signing';
 import { killRunners, startRunner } from './support/cli';
 import { startFakeArena, type FakeArena } from './support/fake-arena';
-import { isRunning, until } from './support/wait';
+import { isRunning } from './support/wait';
+import { until } from '../support/wait';
 
 // Answers after a second, so a test can stop the runner while it runs; it touches $RUNNER_TEST_STARTED
 // (when set) once it is running, so the test knows when that is.

@@ -15,7 +15,7 @@ import { deliveryWorkflowId } from '../../workflows/contracts';
 import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { killRunners, startRunner } from './support/cli';
-import { until } from './support/wait';
+import { until } from '../support/wait';
 
 const execFileAsync = promisify(execFile);
 const RUNNER_VERSION = (

@@ -1,7 +1,8 @@
 import { RunnerFatalError } from '../../runner/src/arena-client';
 import { runPullLoop, type PullLoopOptions } from '../../runner/src/pull';
 import { startFakeArena, type FakeArena, type FakeArenaOptions } from './support/fake-arena';
-import { nodeScript, until } from './support/wait';
+import { nodeScript } from './support/wait';
+import { until } from '../support/wait';
 
 // Answers "answer to <prompt>" after sleeping the milliseconds given in the payload's `sleep_ms`,
 // and reports when it ran, so tests can see prompts overlap.

@@ -5,7 +5,8 @@ import { request } from 'undici';
 import { signatureHeaders, signBody } from '../../runner/src/signing';
 import { startPushServer, type PushServer } from '../../runner/src/push';
 import { verifySignature, SIGNATURE_HEADER, TIMESTAMPED_SIGNATURE_HEADER } from '../../runner/src/verify';
-import { nodeScript, until } from './support/wait';
+import { nodeScript } from './support/wait';
+import { until } from '../support/wait';
 
 const secret = 'agsec_push_test_secret';
 let servers: PushServer[] = [];

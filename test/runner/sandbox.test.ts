@@ -11,7 +11,8 @@ import { signatureHeaders } from '../../runner/src/signing';
 import { killRunners, runToEnd, startRunner, type Finished } from './support/cli';
 import { startFakeArena, type FakeArena } from './support/fake-arena';
 import { startFakeSandbox, type FakeSandbox, type FakeSandboxOptions, type SubmitAnswer } from './support/fake-sandbox';
-import { nodeScript, until } from './support/wait';
+import { nodeScript } from './support/wait';
+import { until } from '../support/wait';
 
 const EXAMPLE_AGENT = path.resolve(__dirname, '..', '..', 'examples', 'sandbox-agent', 'agent.mjs');
 const BUGGY_CALENDAR = [

@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Registered, TestApp } from '../support/test-app';
 import {
-  eventually,
   feedEntryOf,
   openCodingSession,
   startCodingArena,
@@ -16,6 +15,7 @@ import {
   type CodingArena,
   type CodingWork,
 } from './coding-support';
+import { eventually } from '../support/wait';
 
 let arena: CodingArena;
 let t: TestApp;

@@ -4,7 +4,8 @@
  */
 import { benchmarkProgressOf } from '../../services/coding-sessions';
 import { register, type Registered, type TestApp } from '../support/test-app';
-import { codingWork, eventually, feedEntryOf, startCodingArena, stepOf, type CodingArena } from './coding-support';
+import { codingWork, feedEntryOf, startCodingArena, stepOf, type CodingArena } from './coding-support';
+import { eventually } from '../support/wait';
 
 let arena: CodingArena;
 let t: TestApp;

@@ -8,6 +8,7 @@ import { Client } from '@temporalio/client';
 import { addCodingStep } from '../../infra/db/repositories/coding-step.repository';
 import { applyRetention } from '../../workflows';
 import { register, type Registered, type TestApp } from '../support/test-app';
+import { until } from '../support/wait';
 import {
   feedEntryOf,
   openCodingSession,
@@ -63,21 +64,19 @@ const session = ({ owner, agent }: Account): Promise<CodingWork> => openCodingSe
 const exec = (w: CodingWork, command: string) => stepOf(t, w.sandbox)('POST', 'exec', { command, timeout_seconds: 60 });
 /** Resolves once the session has a step written and not yet run: the API has admitted it. */
 const admitted = (w: CodingWork) =>
-  new Promise<void>((resolve, reject) => {
-    const deadline = Date.now() + 10_000;
-    const look = async () => {
+  until(
+    async () => {
       const [row] = await t.orm.em
         .fork()
         .getConnection()
         .execute(`select count(*)::int as n from coding_steps where session_id = ? and n is null`, [
           Number(w.work_id.split('-')[1]),
         ]);
-      if (row?.n > 0) return resolve();
-      if (Date.now() > deadline) return reject(new Error(`no step of ${w.work_id} in flight`));
-      setTimeout(() => void look(), 20);
-    };
-    void look();
-  });
+      return row?.n > 0;
+    },
+    `a step of ${w.work_id} in flight`,
+    { timeoutMs: 10_000, everyMs: 20 },
+  );
 
 it('caps an account’s steps in flight, and a worker’s, without starving the other accounts', async () => {
   const [wx, wy, wz] = [await session(x), await session(y), await session(z)];

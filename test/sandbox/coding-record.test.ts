@@ -8,7 +8,6 @@ import { main } from '../../cli/main';
 import { loadTaskCatalogue } from '../../infra/sandbox/task-catalogue';
 import type { Registered, TestApp } from '../support/test-app';
 import {
-  eventually,
   feedEntryOf,
   openCodingSession,
   startCodingArena,
@@ -17,6 +16,7 @@ import {
   type CodingArena,
   type CodingWork,
 } from './coding-support';
+import { eventually } from '../support/wait';
 
 let arena: CodingArena;
 let t: TestApp;

@@ -3,15 +3,8 @@ import path from 'node:path';
 import { Client } from '@temporalio/client';
 import { redeliver } from '../../services/redeliveries';
 import { register, type Registered, type TestApp } from '../support/test-app';
-import {
-  codingWork,
-  feedEntryOf,
-  eventually,
-  startCodingArena,
-  stepOf,
-  type CodingArena,
-  type CodingWork,
-} from './coding-support';
+import { codingWork, feedEntryOf, startCodingArena, stepOf, type CodingArena, type CodingWork } from './coding-support';
+import { eventually } from '../support/wait';
 
 let arena: CodingArena;
 let t: TestApp;

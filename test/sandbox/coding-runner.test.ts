@@ -10,8 +10,8 @@ import path from 'node:path';
 import { freePort } from '../../infra/ports';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { killRunners, startRunner } from '../runner/support/cli';
-import { until } from '../runner/support/wait';
-import { eventually, removeSandboxDir } from './coding-support';
+import { removeSandboxDir } from './coding-support';
+import { eventually, until } from '../support/wait';
 
 const EXAMPLE_AGENT = [process.execPath, path.resolve(__dirname, '..', '..', 'examples', 'sandbox-agent', 'agent.mjs')];
 

@@ -139,16 +139,3 @@ export function stepOf(t: TestApp, sandbox: SandboxObject) {
     });
   };
 }
-
-/** Resolves once the async check holds; fails with `what` after timeoutMs. */
-export async function eventually(
-  check: () => Promise<boolean>,
-  what: string | (() => string),
-  timeoutMs = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${typeof what === 'string' ? what : what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}

@@ -3,8 +3,8 @@
  * each with its own database, on the same range of sandbox uids: a uid's lease is held host-wide, so
  * they never give two live sessions the same uid (whose end would kill the other's processes).
  */
-import { waitFor } from '../support/wait';
 import { openCodingSession, startCodingArena, stepOf, type CodingArena } from './coding-support';
+import { until } from '../support/wait';
 
 // Two leasable uids (the range's last is the isolation check's), far from every other test file's.
 const RANGE = { ARENA_SANDBOX_UID_BASE: String(3_000_000 + (process.pid % 997) * 10), ARENA_SANDBOX_UID_COUNT: '3' };
@@ -52,7 +52,7 @@ it('never leases one uid to live sessions of two arenas, and refuses a session w
         .getConnection()
         .execute<Array<{ status: string; error: string }>>(`select status, error from sessions where id = ?`, [id])
     )[0]!;
-  await waitFor(async () => (await ended()).status !== 'pending', 30_000);
+  await until(async () => (await ended()).status !== 'pending', 'the session to end', 30_000);
   expect(await ended()).toEqual({
     status: 'error',
     error: 'the sandbox has no free user for another session (all 2 are in use); try again later',

@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestApp } from '../support/test-app';
 import { WorkerProcess, workerEnv } from '../support/worker-process';
-import { codingWork, eventually, removeSandboxDir, startCodingArena, stepOf, type CodingArena } from './coding-support';
+import { codingWork, removeSandboxDir, startCodingArena, stepOf, type CodingArena } from './coding-support';
+import { eventually } from '../support/wait';
 
 let arena: CodingArena;
 let t: TestApp;

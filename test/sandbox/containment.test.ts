@@ -12,7 +12,8 @@ import path from 'node:path';
 import type { SandboxSettings } from '../../infra/config';
 import { runIsolated, WALL_TIMEOUT_EXIT_CODE, type IsolatedResult } from '../../infra/sandbox/isolation';
 import { removeWorkspace, type Workspace } from '../../infra/sandbox/workspaces';
-import { freshWorkspace, processesOf, removeSandboxScratch, sandboxScratch, until } from './support';
+import { freshWorkspace, processesOf, removeSandboxScratch, sandboxScratch } from './support';
+import { until } from '../support/wait';
 
 const REPO = path.resolve(__dirname, '..', '..');
 
@@ -146,11 +147,15 @@ describe('a sandboxed command', () => {
     // Forks that fail exit their shell; the sandbox's first shell waits with a builtin, so it outlives them.
     const bombing = run('mkfifo gate; bomb() { bomb | bomb & cat gate; }; bomb & read held < gate', 60);
     let most = 0;
-    await until(async () => {
-      const count = (await processesOf(workspace.uid)).length;
-      most = Math.max(most, count);
-      return count >= settings.limits.processes / 2;
-    }, 30_000);
+    await until(
+      async () => {
+        const count = (await processesOf(workspace.uid)).length;
+        most = Math.max(most, count);
+        return count >= settings.limits.processes / 2;
+      },
+      'the bomb to fill half its process limit',
+      30_000,
+    );
     const neighbour = await run(['python3', '-c', 'print("neighbour fine")'], 30, other);
     const worker = spawn('true');
     await expect(new Promise((resolve) => worker.on('close', resolve))).resolves.toBe(0);

@@ -1,7 +1,7 @@
 /** Stopping a session: every process of its uid is killed, however many and however started, and nothing else. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { processesOf, stopProcessesOf } from '../../infra/sandbox/session-processes';
-import { until } from './support';
+import { until } from '../support/wait';
 
 /** A process running as `uid` (through setpriv, as the sandbox starts its commands), with children of its own. */
 function runAs(uid: number, script: string): ChildProcess {

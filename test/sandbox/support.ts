@@ -63,12 +63,3 @@ export function freshWorkspace(settings: SandboxSettings, files: WorkspaceFile[]
   const sessionId = freshSessionId();
   return prepareWorkspace(sessionId, uidFor(settings, sessionId), files, settings);
 }
-
-/** Resolves once `condition` holds, checking again as soon as each check ends; fails after `timeoutMs`. */
-export async function until(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}

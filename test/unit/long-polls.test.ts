@@ -13,7 +13,7 @@ import { ApiError } from '../../api/errors';
 import { LongPolls, WORK_NEXT_ROUTE, type HeldPoll } from '../../api/long-polls';
 import type { WorkSubscriber } from '../../api/work-notifier';
 import type { PullAgentRow } from '../../infra/db/repositories/agent.repository';
-import { waitFor } from '../support/wait';
+import { until } from '../support/wait';
 
 v8.setFlagsFromString('--expose-gc');
 const collectGarbage = vm.runInNewContext('gc') as () => void;
@@ -106,8 +106,8 @@ describe('a held long-poll', () => {
   it("lets Fastify's request and reply go while it waits, then answers as Fastify would", async () => {
     h = await harness();
     const answer = fetch(`${h.url}?wait=50`, { headers: { 'x-request-id': 'poll-1' } });
-    await waitFor(async () => (await h.open()) === 1);
-    await waitFor(async () => {
+    await until(async () => (await h.open()) === 1);
+    await until(async () => {
       collectGarbage();
       return h.fastifyObjects.every((ref) => ref.deref() === undefined);
     });
@@ -138,7 +138,7 @@ describe('a held long-poll', () => {
   it('answers 204 with Connection: close at once when the API begins to drain', async () => {
     h = await harness();
     const answer = fetch(`${h.url}?wait=50`);
-    await waitFor(async () => (await h.open()) === 1);
+    await until(async () => (await h.open()) === 1);
     h.draining.abort();
     const res = await answer;
     expect(res.status).toBe(204);
@@ -161,9 +161,9 @@ describe('a held long-poll', () => {
     const { port, pathname } = new URL(h.url);
     const runner = net.connect(Number(port), '127.0.0.1');
     runner.write(`GET ${pathname}?wait=50 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
-    await waitFor(async () => (await h.open()) === 1);
+    await until(async () => (await h.open()) === 1);
     runner.destroy();
-    await waitFor(async () => h.left() === 1);
+    await until(async () => h.left() === 1);
     expect(await h.open()).toBe(0);
     expect(h.recorded).toEqual([]);
     expect(h.logLines.filter((l) => l.msg === 'request completed')).toEqual([]);
@@ -181,7 +181,7 @@ describe('a held long-poll', () => {
       }),
     });
     const answer = fetch(`${h.url}?wait=50`);
-    await waitFor(async () => claims === 2);
+    await until(async () => claims === 2);
     h.draining.abort();
     expect((await answer).status).toBe(204);
     expect(claims).toBe(2);

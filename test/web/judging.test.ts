@@ -2,11 +2,11 @@ import type { Browser } from 'playwright-core';
 import { answer } from '../support/agent-server';
 import { registerJudge } from '../support/test-app';
 import { trustJudgesNamed } from '../../services/judges';
-import { waitFor } from '../support/wait';
 import { startArena, type Arena } from '../arena/support';
 import * as workflows from '../../workflows';
 import { launchBrowser, screenshot } from './browser';
 import { signUpInBrowser } from './support';
+import { until } from '../support/wait';
 
 let arena: Arena;
 let browser: Browser;
@@ -145,7 +145,7 @@ it('runs a live battle on /battle: both answers appear together once both are in
 
   // One answer is in, the other is still coming: the page shows neither, nor which came first, and offers no vote yet.
   const battleId = Number(/\/battle\/(\d+)$/.exec(battleUrl)?.[1]);
-  await waitFor(
+  await until(
     async () =>
       (
         await arena.sql<{ n: number }>(

@@ -7,7 +7,7 @@ import { startArena, type Arena } from '../arena/support';
 import { launchBrowser, screenshot } from './browser';
 import { signUpInBrowser } from './support';
 import { register } from '../support/test-app';
-import { waitFor } from '../support/wait';
+import { until } from '../support/wait';
 
 let arena: Arena;
 let browser: Browser;
@@ -112,7 +112,7 @@ describe("a prompt typed in the site's textarea", () => {
       expect(row!.text).toBe('line one\nline two\n\nline four');
       // Both agents got it as typed.
       const sent = () => arena.server.received.filter((r) => r.body.includes('line one'));
-      await waitFor(async () => sent().length === 2);
+      await until(async () => sent().length === 2);
       for (const request of sent()) expect(JSON.parse(request.body).prompt).toBe('line one\nline two\n\nline four');
     } finally {
       await page.close();

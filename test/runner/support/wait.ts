@@ -2,15 +2,6 @@
 import fs from 'node:fs';
 import type { AgentCommand } from '../../../runner/src/adapter';
 
-/** Resolves once check() is truthy; fails the test with `what` after timeoutMs. */
-export async function until(check: () => unknown, what: string, timeoutMs = 10_000): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** An agent command that runs `script` in a fresh Node process. */
 export function nodeScript(script: string): AgentCommand {
   return { command: process.execPath, args: ['-e', script] };

@@ -12,6 +12,7 @@ import { ormConfig } from '../../../infra/db/orm.config';
 import { hashToken } from '../../../domain/credentials';
 import { createTestDatabase, type TestDatabase } from '../../support/test-db';
 import { freshEmail, GOOD_PASSWORD, newAccount, startAuthApp } from './support';
+import { until } from '../../support/wait';
 
 let db: TestDatabase;
 let orm: MikroORM;
@@ -100,15 +101,6 @@ describe('web sessions', () => {
   });
 });
 
-/** Resolves once `condition` holds; fails after `ms`. */
-async function until(condition: () => Promise<boolean>, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`not true within ${ms} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('the expired-session sweep', () => {
   it('deletes expired sessions on a schedule while the app runs, and leaves live ones', async () => {
     const app = await startAuthApp({ sweepExpiredEveryMs: 50 });
@@ -118,7 +110,11 @@ describe('the expired-session sweep', () => {
       // The live one first: starting a session also clears that person's expired ones.
       const live = await startWebSession(work(), person);
       const expired = await startWebSession(work(), person, { days: 1, now: daysFromNow(-3) });
-      await until(async () => (await work().count(WebSession, { id: expired.session.id })) === 0, 5_000);
+      await until(
+        async () => (await work().count(WebSession, { id: expired.session.id })) === 0,
+        'the expired session to be swept',
+        { timeoutMs: 5_000, everyMs: 20 },
+      );
       expect(await work().count(WebSession, { id: live.session.id })).toBe(1);
     } finally {
       await app.close();
