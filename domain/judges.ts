@@ -18,7 +18,7 @@ export interface EstablishingRules {
 }
 
 /** A judge's standing as the vote and the website read it. */
-export interface JudgeStanding {
+export interface StandingOfJudge {
   established: boolean;
   trusted: boolean;
   voided: boolean;
@@ -30,7 +30,7 @@ export interface JudgeStanding {
 }
 
 /** The share of Elo's K a judge's vote moves. */
-export function eloWeight(standing: Pick<JudgeStanding, 'established' | 'voided'>): number {
+export function eloWeight(standing: Pick<StandingOfJudge, 'established' | 'voided'>): number {
   if (standing.voided) return 0;
   return standing.established ? 1 : NEW_JUDGE_ELO_WEIGHT;
 }
@@ -73,7 +73,7 @@ export function pairVerdict(winner: Verdict, lowFirst: boolean): -1 | 0 | 1 {
 }
 
 /** What the judge reads after a vote about whether it counts: null when it counts in full. */
-export function standingNote(standing: JudgeStanding, rules: EstablishingRules): string | null {
+export function standingNote(standing: StandingOfJudge, rules: EstablishingRules): string | null {
   if (standing.voided) return 'An operator voided your votes: they move no rating and count on no board.';
   if (standing.established) return null;
   const age =

@@ -7,7 +7,8 @@ import { ARENA_SUITE, HUMANEVAL_SUITE, type CodingSuite } from '../domain/sandbo
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { assertCanTakeDelivery } from '../domain/agent-state';
-import { hashToken, looksLikeSessionToken } from '../domain/credentials';
+import { hashToken, looksLikeSessionToken, tokenMatchesHash } from '../domain/credentials';
+import { findAgentCredentials } from '../infra/db/repositories/agent.repository';
 import { ArenaError, notFound } from '../domain/errors';
 import { parseDeliveryPublicId } from '../domain/sessions';
 import type { Agent } from '../infra/db/entities/agent.entity';
@@ -192,7 +193,7 @@ export async function authorizedCodingSession(
   em: EntityManager,
   agentId: number,
   publicId: string,
-  credentials: { bearer?: string; agentSecretOk: () => Promise<boolean> },
+  credentials: { bearer?: string; agentSecret?: string },
 ): Promise<CodingSessionRow> {
   const parsed = parseDeliveryPublicId(publicId);
   const row = parsed?.kind === 'sandbox' ? await findCodingSession(em, parsed.id) : undefined;
@@ -204,8 +205,15 @@ export async function authorizedCodingSession(
     if (byToken.session_id !== row.session_id) throw new ArenaError('forbidden', 'this token is for another session');
     return row;
   }
-  if (await credentials.agentSecretOk()) return row;
+  if (credentials.agentSecret !== undefined && (await agentSecretMatches(em, agentId, credentials.agentSecret)))
+    return row;
   throw new ArenaError('unauthenticated', 'a session token (Authorization: Bearer) or X-Arena-Secret is required');
+}
+
+/** Whether `secret` is the agent's own (`X-Arena-Secret`), whatever its mode. */
+async function agentSecretMatches(em: EntityManager, agentId: number, secret: string): Promise<boolean> {
+  const agent = await findAgentCredentials(em, agentId);
+  return agent !== undefined && tokenMatchesHash(secret, agent.secret_hash);
 }
 
 function assertOpen(row: CodingSessionRow): void {

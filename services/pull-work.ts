@@ -9,7 +9,11 @@ import { workPayload, type WorkPayload } from '../domain/delivery-payload';
 import { ArenaError, notFound } from '../domain/errors';
 import { sandboxPayload } from '../domain/sandbox/payload';
 import { isCodingSession, parseDeliveryPublicId, type SessionStatus } from '../domain/sessions';
-import { findPullAgent, markAgentSeen, type PullAgentRow } from '../infra/db/repositories/agent.repository';
+import {
+  findAgentCredentials,
+  markAgentSeen,
+  type AgentCredentialsRow,
+} from '../infra/db/repositories/agent.repository';
 import { findCodingSession, recordCodingSummary } from '../infra/db/repositories/coding.repository';
 import { findDelivery, type SessionRow } from '../infra/db/repositories/session-read.repository';
 import { claimWork, releaseWork } from '../infra/db/repositories/work-item.repository';
@@ -47,8 +51,8 @@ export async function authenticatePullAgent(
   agentId: number,
   secret: string | string[] | undefined,
   { lookAtQueue = false } = {},
-): Promise<PullAgentRow> {
-  const agent = await findPullAgent(db, agentId, { lookAtQueue });
+): Promise<AgentCredentialsRow> {
+  const agent = await findAgentCredentials(db, agentId, { lookAtQueue });
   if (!agent) throw notFound('agent');
   if (typeof secret !== 'string' || !tokenMatchesHash(secret, agent.secret_hash)) {
     throw new ArenaError('forbidden', 'invalid or missing X-Arena-Secret');

@@ -11,7 +11,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const SEEN_RESOLUTION_MS = 5 * 60 * 1000;
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
-export interface StartedSession {
+export interface StartedWebSession {
   /** Goes into the cookie and nowhere else; the database keeps only its SHA-256. */
   token: string;
   session: WebSession;
@@ -21,7 +21,7 @@ export async function startWebSession(
   em: EntityManager,
   user: User,
   { days = DEFAULT_SESSION_DAYS, now = new Date() }: { days?: number; now?: Date } = {},
-): Promise<StartedSession> {
+): Promise<StartedWebSession> {
   const token = randomBytes(32).toString('base64url');
   const session = em.create(WebSession, {
     id: hashToken(token),

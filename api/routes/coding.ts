@@ -5,10 +5,8 @@
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { tokenMatchesHash } from '../../domain/credentials';
 import { ArenaError } from '../../domain/errors';
 import { workspacePath } from '../../domain/sandbox/paths';
-import { findPullAgent } from '../../infra/db/repositories/agent.repository';
 import {
   authorizedCodingSession,
   runCodingStep,
@@ -49,11 +47,7 @@ export const codingRoutes: FastifyPluginAsyncZod<{ coding: CodingDeps }> = async
     const secret = headers['x-arena-secret'];
     return authorizedCodingSession(db, params.id, params.session_id, {
       bearer,
-      agentSecretOk: async () => {
-        if (typeof secret !== 'string') return false;
-        const agent = await findPullAgent(db, params.id, { lookAtQueue: false });
-        return agent !== undefined && tokenMatchesHash(secret, agent.secret_hash);
-      },
+      agentSecret: typeof secret === 'string' ? secret : undefined,
     });
   };
 

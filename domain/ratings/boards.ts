@@ -3,7 +3,7 @@
  * fitted from the published votes. The refresh fits them all; `arena leaderboard fit` fits one
  * from the public export with the same code, and so prints the same numbers.
  */
-import { fitVoteTable, type LeaderboardEntry } from './bradley-terry';
+import { fitVoteTable, type FittedRating } from './bradley-terry';
 import { standings, type Standing } from './standings';
 import { STYLE_FEATURES } from './style';
 import { fitStyleControlledTable, type CoefficientEstimate, type StyledVote } from './style-control';
@@ -27,7 +27,7 @@ export interface FittedBoard {
   board: string;
   styleControl: boolean;
   /** Best first: ranked agents, then the provisional ones. */
-  entries: Array<LeaderboardEntry & Standing>;
+  entries: Array<FittedRating & Standing>;
   /** The style coefficients and the left side's, for a controlled board; empty for a raw one. */
   coefficients: CoefficientEstimate[];
 }
@@ -43,7 +43,7 @@ export interface BoardOptions {
 }
 
 /** A ranked row's fields as the API, the CLI and the stored boards write them (the player's own fields aside). */
-export function standingRow(e: LeaderboardEntry & Standing) {
+export function standingRow(e: FittedRating & Standing) {
   return {
     rank: e.rank,
     provisional: e.provisional,

@@ -8,7 +8,7 @@ import { drawResample, pairTotals, tabulateVotes, type BattleVote, type VoteTabl
 
 export type { BattleVote } from './vote-table';
 
-export interface LeaderboardEntry {
+export interface FittedRating {
   agentId: number;
   /** Bradley-Terry rating on the Elo scale; the mean over the fitted agents is 1500. */
   rating: number;
@@ -67,7 +67,7 @@ export const PRIOR_STREAM = 0x5bd1e995;
  * ratings by agent id). The intervals are robust ones in closed form (intervals.ts), or a
  * bootstrap's when asked for.
  */
-export function fitLeaderboard(votes: readonly BattleVote[], options: LeaderboardOptions = {}): LeaderboardEntry[] {
+export function fitLeaderboard(votes: readonly BattleVote[], options: LeaderboardOptions = {}): FittedRating[] {
   return fitVoteTable(tabulateVotes(votes), options);
 }
 
@@ -88,7 +88,7 @@ export function fitSettings(options: LeaderboardOptions): {
 }
 
 /** fitLeaderboard on votes already tabulated, so that several boards can share one table. */
-export function fitVoteTable(table: VoteTable, options: LeaderboardOptions = {}): LeaderboardEntry[] {
+export function fitVoteTable(table: VoteTable, options: LeaderboardOptions = {}): FittedRating[] {
   const { bootstrap, confidence, priorSd } = fitSettings(options);
   const n = table.agentIds.length;
   if (n === 0) return [];
@@ -122,9 +122,9 @@ export function boardEntries(
   ratings: Float64Array,
   bounds: Bounds,
   placed: Uint8Array,
-): LeaderboardEntry[] {
+): FittedRating[] {
   const { records } = table;
-  const entries: LeaderboardEntry[] = Array.from(table.agentIds, (agentId, index) => ({
+  const entries: FittedRating[] = Array.from(table.agentIds, (agentId, index) => ({
     agentId,
     rating: ratings[index]!,
     ciLow: bounds.low[index]!,

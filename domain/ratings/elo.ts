@@ -11,7 +11,7 @@ export type VoteOutcome = Verdict;
 /** A row of an agent's rating history: a vote's change, or (`void`) the same change taken back by an operator. */
 export type RatingChangeKind = 'vote' | 'void';
 
-export interface RatingChange {
+export interface EloMove {
   before: number;
   after: number;
   /** after - before, an integer when both ratings are. */
@@ -19,8 +19,8 @@ export interface RatingChange {
 }
 
 export interface EloResult {
-  a: RatingChange;
-  b: RatingChange;
+  a: EloMove;
+  b: EloMove;
 }
 
 /** The probability that a side rated `ra` beats a side rated `rb`. */

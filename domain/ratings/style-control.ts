@@ -22,7 +22,7 @@ import {
   percentileBounds,
   toRatings,
   type Bounds,
-  type LeaderboardEntry,
+  type FittedRating,
 } from './bradley-terry';
 import { exactIntervals, normalQuantile, placedAgents, type Spread, type SpreadChoice } from './intervals';
 import { mulberry32, standardNormal } from './random';
@@ -56,7 +56,7 @@ export function coefficientRow(c: CoefficientEstimate): {
 }
 
 export interface StyleControlledBoard {
-  entries: LeaderboardEntry[];
+  entries: FittedRating[];
   coefficients: CoefficientEstimate[];
 }
 

@@ -3,7 +3,7 @@
  * sparse like a category's, with and without a judge who loves long answers, and the share of
  * intervals that hold the truth checked against the 95% they state. Seeded, so a run is repeatable.
  */
-import { fitLeaderboard, type LeaderboardEntry } from '../../domain/ratings/bradley-terry';
+import { fitLeaderboard, type FittedRating } from '../../domain/ratings/bradley-terry';
 import { mulberry32, standardNormal } from '../../domain/ratings/random';
 import { STYLE_MIN_VOTES, fitStyleControlled } from '../../domain/ratings/style-control';
 import { STYLE_FEATURES } from '../../domain/ratings/style';
@@ -13,7 +13,7 @@ import { honestVerdict, styledArena, syntheticVotes } from './synthetic-votes';
 const BAND = { low: 0.92, high: 0.99 };
 
 /** How many of the entries' intervals hold the agent's true strength (`truth[id - 1]`, Elo, anchored here at a mean of 1500). */
-function covered(entries: readonly LeaderboardEntry[], truth: readonly number[], ids = entries.map((e) => e.agentId)) {
+function covered(entries: readonly FittedRating[], truth: readonly number[], ids = entries.map((e) => e.agentId)) {
   const mean = truth.reduce((sum, t) => sum + t, 0) / truth.length;
   const wanted = new Set(ids);
   let hits = 0;

@@ -80,6 +80,14 @@ describe('the steps of a coding session', () => {
       'x-arena-secret': agent.webhook_secret,
     });
     expect(bySecret.statusCode).toBe(200);
+    const wrongSecret = await step('GET', 'files?path=.', undefined, {
+      authorization: '',
+      'x-arena-secret': `${agent.webhook_secret}x`,
+    });
+    expect([wrongSecret.statusCode, wrongSecret.json().detail]).toEqual([
+      401,
+      'a session token (Authorization: Bearer) or X-Arena-Secret is required',
+    ]);
   });
 
   it('refuses a token of another session with 403, and a session of another agent with 404', async () => {

@@ -12,7 +12,7 @@ import { Gauge } from 'prom-client';
 import { ApiError } from '../../api/errors';
 import { LongPolls, WORK_NEXT_ROUTE, type HeldPoll } from '../../api/long-polls';
 import type { WorkSubscriber } from '../../api/work-notifier';
-import type { PullAgentRow } from '../../infra/db/repositories/agent.repository';
+import type { AgentCredentialsRow } from '../../infra/db/repositories/agent.repository';
 import { until } from '../support/wait';
 
 v8.setFlagsFromString('--expose-gc');
@@ -72,7 +72,7 @@ async function harness({
     encryptionKey: Buffer.alloc(32),
     authenticate: async () => {
       if (refusal) throw refusal;
-      return { queued } as PullAgentRow;
+      return { queued } as AgentCredentialsRow;
     },
     markSeen: async () => undefined,
     // As the rate limit does: a header set on the reply before the poll is held.

@@ -146,8 +146,8 @@ export async function dueAgentsSummary(em: EntityManager, rules: DueRules): Prom
   return onlyRow(rows, 'dueAgentsSummary');
 }
 
-/** What a pull call needs of its agent to check the secret, and no entity. */
-export interface PullAgentRow {
+/** What a call signed with the agent's secret needs of its agent (a pull runner's, or a coding step's in either mode), and no entity. */
+export interface AgentCredentialsRow {
   id: number;
   secret_hash: string;
   mode: string;
@@ -156,16 +156,16 @@ export interface PullAgentRow {
   queued?: boolean;
 }
 
-/** The agent a pull call names (and, with `lookAtQueue`, whether it has queued work, in the same query). */
-export async function findPullAgent(
+/** The agent a call names, in either mode, to check its secret (and, with `lookAtQueue`, whether it has queued pull work, in the same query). */
+export async function findAgentCredentials(
   em: EntityManager,
   agentId: number,
   { lookAtQueue = false } = {},
-): Promise<PullAgentRow | undefined> {
+): Promise<AgentCredentialsRow | undefined> {
   const queued = lookAtQueue
     ? `, exists(select 1 from work_items w where w.agent_id = a.id and w.state = 'queued') as queued`
     : '';
-  const [row] = await run<PullAgentRow>(
+  const [row] = await run<AgentCredentialsRow>(
     em,
     `select a.id, a.secret_hash, a.mode, a.deactivated${queued} from agents a where a.id = ?`,
     [agentId],

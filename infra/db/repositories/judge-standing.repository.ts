@@ -3,11 +3,11 @@
  * and what the vote, the website and the operator CLI read of a judge's standing.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ESTABLISHING_AGREEMENT, type EstablishingRules, type JudgeStanding } from '../../../domain/judges';
+import { ESTABLISHING_AGREEMENT, type EstablishingRules, type StandingOfJudge } from '../../../domain/judges';
 import { run } from './sql';
 
 /** A judge's standing, cluster and age as a vote reads them. */
-export interface JudgeRecord extends JudgeStanding {
+export interface JudgeRecord extends StandingOfJudge {
   cluster: number;
 }
 
