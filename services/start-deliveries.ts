@@ -42,21 +42,35 @@ export async function startDeliveries(
 ): Promise<void> {
   const redeliveryOf = workflow.kind === 'liveBattle' ? undefined : workflow.redeliveryOf;
   const inputs = rows.map((row) => deliveryInputOf(row, redeliveryOf));
+  const started = new Set<number>();
   try {
-    await start(workflows, inputs, workflow);
+    await start(workflows, inputs, workflow, started);
   } catch (err) {
-    const sessionIds = rows.map((row) => row.id);
+    // Only what did not start closes: a started workflow delivers its row.
+    const sessionIds = rows.map((row) => row.id).filter((id) => !started.has(id));
     await closeUnstartedDeliveries(em, sessionIds, UNSTARTED);
     log?.error({ err, sessionIds, ...workflow }, 'could not start a delivery');
     throw deliveryUnavailable();
   }
 }
 
-async function start(workflows: WorkflowDeps, inputs: DeliveryInput[], workflow: DeliveryWorkflow): Promise<void> {
+/** Starts the workflows, adding each delivery whose workflow started to `started`; throws the first failure. */
+async function start(
+  workflows: WorkflowDeps,
+  inputs: DeliveryInput[],
+  workflow: DeliveryWorkflow,
+  started: Set<number>,
+): Promise<void> {
+  const each = async (startOne: (input: DeliveryInput) => Promise<void>) => {
+    const results = await Promise.allSettled(
+      inputs.map((input) => startOne(input).then(() => void started.add(input.sessionId))),
+    );
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+  };
   switch (workflow.kind) {
     case 'delivery':
-      await Promise.all(inputs.map((input) => startDelivery(workflows, input)));
-      return;
+      return each((input) => startDelivery(workflows, input));
     case 'liveBattle': {
       const [a, b] = inputs;
       if (!a || !b || inputs.length !== 2) throw new Error(`a live battle has two sides, not ${inputs.length}`);
@@ -64,10 +78,8 @@ async function start(workflows: WorkflowDeps, inputs: DeliveryInput[], workflow:
       return;
     }
     case 'codingSession':
-      await Promise.all(
-        inputs.map((input) =>
-          startCodingSessionWorkflow(workflows, { ...input, taskId: workflow.taskId, maxSteps: workflow.maxSteps }),
-        ),
+      return each((input) =>
+        startCodingSessionWorkflow(workflows, { ...input, taskId: workflow.taskId, maxSteps: workflow.maxSteps }),
       );
   }
 }

@@ -1,9 +1,12 @@
 /**
  * The engine baseline's worker process: the same runtime and worker options as the arena's, with a
- * no-op activity that reports when it ran; with BENCH_ENGINE_SANDBOX_DIR, also a second worker on
- * the step queue whose activity runs the sandbox figure's command isolated, in a workspace of its own.
+ * no-op activity that reports when it ran, and the same-job baseline's push (`sameJobPush`); with
+ * BENCH_ENGINE_SANDBOX_DIR, also a second worker on the step queue whose activity runs the sandbox
+ * figure's command isolated, in a workspace of its own.
  */
+import crypto from 'node:crypto';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { Pool } from 'pg';
 import { wallNow } from '../lib/clock';
 import { loadConfig } from '../../infra/config';
 import { runIsolated } from '../../infra/sandbox/isolation';
@@ -41,6 +44,50 @@ async function startStepWorker(
 
 let pending: Array<[string, number]> = [];
 
+/** The secret the same-job baseline signs with: one for every agent, as it only has to cost an HMAC. */
+const SAME_JOB_SECRET = crypto.randomBytes(32);
+
+/**
+ * The same job as the arena's push activity with plain parts: read the delivery and its prompt,
+ * sign the body, POST it (fetch, keep-alive), read the JSON answer and record it in one update.
+ */
+function sameJobPush(pool: Pool) {
+  return async (id: number): Promise<void> => {
+    const { rows } = await pool.query<{ url: string; prompt_id: number; text: string; category: string }>(
+      `select d.url, p.id as prompt_id, p.text, p.category
+       from same_job_deliveries d join same_job_prompts p on p.id = d.prompt_id where d.id = $1`,
+      [id],
+    );
+    const row = rows[0];
+    if (!row) throw new Error(`same-job delivery ${id} not found`);
+    const body = JSON.stringify({
+      prompt_id: row.prompt_id,
+      prompt: row.text,
+      category: row.category,
+      deadline_seconds: 30,
+    });
+    const timestamp = Math.floor(Date.now() / 1000);
+    const signature = crypto.createHmac('sha256', SAME_JOB_SECRET).update(`${timestamp}.${body}`).digest('hex');
+    const sentAt = Date.now();
+    const res = await fetch(row.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-arena-delivery': `same-${id}`,
+        'x-arena-signature': `t=${timestamp},v1=${signature}`,
+      },
+      body,
+      signal: AbortSignal.timeout(30_000),
+    });
+    const answer = (await res.json()) as { response?: unknown };
+    await pool.query(
+      `update same_job_deliveries set status = 'answered', response = $2, latency_ms = $3, completed_at = now()
+       where id = $1 and status = 'pending'`,
+      [id, typeof answer.response === 'string' ? answer.response : '', Date.now() - sentAt],
+    );
+  };
+}
+
 async function main(): Promise<void> {
   await installWorkerRuntime({
     logLevel: process.env.LOG_LEVEL ?? 'info',
@@ -49,6 +96,8 @@ async function main(): Promise<void> {
     shutdownSignals: [],
   });
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+  pool.on('error', () => undefined);
   const worker = await Worker.create({
     connection,
     namespace: 'default',
@@ -58,6 +107,7 @@ async function main(): Promise<void> {
       async noop(tag: string): Promise<void> {
         pending.push([tag, wallNow()]);
       },
+      sameJobPush: sameJobPush(pool),
     },
   });
   // Batched, as in the agent farm: one IPC message per activity would cost more than the activity.
@@ -75,6 +125,7 @@ async function main(): Promise<void> {
     steps?.worker.shutdown();
     running
       .finally(() => (steps ? removeWorkspace(steps.workspace) : undefined))
+      .finally(() => pool.end())
       .finally(() => connection.close().finally(() => process.exit(0)))
       .catch((err: unknown) => {
         console.error(err);

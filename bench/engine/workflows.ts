@@ -30,3 +30,15 @@ export async function stepSession(stepQueue: string): Promise<void> {
   setHandler(endSteps, () => void (ended = true));
   await condition(() => ended);
 }
+
+/**
+ * The push figure's same-job baseline (c): the arena's job for one delivery with nothing of the
+ * arena's: one activity that reads the row, signs and POSTs the prompt, and records the answer.
+ */
+export async function sameJobDelivery(id: number): Promise<void> {
+  const { sameJobPush } = proxyActivities<{ sameJobPush(id: number): Promise<void> }>({
+    startToCloseTimeout: '60 seconds',
+    retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
+  });
+  await sameJobPush(id);
+}

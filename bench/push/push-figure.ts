@@ -1,6 +1,8 @@
 /**
  * Figure 1, push: sandbox deliveries through the API to loopback agents at rising rates, against
- * (a) the same signed POSTs from a bare loop and (b) a one-activity workflow on the same server.
+ * (a) the same signed POSTs from a bare loop, (b) a one-activity workflow on the same server, and
+ * (c) the same job with nothing of ours (bare Fastify and pg, one insert, a start, one activity
+ * that signs, POSTs and records).
  */
 import crypto from 'node:crypto';
 import type { Pool } from 'pg';
@@ -12,13 +14,16 @@ import type { ChartSpec, FigureRow } from '../report/model';
 import { figure } from '../report/model';
 import type { Progress } from '../report/progress';
 import type { PushProfile, StageProfiler } from '../report/stage-profiler';
+import { freePort } from '../../infra/ports';
+import { apiNodeArgs } from '../stack/api-command';
+import { startChild } from '../stack/child';
 import type { BenchStack } from '../stack/stack';
 import type { Fleet } from './fleet';
 import { runStages, type StageResult } from './stages';
-import { arenaSystem, bareLoopSystem, engineSystem } from './systems';
+import { arenaSystem, bareLoopSystem, engineSystem, sameJobSystem } from './systems';
 
 export interface PushResult {
-  stages: { arena: StageResult[]; engine: StageResult[]; bare: StageResult[] };
+  stages: { arena: StageResult[]; engine: StageResult[]; bare: StageResult[]; sameJob: StageResult[] };
   /** The offered rate the latency figures are read at: the highest the arena kept up with. */
   referenceRate: number;
   /** With --profile: where the CPU went during the arena's stages. */
@@ -71,10 +76,49 @@ export async function runPushFigure(ctx: {
   const bareStages = await runStages(bare, beyond(p.bareExtra), p.stageSeconds, progress, ran.length).finally(() =>
     bare.close(),
   );
-  return { ...summarizePush(arena, engineStages, bareStages), profile: cpuProfile };
+  const sameJobStages = await runSameJob(ctx, beyond(p.engineExtra), ran.length);
+  return { ...summarizePush(arena, engineStages, bareStages, sameJobStages), profile: cpuProfile };
 }
 
-export function summarizePush(arena: StageResult[], engine: StageResult[], bare: StageResult[]): PushResult {
+/** The same-job baseline's stages, its API in a process of its own with the arena API's Node flags. */
+async function runSameJob(
+  ctx: Parameters<typeof runPushFigure>[0],
+  rates: number[],
+  first: number,
+): Promise<StageResult[]> {
+  const { stack, fleet, engine } = ctx;
+  const port = await freePort();
+  const api = startChild({
+    name: 'same-job api',
+    script: 'bench/push/same-job-api.ts',
+    env: { ...stack.env, BENCH_PORT: String(port) },
+    logFile: stack.logFile('same-job-api'),
+    ipc: true,
+    nodeArgs: apiNodeArgs().slice(0, -1),
+  });
+  try {
+    await api.message((m): m is { ready: true } => typeof m === 'object' && m !== null && 'ready' in m, 60_000);
+    const system = sameJobSystem({
+      stack,
+      farm: fleet.farm,
+      urls: fleet.farm.urls.slice(0, fleet.answering.length),
+      apiUrl: `http://127.0.0.1:${port}`,
+      apiPid: api.pid,
+      engine,
+      pool: ctx.pool,
+    });
+    return await runStages(system, rates, ctx.profile.push.stageSeconds, ctx.progress, first);
+  } finally {
+    await api.stop(10_000);
+  }
+}
+
+export function summarizePush(
+  arena: StageResult[],
+  engine: StageResult[],
+  bare: StageResult[],
+  sameJob: StageResult[],
+): PushResult {
   const sustained = (stages: StageResult[]) =>
     Math.max(...stages.map((s) => (Number.isFinite(s.achieved) ? s.achieved : 0)));
   const kept = arena.filter((s) => s.keptUp);
@@ -86,11 +130,23 @@ export function summarizePush(arena: StageResult[], engine: StageResult[], bare:
     if (!stage) throw new Error('a delivery system ran no stage');
     return stage;
   };
-  const [a, b, c] = [at(arena), at(engine), at(bare)];
+  const [a, b, c, d] = [at(arena), at(engine), at(bare), at(sameJob)];
   const group = 'Push';
   const throughput = sustained(arena);
   const engineThroughput = sustained(engine);
+  const sameJobThroughput = sustained(sameJob);
   const rows: FigureRow[] = [
+    figure({
+      group,
+      name: 'sustained deliveries/s',
+      unit: '/s',
+      value: round(throughput),
+      baselineName: '(c) same job, nothing of ours',
+      baseline: round(sameJobThroughput),
+      better: 'higher',
+      target: '>= 0.9x (c)',
+      met: throughput / sameJobThroughput >= 0.9,
+    }),
     figure({
       group,
       name: 'sustained deliveries/s',
@@ -153,6 +209,30 @@ export function summarizePush(arena: StageResult[], engine: StageResult[], bare:
     rows.push(
       figure({
         group,
+        name: `dispatch overhead ${pct}`,
+        unit: 'ms',
+        value: round(a.overhead[pct]),
+        baselineName: '(c) same job: accepted -> received',
+        baseline: round(d.overhead[pct]),
+        better: 'lower',
+        note,
+      }),
+      figure({
+        group,
+        name: `end-to-end ${pct}`,
+        unit: 'ms',
+        value: round(a.endToEnd[pct]),
+        baselineName: '(c) same job: sent -> recorded',
+        baseline: round(d.endToEnd[pct]),
+        better: 'lower',
+        note,
+      }),
+    );
+  }
+  for (const pct of ['p50', 'p99'] as const) {
+    rows.push(
+      figure({
+        group,
         name: `end-to-end ${pct}`,
         unit: 'ms',
         value: round(a.endToEnd[pct]),
@@ -164,7 +244,7 @@ export function summarizePush(arena: StageResult[], engine: StageResult[], bare:
     );
   }
   return {
-    stages: { arena, engine, bare },
+    stages: { arena, engine, bare, sameJob },
     referenceRate: reference,
     figures: rows,
     charts: {
@@ -174,6 +254,7 @@ export function summarizePush(arena: StageResult[], engine: StageResult[], bare:
         arena,
         engine,
         bare,
+        sameJob,
         'overhead',
       ),
       endToEnd: latencyChart(
@@ -182,6 +263,7 @@ export function summarizePush(arena: StageResult[], engine: StageResult[], bare:
         arena,
         engine,
         bare,
+        sameJob,
         'endToEnd',
       ),
     },
@@ -194,6 +276,7 @@ function latencyChart(
   arena: StageResult[],
   engine: StageResult[],
   bare: StageResult[],
+  sameJob: StageResult[],
   field: 'overhead' | 'endToEnd',
 ): ChartSpec {
   const series = (stages: StageResult[], pct: 'p50' | 'p95' | 'p99') =>
@@ -212,6 +295,8 @@ function latencyChart(
       { name: '(b) engine p99', points: series(engine, 'p99'), color: '#a34d00' },
       { name: '(a) bare loop p50', points: series(bare, 'p50'), color: '#2ca02c' },
       { name: '(a) bare loop p99', points: series(bare, 'p99'), color: '#145214' },
+      { name: '(c) same job p50', points: series(sameJob, 'p50'), color: '#9467bd' },
+      { name: '(c) same job p99', points: series(sameJob, 'p99'), color: '#4b2c6b' },
     ],
   };
 }

@@ -1,4 +1,7 @@
-/** The three delivery systems of the push figure: the arena through its API, the engine baseline, and the bare signed-POST loop. */
+/**
+ * The delivery systems of the push figure: the arena through its API, the engine baseline, the
+ * same-job baseline (the arena's job with plain parts) and the bare signed-POST loop.
+ */
 import type { Client } from '@temporalio/client';
 import type { Pool } from 'pg';
 import { WebhookClient } from '../../infra/webhook/client';
@@ -102,5 +105,51 @@ export function bareLoopSystem(opts: {
     },
     cpuRoots: () => ({ ...opts.stack.pids(), farm: opts.farm.child.pid }),
     close: () => client.close(),
+  };
+}
+
+/**
+ * (c) The same job with nothing of ours: a bare Fastify + pg API that writes the prompt and its row
+ * and starts a workflow whose one activity signs, POSTs and records (`same-job-api.ts`, and
+ * `sameJobPush` in the engine worker).
+ */
+export function sameJobSystem(opts: {
+  stack: BenchStack;
+  farm: Farm;
+  urls: string[];
+  apiUrl: string;
+  apiPid: number;
+  engine: EngineBaseline;
+  pool: Pool;
+}): DeliverySystem {
+  return {
+    name: 'same job',
+    async send(_stage, i) {
+      const res = await fetch(`${opts.apiUrl}/jobs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: opts.urls[i % opts.urls.length], prompt: PROMPT }),
+      });
+      if (res.status !== 202) throw new Error(`same-job API answered ${res.status}: ${await res.text()}`);
+      const { id } = (await res.json()) as { id: string };
+      return { key: id };
+    },
+    receivedAt: (key) => opts.farm.arrivals.get(key),
+    async completed(keys, timeoutMs, onProgress) {
+      const numbers = keys.map((k) => Number(k.slice('same-'.length)));
+      const done = await sessionCompletions(opts.pool, numbers, timeoutMs, onProgress, 'same_job_deliveries');
+      const out = new Map<string, number>();
+      keys.forEach((key, i) => {
+        const at = done.get(numbers[i]!);
+        if (at !== undefined) out.set(key, at);
+      });
+      return out;
+    },
+    cpuRoots: () => ({
+      ...opts.stack.pids(),
+      'same-job api': opts.apiPid,
+      'engine worker': opts.engine.child.pid,
+      farm: opts.farm.child.pid,
+    }),
   };
 }

@@ -173,6 +173,7 @@ export function resultsMarkdown(results: BenchResults, chartFiles: string[]): st
       ['Arena (sandbox deliveries through the API)', p.stages.arena],
       ['(b) engine: one no-op activity per workflow', p.stages.engine],
       ['(a) bare signed-POST loop', p.stages.bare],
+      ['(c) same job, nothing of ours', p.stages.sameJob],
     ] as const) {
       out.push(`### ${name}`, '', stagesTable(stages), '');
     }
