@@ -4,7 +4,7 @@ import {
   insertMainDeliveryBatch,
   lastDeliveryId,
   mainDeliveriesOfDispatch,
-} from '../infra/db/repositories/session.repository';
+} from '../infra/db/repositories/delivery.repository';
 import {
   dispatchAgentsServedTotal,
   dispatchBacklogAgents,

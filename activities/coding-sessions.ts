@@ -14,7 +14,7 @@ import { findCodingTask, isTaskActive } from '../infra/db/repositories/coding-ta
 import { hashToken, sessionToken } from '../domain/credentials';
 import { codingTranscript } from '../domain/sandbox/transcript';
 import { codingArenaFaultsTotal, codingSessionsTotal } from '../infra/metrics';
-import type { SessionStatus } from '../domain/sessions';
+import type { DeliveryStatus } from '../domain/deliveries';
 import { isAgentActive } from '../domain/agent-state';
 import { Agent } from '../infra/db/entities/agent.entity';
 import { deliveryInputOf, type CodingSessionInput, type DeliveryOutcome } from '../workflows/contracts';
@@ -105,7 +105,7 @@ export function codingSessionActivities({ orm, sandbox, encryptionKey }: Activit
     /** Ends the session once; a retry, or a second call, answers what is recorded. */
     async recordCodingOutcome(input: {
       sessionId: number;
-      status: SessionStatus;
+      status: DeliveryStatus;
       error?: string;
       notAgentsFault?: boolean;
       testsPassed?: number;

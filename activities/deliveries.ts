@@ -6,9 +6,9 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { openSecret } from '../domain/credentials';
 import { publicFailureMessage } from '../infra/webhook/failure';
 import { interpretPushResponse, promptPayload } from '../domain/delivery-payload';
-import { isCodingSession, deliveryPublicId, type SessionKind } from '../domain/sessions';
+import { isCodingSession, deliveryPublicId, type DeliveryKind } from '../domain/deliveries';
 import { findCodingSession } from '../infra/db/repositories/coding.repository';
-import { claimPush, releasePush } from '../infra/db/repositories/session.repository';
+import { claimPush, releasePush } from '../infra/db/repositories/delivery.repository';
 import { closeUnleasedWork, deleteSettledWork, queueWorkItem } from '../infra/db/repositories/work-item.repository';
 import { sandboxPayload } from '../domain/sandbox/payload';
 import { outcomeActivities } from './record-outcome';
@@ -161,7 +161,7 @@ export function deliveryActivities(deps: ActivityDeps) {
      */
     async deliverPush(input: {
       sessionId: number;
-      kind: SessionKind;
+      kind: DeliveryKind;
       deadlineSeconds: number;
       deadlineAt: number;
       answerWithinMs: number;

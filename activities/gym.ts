@@ -1,9 +1,9 @@
 /** Activities of runGym: what to send next, creating each gym session once, and marking the gym complete. */
 import { isAgentActive } from '../domain/agent-state';
-import { DEFAULT_DEADLINE_SECONDS } from '../domain/sessions';
+import { DEFAULT_DEADLINE_SECONDS } from '../domain/deliveries';
 import { gymStateOf, markGymComplete } from '../infra/db/repositories/agent.repository';
-import { insertGymDelivery } from '../infra/db/repositories/session.repository';
-import { gymPromptsStillOpen } from '../infra/db/repositories/session-read.repository';
+import { insertGymDelivery } from '../infra/db/repositories/delivery.repository';
+import { gymPromptsStillOpen } from '../infra/db/repositories/delivery-read.repository';
 import { deliveryInputOf, type DeliveryInput } from '../workflows/contracts';
 import type { ActivityDeps } from './deps';
 

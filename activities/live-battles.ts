@@ -1,7 +1,7 @@
 /** Live battles' second chance: a side whose delivery failed goes to another eligible agent, once. */
 import { eligibleAgents } from '../infra/db/repositories/agent.repository';
 import { lockRunningLiveBattle, replaceBattleSide } from '../infra/db/repositories/battle.repository';
-import { addDelivery, writtenDelivery } from '../infra/db/repositories/session.repository';
+import { addDelivery, writtenDelivery } from '../infra/db/repositories/delivery.repository';
 import { deliveryInputOf, type DeliveryInput } from '../workflows/contracts';
 import type { ActivityDeps } from './deps';
 

@@ -11,9 +11,9 @@ import {
   EMPTY_RESPONSE,
   isBlankAnswer,
   statusForMissedDeadline,
-  type SessionKind,
-  type SessionStatus,
-} from '../domain/sessions';
+  type DeliveryKind,
+  type DeliveryStatus,
+} from '../domain/deliveries';
 import {
   endPushFailureRun,
   extendPushFailureRun,
@@ -27,7 +27,7 @@ import {
   recordDeliveryOutcome,
   startJudging,
   type OutcomeRow,
-} from '../infra/db/repositories/session.repository';
+} from '../infra/db/repositories/delivery.repository';
 import { settleWork } from '../infra/db/repositories/work-item.repository';
 import { deliveriesTotal, deliveryLatency, pushAgentsMadeInactive } from '../infra/metrics';
 import type { DeliveryOutcome, Settlement } from '../workflows/contracts';
@@ -38,7 +38,7 @@ export function outcomeActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'ar
     /** Writes the outcome once (`where status = 'pending'`); a retry, or a second call, returns what is recorded. */
     async recordOutcome(input: {
       sessionId: number;
-      kind: SessionKind;
+      kind: DeliveryKind;
       deadlineSeconds: number;
       settlement: Settlement;
     }): Promise<DeliveryOutcome> {
@@ -103,7 +103,7 @@ export function outcomeActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'ar
  * A pulled result's latency counts from the lease, which the write reads beside it (`receivedAt`);
  * a missed deadline keeps the last attempt's cause beside it.
  */
-function outcomeRow(input: { kind: SessionKind; deadlineSeconds: number; settlement: Settlement }): OutcomeRow {
+function outcomeRow(input: { kind: DeliveryKind; deadlineSeconds: number; settlement: Settlement }): OutcomeRow {
   const base = {
     receivedAt: null,
     response: null,
@@ -152,7 +152,7 @@ function outcomeRow(input: { kind: SessionKind; deadlineSeconds: number; settlem
  */
 export function logDeliveryEnd(
   log: Pick<Context['log'], 'info'>,
-  fields: { sessionId: number; kind: SessionKind; status: SessionStatus },
+  fields: { sessionId: number; kind: DeliveryKind; status: DeliveryStatus },
   error: string | null | undefined,
 ): void {
   if (fields.status === 'error' || fields.status === 'timeout') log.info('delivery failed', { ...fields, error });
@@ -166,7 +166,7 @@ export function logDeliveryEnd(
  * answer, or a passing ping (retest), ends the run.
  */
 /** Failures that are the agent's: errors it answered or caused, and missed deadlines. Cancels and our own faults are not. */
-export function countsAsPushFailure(status: SessionStatus, settlement: Settlement): boolean {
+export function countsAsPushFailure(status: DeliveryStatus, settlement: Settlement): boolean {
   if (status !== 'error' && status !== 'timeout') return false;
   return !(settlement.status === 'error' && settlement.notAgentsFault);
 }
@@ -181,7 +181,7 @@ export function inactiveReason(failures: number, spanSeconds: number, lastError:
 async function trackPushFailures(
   em: EntityManager,
   arena: Pick<ArenaSettings, 'pushFailureLimit' | 'pushFailureSpanSeconds'>,
-  outcome: { agentId: number; status: SessionStatus; settlement: Settlement; error: string | null },
+  outcome: { agentId: number; status: DeliveryStatus; settlement: Settlement; error: string | null },
 ): Promise<boolean> {
   if (outcome.status === 'answered') {
     await endPushFailureRun(em, outcome.agentId);

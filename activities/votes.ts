@@ -14,7 +14,7 @@ import { countPairVote, sessionsFullyVoted } from '../infra/db/repositories/pair
 import { countBothBad } from '../infra/db/repositories/prompt.repository';
 import { standingOf } from '../infra/db/repositories/judge-standing.repository';
 import { insertRatingChange, ratingChangesOf } from '../infra/db/repositories/rating.repository';
-import { endJudging } from '../infra/db/repositories/session.repository';
+import { endJudging } from '../infra/db/repositories/delivery.repository';
 import type { RecordedVote } from '../workflows/contracts';
 import type { ActivityDeps } from './deps';
 

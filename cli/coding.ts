@@ -1,6 +1,6 @@
 /** `arena coding …`: operators review coding sessions, first of all the runs found tampered with. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { deliveryPublicId } from '../domain/sessions';
+import { deliveryPublicId } from '../domain/deliveries';
 import { unusualArenaFaults } from '../domain/sandbox/pass-rate';
 import { arenaFaultSessions, arenaFaultsByAgent, tamperedSessions } from '../infra/db/repositories/coding.repository';
 import { arenaFaultRate } from '../infra/db/repositories/leaderboard.repository';

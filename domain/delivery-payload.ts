@@ -4,7 +4,7 @@
  * callers read the rows and make the requests.
  */
 import type { SandboxPayload } from './sandbox/payload';
-import { deliveryPublicId, EMPTY_RESPONSE, isBlankAnswer, MAX_RESPONSE_CHARS, type SessionKind } from './sessions';
+import { deliveryPublicId, EMPTY_RESPONSE, isBlankAnswer, MAX_RESPONSE_CHARS, type DeliveryKind } from './deliveries';
 
 /** The delivery's prompt, as the payload needs it. */
 export interface DeliveryPrompt {
@@ -26,7 +26,7 @@ export interface PromptPayload {
 }
 
 export interface WorkPayload extends PromptPayload {
-  kind: SessionKind;
+  kind: DeliveryKind;
   work_id: string;
   redelivery_of?: string;
 }
@@ -45,7 +45,7 @@ export function promptPayload({ promptId, text, category, deadlineSeconds, sandb
 /** A work item: the prompt, with the ids a runner posts its result to and de-duplicates by. */
 export function workPayload(
   prompt: DeliveryPrompt,
-  delivery: { kind: SessionKind; id: number; redeliveryOfId: number | null },
+  delivery: { kind: DeliveryKind; id: number; redeliveryOfId: number | null },
 ): WorkPayload {
   const { sandbox, ...rest } = promptPayload(prompt);
   return {

@@ -3,13 +3,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { Agent } from '../infra/db/entities/agent.entity';
 import { Prompt } from '../infra/db/entities/prompt.entity';
-import type { Session } from '../infra/db/entities/session.entity';
+import type { Delivery } from '../infra/db/entities/delivery.entity';
 import { withdrawPairsOf } from '../infra/db/repositories/pair.repository';
-import { addDelivery, writtenDelivery } from '../infra/db/repositories/session.repository';
-import { findDelivery, type SessionRow } from '../infra/db/repositories/session-read.repository';
+import { addDelivery, writtenDelivery } from '../infra/db/repositories/delivery.repository';
+import { findDelivery, type DeliveryRow } from '../infra/db/repositories/delivery-read.repository';
 import { assertCanTakeDelivery } from '../domain/agent-state';
 import { ArenaError, notFound } from '../domain/errors';
-import { parseDeliveryPublicId } from '../domain/sessions';
+import { parseDeliveryPublicId } from '../domain/deliveries';
 import { hashToken, newAgentSecret, sealSecret } from '../domain/credentials';
 import { refusals } from '../workflows/contracts';
 import { startDeliveries } from './start-deliveries';
@@ -55,7 +55,7 @@ export async function deactivateAgent(em: EntityManager, agent: Agent): Promise<
   await withdrawPairsOf(em, agent.id);
 }
 
-/** An owner's own prompt for their agent (api/schemas/session's sandboxCreate is checked against it). */
+/** An owner's own prompt for their agent (api/schemas/delivery's sandboxCreate is checked against it). */
 export interface SandboxRequest {
   prompt: string;
   category: string;
@@ -72,7 +72,7 @@ export async function startSandboxTask(
   { agentId, ownerId }: OwnedAgentRef,
   { prompt: text, category, deadline_seconds: deadlineSeconds }: SandboxRequest,
   log: FastifyBaseLogger,
-): Promise<SessionRow> {
+): Promise<DeliveryRow> {
   const agent = await ownedAgent(em, agentId, ownerId);
   assertCanTakeDelivery(agent);
   const prompt = em.create(Prompt, { source: 'sandbox', category, text });
@@ -83,7 +83,7 @@ export async function startSandboxTask(
 }
 
 /** A just-started delivery as the feed reads it, from what was written: nothing has happened to it yet. */
-function pendingDelivery(session: Session, text: string): SessionRow {
+function pendingDelivery(session: Delivery, text: string): DeliveryRow {
   return {
     id: session.id,
     agent_id: session.agent.id,
@@ -111,7 +111,7 @@ export async function cancelSandboxTask(
   workflows: WorkflowDeps,
   agent: Agent,
   publicId: string,
-): Promise<SessionRow> {
+): Promise<DeliveryRow> {
   const parsed = parseDeliveryPublicId(publicId);
   if (!parsed || parsed.kind !== 'sandbox') throw notFound('sandbox task');
   const before = await findDelivery(em, agent.id, parsed.id);
@@ -131,7 +131,7 @@ export async function sandboxTaskOf(
   em: EntityManager,
   agent: Agent,
   publicId: string,
-): Promise<SessionRow | undefined> {
+): Promise<DeliveryRow | undefined> {
   const parsed = parseDeliveryPublicId(publicId);
   return parsed?.kind === 'sandbox' ? findDelivery(em, agent.id, parsed.id) : undefined;
 }

@@ -10,7 +10,7 @@ import { assertCanTakeDelivery } from '../domain/agent-state';
 import { hashToken, looksLikeSessionToken, tokenMatchesHash } from '../domain/credentials';
 import { findAgentCredentials } from '../infra/db/repositories/agent.repository';
 import { ArenaError, notFound } from '../domain/errors';
-import { parseDeliveryPublicId } from '../domain/sessions';
+import { parseDeliveryPublicId } from '../domain/deliveries';
 import type { Agent } from '../infra/db/entities/agent.entity';
 import type { Prompt } from '../infra/db/entities/prompt.entity';
 import type { CodingStepKind } from '../infra/db/entities/coding-step.entity';
@@ -33,7 +33,7 @@ import {
   startBenchmarkRun,
 } from '../infra/db/repositories/benchmark-run.repository';
 import { activeTasks, findCodingTask, pickActiveTask } from '../infra/db/repositories/coding-task.repository';
-import { findDelivery, type SessionRow } from '../infra/db/repositories/session-read.repository';
+import { findDelivery, type DeliveryRow } from '../infra/db/repositories/delivery-read.repository';
 import { codingRefusals, SANDBOX_BUSY, STEP_CAP_REACHED, type CodingScore } from '../workflows/contracts';
 import {
   deliveryUnavailable,
@@ -116,7 +116,7 @@ export async function startCodingTask(
   { agentId, ownerId }: OwnedAgentRef,
   request: { task: string; deadline_seconds?: number },
   log: FastifyBaseLogger,
-): Promise<SessionRow> {
+): Promise<DeliveryRow> {
   const agent = await ownedAgent(em, agentId, ownerId);
   assertCanTakeDelivery(agent);
   const task = await pickActiveTask(em, request.task);

@@ -4,7 +4,7 @@
  */
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { z } from 'zod';
-import { SESSION_KINDS, deliveryPublicId, type SessionKind } from '../domain/sessions';
+import { DELIVERY_KINDS, deliveryPublicId, type DeliveryKind } from '../domain/deliveries';
 import { ArenaAgentId, ArenaKind, ArenaMode, ArenaOutcome } from '../workflows/contracts';
 
 /** Recorded statuses, plus `failed` for error or timeout. */
@@ -22,7 +22,7 @@ export function parseDuration(raw: string): number | null {
 
 export const deliveryFilter = z.object({
   agent: z.coerce.number().int().positive().max(2147483647).optional(),
-  kind: z.enum(SESSION_KINDS).optional(),
+  kind: z.enum(DELIVERY_KINDS).optional(),
   outcome: z.enum(OUTCOME_FILTERS).optional(),
   since: z.string().regex(DURATION, 'must be a duration such as 90s, 15m, 1h or 7d').optional(),
   limit: z.coerce.number().int().min(1).max(10_000).default(100),
@@ -51,7 +51,7 @@ export interface DeliveryListing {
   /** `<kind>-<n>`, as in the feed. */
   session_id: string;
   agent_id: number | null;
-  kind: SessionKind | null;
+  kind: DeliveryKind | null;
   mode: string | null;
   /** The recorded status; null while the delivery runs. */
   outcome: string | null;
@@ -76,7 +76,7 @@ export function temporalUiLink(
 
 function listing(info: WorkflowExecutionInfo, namespace: string, uiUrl: string | undefined): DeliveryListing {
   const attributes = info.typedSearchAttributes;
-  const kind = (attributes.get(ArenaKind) as SessionKind | undefined) ?? null;
+  const kind = (attributes.get(ArenaKind) as DeliveryKind | undefined) ?? null;
   const sessionNumber = Number(info.workflowId.replace(/^delivery-/, ''));
   return {
     workflow_id: info.workflowId,

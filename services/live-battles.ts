@@ -2,7 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ArenaSettings } from '../infra/config';
 import { Prompt } from '../infra/db/entities/prompt.entity';
-import type { Session } from '../infra/db/entities/session.entity';
+import type { Delivery } from '../infra/db/entities/delivery.entity';
 import { eligibleAgents } from '../infra/db/repositories/agent.repository';
 import {
   addBattle,
@@ -12,7 +12,7 @@ import {
 } from '../infra/db/repositories/battle.repository';
 import { standingOf } from '../infra/db/repositories/judge-standing.repository';
 import { asJudgeSeesIt, type Judge } from './judging';
-import { addDelivery, writtenDelivery } from '../infra/db/repositories/session.repository';
+import { addDelivery, writtenDelivery } from '../infra/db/repositories/delivery.repository';
 import { startDeliveries } from './start-deliveries';
 import type { WorkflowDeps } from './workflow-client';
 import { ArenaError } from '../domain/errors';
@@ -68,7 +68,7 @@ export async function startLiveBattleFor(
   });
   const [sessionA, sessionB] = [first, second].map((agent) =>
     addDelivery(em, { agent: agent.id, kind: 'main', prompt, mode: agent.mode, category, deadlineSeconds }),
-  ) as [Session, Session];
+  ) as [Delivery, Delivery];
   await em.flush();
   const battle = addBattle(em, {
     prompt,

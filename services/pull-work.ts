@@ -8,14 +8,14 @@ import { tokenMatchesHash } from '../domain/credentials';
 import { workPayload, type WorkPayload } from '../domain/delivery-payload';
 import { ArenaError, notFound } from '../domain/errors';
 import { sandboxPayload } from '../domain/sandbox/payload';
-import { isCodingSession, parseDeliveryPublicId, type SessionStatus } from '../domain/sessions';
+import { isCodingSession, parseDeliveryPublicId, type DeliveryStatus } from '../domain/deliveries';
 import {
   findAgentCredentials,
   markAgentSeen,
   type AgentCredentialsRow,
 } from '../infra/db/repositories/agent.repository';
 import { findCodingSession, recordCodingSummary } from '../infra/db/repositories/coding.repository';
-import { findDelivery, type SessionRow } from '../infra/db/repositories/session-read.repository';
+import { findDelivery, type DeliveryRow } from '../infra/db/repositories/delivery-read.repository';
 import { claimWork, releaseWork } from '../infra/db/repositories/work-item.repository';
 import { refusals } from '../workflows/contracts';
 import { submitPullResult, type WorkflowDeps } from './workflow-client';
@@ -141,7 +141,7 @@ export async function submitWorkResult(
 export interface WorkRecorded {
   work_id: string;
   recorded: true;
-  status: SessionStatus;
+  status: DeliveryStatus;
   error: string | null;
 }
 
@@ -152,7 +152,7 @@ function resultHash(result: WorkResult): string {
 }
 
 /** Why a result for an already settled item is refused, or null when it is the same result again. */
-function settledConflict(row: SessionRow, hash: string): string | null {
+function settledConflict(row: DeliveryRow, hash: string): string | null {
   if (row.result_hash === hash) return null;
   if (row.result_hash) return refusals.differentResult;
   if (row.status === 'cancelled') return refusals.cancelled;

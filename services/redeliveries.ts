@@ -4,10 +4,10 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Agent } from '../infra/db/entities/agent.entity';
-import { Session } from '../infra/db/entities/session.entity';
-import { addDelivery, redeliveredSessions, writtenDelivery } from '../infra/db/repositories/session.repository';
+import { Delivery } from '../infra/db/entities/delivery.entity';
+import { addDelivery, redeliveredSessions, writtenDelivery } from '../infra/db/repositories/delivery.repository';
 import { assertCanTakeDelivery } from '../domain/agent-state';
-import { isCodingSession, parseDeliveryPublicId, deliveryPublicId } from '../domain/sessions';
+import { isCodingSession, parseDeliveryPublicId, deliveryPublicId } from '../domain/deliveries';
 import { redeliverCodingSession } from './coding-sessions';
 import { startDeliveries } from './start-deliveries';
 import type { WorkflowDeps } from './workflow-client';
@@ -26,7 +26,7 @@ export interface Redelivery {
 export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publicId: string): Promise<Redelivery> {
   const parsed = parseDeliveryPublicId(publicId);
   const original = parsed
-    ? await em.findOne(Session, { id: parsed.id, kind: parsed.kind }, { populate: ['agent', 'prompt'] })
+    ? await em.findOne(Delivery, { id: parsed.id, kind: parsed.kind }, { populate: ['agent', 'prompt'] })
     : null;
   if (!original) throw new ArenaError('not_found', `delivery ${publicId} not found`);
   if (original.status === 'pending' || original.status === 'running')

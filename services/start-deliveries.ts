@@ -7,8 +7,8 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
-import type { WrittenDelivery } from '../domain/sessions';
-import { closeUnstartedDeliveries } from '../infra/db/repositories/session.repository';
+import type { WrittenDelivery } from '../domain/deliveries';
+import { closeUnstartedDeliveries } from '../infra/db/repositories/delivery.repository';
 import { deliveryInputOf, type DeliveryInput } from '../workflows/contracts';
 import {
   deliveryUnavailable,

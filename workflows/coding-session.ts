@@ -26,7 +26,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { TimeoutType, type Duration } from '@temporalio/common';
-import type { SessionStatus } from '../domain/sessions';
+import type { DeliveryStatus } from '../domain/deliveries';
 import type { createActivities } from '../activities';
 import type { createSessionEndActivities, createWorkspaceActivities } from '../activities/workspaces';
 import {
@@ -146,7 +146,7 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
   let cancelRequested = false;
   /** Why the session ended early: the delivery failed, or the workspace was lost. */
   let failure: { error: string; notAgentsFault: boolean } | undefined;
-  let ended: SessionStatus | undefined;
+  let ended: DeliveryStatus | undefined;
   let score: CodingScore | undefined;
   /** The activities on the worker that holds the workspace, once it is prepared. */
   let workspace: ActivityInterfaceFor<WorkspaceActivities> | undefined;
@@ -337,7 +337,7 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
 
   let outcome: DeliveryOutcome;
   if (report) {
-    const status: SessionStatus = report.tampered
+    const status: DeliveryStatus = report.tampered
       ? 'failed'
       : cancelRequested
         ? 'cancelled'

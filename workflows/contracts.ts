@@ -8,10 +8,10 @@ import type { AgentMode } from '../domain/agent-state';
 import type { Verdict } from '../domain/arena';
 import {
   deadlineExceededMessage,
-  type SessionKind,
-  type SessionStatus,
+  type DeliveryKind,
+  type DeliveryStatus,
   type WrittenDelivery,
-} from '../domain/sessions';
+} from '../domain/deliveries';
 
 export const TASK_QUEUE_DEFAULT = 'arena';
 
@@ -24,7 +24,7 @@ export const ArenaOutcome = defineSearchAttributeKey('ArenaOutcome', SearchAttri
 export interface DeliveryInput {
   sessionId: number;
   agentId: number;
-  kind: SessionKind;
+  kind: DeliveryKind;
   mode: AgentMode;
   category: string;
   deadlineSeconds: number;
@@ -62,7 +62,7 @@ export interface PullResult {
 
 /** What a delivery ended as: the recorded session status. */
 export interface DeliveryOutcome {
-  status: SessionStatus;
+  status: DeliveryStatus;
 }
 
 /**
@@ -262,7 +262,7 @@ export interface CodingStepDone {
 
 /** A coding session's score once its hidden tests ran. */
 export interface CodingScore {
-  status: SessionStatus;
+  status: DeliveryStatus;
   testsPassed: number;
   testsTotal: number;
   /** Why the run was found tampered with (it then scored 0). */

@@ -21,7 +21,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
-import type { SessionStatus } from '../domain/sessions';
+import type { DeliveryStatus } from '../domain/deliveries';
 import {
   ArenaOutcome,
   cancelDelivery,
@@ -81,7 +81,7 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
   let pulled: PullResult | undefined;
   /** Set once the delivery is settled: why a late result or cancel is refused. */
   let closedReason: string | undefined;
-  let recorded: SessionStatus | undefined;
+  let recorded: DeliveryStatus | undefined;
   const whenRecorded = async (): Promise<DeliveryOutcome> => {
     await condition(() => recorded !== undefined);
     return { status: recorded! };

@@ -1,15 +1,15 @@
 /** Agents and their deliveries to response bodies: the one place that decides which of their fields leave the service. */
 import type { z } from 'zod';
 import type { Agent } from '../../infra/db/entities/agent.entity';
-import type { GymCounts, SessionRow } from '../../infra/db/repositories/session-read.repository';
+import type { GymCounts, DeliveryRow } from '../../infra/db/repositories/delivery-read.repository';
 import { isAgentActive, isAgentOnline, ownerHandleNote, profileUrl } from '../../domain/agent-state';
 import { runCommand } from '../../domain/runner-download';
 import { RUNNER_VERSION } from '../../infra/runner-package';
-import { deliveryPublicId } from '../../domain/sessions';
+import { deliveryPublicId } from '../../domain/deliveries';
 import { formatTimestamp } from '../../domain/timestamps';
 import type { agentSummary } from '../schemas/account';
 import type { agentCreated, agentDetail, agentListItem, gymProgress } from '../schemas/agent';
-import type { activitySession } from '../schemas/session';
+import type { activityDelivery } from '../schemas/delivery';
 
 export function agentSummaryJson(agent: Agent): z.infer<typeof agentSummary> {
   return {
@@ -87,7 +87,7 @@ export function agentCreatedJson(
  * out whole); its text is withheld here as well, from everyone but the owner (`forOwner`), should
  * another caller map such a row. The owner also reads the detail of a failure.
  */
-export function deliveryJson(row: SessionRow, forOwner = false): z.infer<typeof activitySession> {
+export function deliveryJson(row: DeliveryRow, forOwner = false): z.infer<typeof activityDelivery> {
   return {
     id: deliveryPublicId(row.kind, row.id),
     kind: row.kind,

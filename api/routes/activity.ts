@@ -3,12 +3,12 @@
  * reads answers still in judging and the detail of failures.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { agentFeed } from '../../infra/db/repositories/session-read.repository';
+import { agentFeed } from '../../infra/db/repositories/delivery-read.repository';
 import { codingProfileOf } from '../../services/profiles';
 import { codingProfile } from '../schemas/arena';
 import { notFound } from '../../domain/errors';
 import { errors, idParam } from '../schemas/common';
-import { activityFeed, feedQuery } from '../schemas/session';
+import { activityFeed, feedQuery } from '../schemas/delivery';
 import { deliveryJson } from '../json/agents';
 
 export const activityRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -5,7 +5,7 @@ import { markAgentSeen } from '../../infra/db/repositories/agent.repository';
 import { authenticatePullAgent, submitWorkResult } from '../../services/pull-work';
 import type { WorkflowDeps } from '../../services/workflow-client';
 import { errors, idParam } from '../schemas/common';
-import { workNextQuery, workParams, workPayload, workRecorded, workResult } from '../schemas/session';
+import { workNextQuery, workParams, workPayload, workRecorded, workResult } from '../schemas/delivery';
 import { LongPolls, type LongPollsOptions } from '../long-polls';
 import { budget } from '../plugins/rate-limits';
 

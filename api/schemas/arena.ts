@@ -4,10 +4,10 @@ import { VERDICTS } from '../../domain/arena';
 import type { VoteResult } from '../../services/judging';
 import type { LiveBattleRequest } from '../../services/live-battles';
 import { pathId, timestamp } from './common';
-import { SESSION_STATUSES } from '../../domain/sessions';
+import { DELIVERY_STATUSES } from '../../domain/deliveries';
 
 const side = z.object({
-  status: z.enum(SESSION_STATUSES),
+  status: z.enum(DELIVERY_STATUSES),
   response: z.string().nullable(),
   error: z.string().nullable(),
 });

@@ -2,7 +2,7 @@
 import { ARENA_SUITE, CODING_SUITES } from '../../domain/sandbox/suites';
 import { z } from 'zod';
 import { BENCHMARK_TRIALS, CODING_DEADLINE } from '../../services/coding-sessions';
-import { sandboxCreate } from './session';
+import { sandboxCreate } from './delivery';
 import { pathId } from './common';
 
 export const MAX_STDIN_BYTES = 1024 * 1024;

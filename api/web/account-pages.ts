@@ -20,7 +20,7 @@ import { perAccountPerMinute } from '../plugins/rate-limits';
 import { accountPatch } from '../schemas/account';
 import { pathId as canonicalId, optionalText } from '../schemas/common';
 import { describeIssues } from '../validation';
-import { sandboxCreate } from '../schemas/session';
+import { sandboxCreate } from '../schemas/delivery';
 import { deliveryJson } from '../json/agents';
 import { changePassword, endAllWebSessions, hasPassword, identitiesOf, OIDC_FAILURES } from './auth';
 import { mdEscape } from './render/markdown-pages';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { pathId } from '../schemas/common';
 import { codingCell, codingNote, pct, suiteRow, wallTime } from './render/coding-cells';
 import { ratingHistory } from '../../infra/db/repositories/rating.repository';
-import { agentFeed, gymCounts } from '../../infra/db/repositories/session-read.repository';
+import { agentFeed, gymCounts } from '../../infra/db/repositories/delivery-read.repository';
 import { isAgentActive } from '../../domain/agent-state';
 import { tierFor } from '../../domain/ratings/tiers';
 import { agentsOf } from '../../services/agents';

@@ -7,7 +7,7 @@ import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { deliveryJson } from '../../api/json/agents';
 import { ormConfig } from '../../infra/db/orm.config';
-import { FEED_HEAD_SQL, FEED_PAGE_SQL, type SessionRow } from '../../infra/db/repositories/session-read.repository';
+import { FEED_HEAD_SQL, FEED_PAGE_SQL, type DeliveryRow } from '../../infra/db/repositories/delivery-read.repository';
 
 // The arena's own statements, with pg's numbered placeholders for knex's question marks.
 const numbered = (sql: string) => {
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
       // As the arena reads it for a reader with no account (viewer 0).
       const [head, page] = await Promise.all([
         pool.query<{ name: string; total: number }>(HEAD_SQL, [0, id]),
-        pool.query<SessionRow>(PAGE_SQL, [id, id, 0, limit, offset]),
+        pool.query<DeliveryRow>(PAGE_SQL, [id, id, 0, limit, offset]),
       ]);
       const [agentHead] = head.rows;
       if (agentHead === undefined) return reply.code(404).send({ detail: 'agent not found' });

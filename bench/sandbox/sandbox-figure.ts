@@ -23,7 +23,7 @@ import { ENGINE_STEP_TASK_QUEUE, ENGINE_TASK_QUEUE } from '../engine/task-queue'
 import { loadConfig, type SandboxSettings } from '../../infra/config';
 import { runIsolated } from '../../infra/sandbox/isolation';
 import { prepareWorkspace, removeWorkspace } from '../../infra/sandbox/workspaces';
-import { parseDeliveryPublicId } from '../../domain/sessions';
+import { parseDeliveryPublicId } from '../../domain/deliveries';
 import { deliveryWorkflowId } from '../../workflows/contracts';
 import { STEP_COMMAND } from './step-command';
 import { stepTimeline, type StepTimeline, type TimedRequest } from './step-timeline';

@@ -7,7 +7,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Pool } from 'pg';
 import type { ArenaSettings } from '../../infra/config';
-import { insertMainDeliveryBatch } from '../../infra/db/repositories/session.repository';
+import { insertMainDeliveryBatch } from '../../infra/db/repositories/delivery.repository';
 
 export interface DispatchStep {
   /** Sessions made (one per due agent served). */

@@ -14,7 +14,7 @@ import { REPO } from '../stack/child';
 import { startStack, type BenchStack } from '../stack/stack';
 import { scheduleIds } from '../../worker/schedules';
 import { TASK_QUEUE_DEFAULT } from '../../workflows/contracts';
-import { CODING_CATEGORY } from '../../domain/sessions';
+import { CODING_CATEGORY } from '../../domain/deliveries';
 import { SoakJudge, voteAccounting } from './judges';
 import { measureStorage } from './storage';
 import { BEHAVIOURS, PullRunners, startPushAgents, type Behaviour, type PullAgent, type RequestSample } from './agents';

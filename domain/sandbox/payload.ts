@@ -1,6 +1,6 @@
 /** The `sandbox` object a coding session's prompt carries: where its steps go and the token that takes them. */
 import { sessionToken } from '../credentials';
-import { deliveryPublicId } from '../sessions';
+import { deliveryPublicId } from '../deliveries';
 
 export interface SandboxPayload {
   session_id: string;

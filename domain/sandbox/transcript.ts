@@ -3,7 +3,7 @@
  * `tool_call` fence and its `tool_result` (the website folds them), then the score. Long outputs
  * are cut so the whole stays within a feed entry's size.
  */
-import { MAX_RESPONSE_CHARS } from '../sessions';
+import { MAX_RESPONSE_CHARS } from '../deliveries';
 
 export interface TranscriptStep {
   n: number;

@@ -22,7 +22,7 @@ import { RateLimitBudgetSchema } from './entities/rate-limit-budget.entity';
 import { RatingChangeSchema } from './entities/rating-change.entity';
 import { SandboxUidLeaseSchema } from './entities/sandbox-uid-lease.entity';
 import { CodingTaskSchema } from './entities/coding-task.entity';
-import { SessionSchema } from './entities/session.entity';
+import { DeliverySchema } from './entities/delivery.entity';
 import { UncountedVoteSchema } from './entities/uncounted-vote.entity';
 import { UserSchema } from './entities/user.entity';
 import { UserIdentitySchema } from './entities/user-identity.entity';
@@ -37,7 +37,7 @@ export const entities = [
   ApiKeySchema,
   AgentSchema,
   PromptSchema,
-  SessionSchema,
+  DeliverySchema,
   WorkItemSchema,
   BattleSchema,
   RatingChangeSchema,

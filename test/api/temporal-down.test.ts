@@ -8,7 +8,7 @@ import { ormConfig } from '../../infra/db/orm.config';
 import { WebhookClient } from '../../infra/webhook/client';
 import { Prompt } from '../../infra/db/entities/prompt.entity';
 import { addBattle } from '../../infra/db/repositories/battle.repository';
-import { addDelivery, closeUnstartedDeliveries } from '../../infra/db/repositories/session.repository';
+import { addDelivery, closeUnstartedDeliveries } from '../../infra/db/repositories/delivery.repository';
 import { redeliver } from '../../services/redeliveries';
 import type { WorkflowDeps } from '../../services/workflow-client';
 import { closedPortUrl } from '../support/agent-server';

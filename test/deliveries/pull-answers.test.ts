@@ -3,7 +3,7 @@
  * security headers as it answers. Over real HTTP, its answers carry what Fastify's answers elsewhere
  * carry, so a hook added to the app later cannot quietly skip them.
  */
-import { workPayload } from '../../api/schemas/session';
+import { workPayload } from '../../api/schemas/delivery';
 import { register, startTestApp, type TestApp } from '../support/test-app';
 
 let t: TestApp;

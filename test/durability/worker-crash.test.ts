@@ -135,7 +135,7 @@ async function finishGyms(): Promise<void> {
   expect(await client.workflow.getHandle(gymWorkflowId(pusher.id, 1)).result()).toBe('complete');
 }
 
-interface SessionRow {
+interface DeliveryRow {
   id: number;
   status: string;
   response: string | null;
@@ -145,9 +145,9 @@ interface SessionRow {
 }
 
 /** The sessions' rows, in the order given. */
-async function sessionRows(sandboxes: Sandbox[]): Promise<Array<SessionRow | undefined>> {
+async function sessionRows(sandboxes: Sandbox[]): Promise<Array<DeliveryRow | undefined>> {
   const ids = sandboxes.map((s) => s.sessionId);
-  const rows = await t.orm.em.getConnection().execute<SessionRow[]>(
+  const rows = await t.orm.em.getConnection().execute<DeliveryRow[]>(
     `select id, status, response, error, (extract(epoch from completed_at) * 1000)::float8 as completed_ms
        from sessions where id in (${ids.map(() => '?').join(', ')})`,
     ids,

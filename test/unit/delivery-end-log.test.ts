@@ -1,9 +1,9 @@
 /** A delivery's end is logged as recorded or failed by one rule, for prompts and coding sessions alike. */
 import { logDeliveryEnd } from '../../activities/record-outcome';
-import type { SessionStatus } from '../../domain/sessions';
+import type { DeliveryStatus } from '../../domain/deliveries';
 
 describe('logDeliveryEnd', () => {
-  it.each<[SessionStatus, string]>([
+  it.each<[DeliveryStatus, string]>([
     ['answered', 'delivery recorded'],
     ['cancelled', 'delivery recorded'],
     ['passed', 'delivery recorded'],

@@ -54,7 +54,7 @@ it('refuses upward imports, I/O in domain/ and anything but domain/ in workflows
     { file: 'cli/probe.ts', code: "const server = require('../api/server');" },
     {
       file: 'workflows/probe.ts',
-      code: "import type { createActivities } from '../activities';\nimport { x } from '../domain/sessions';",
+      code: "import type { createActivities } from '../activities';\nimport { x } from '../domain/deliveries';",
     },
     { file: 'workflows/probe.ts', code: "import { proxyActivities } from '@temporalio/workflow';" },
     {

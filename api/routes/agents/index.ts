@@ -2,7 +2,7 @@
 import { codingDepsOf } from '../../../services/coding-sessions';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { gymCounts } from '../../../infra/db/repositories/session-read.repository';
+import { gymCounts } from '../../../infra/db/repositories/delivery-read.repository';
 import {
   createAgent,
   editAgent,

@@ -1,7 +1,7 @@
 /** Agent state changes: retest, regenerate-secret, deactivate and gym restart. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { gymCounts } from '../../../infra/db/repositories/session-read.repository';
+import { gymCounts } from '../../../infra/db/repositories/delivery-read.repository';
 import { isAgentActive } from '../../../domain/agent-state';
 import { restartGym, retestAgent, type AgentLifecycleDeps } from '../../../services/agent-lifecycle';
 import { deactivateAgent, ownedAgent, regenerateSecret } from '../../../services/agents';

@@ -7,7 +7,7 @@ import { startBenchmark, startCodingTask, type CodingDeps } from '../../../servi
 import type { WorkflowDeps } from '../../../services/workflow-client';
 import { errors, idParam } from '../../schemas/common';
 import { perAccount, perAccountPerMinute } from '../../plugins/rate-limits';
-import { activitySession, sandboxParams } from '../../schemas/session';
+import { activityDelivery, sandboxParams } from '../../schemas/delivery';
 import { benchmarkStart, sandboxStart } from '../../schemas/coding';
 import { deliveryJson } from '../../json/agents';
 
@@ -30,7 +30,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{
         security,
         params: idParam,
         body: sandboxStart,
-        response: { 202: activitySession, ...errors(400, 401, 404, 409, 429, 503) },
+        response: { 202: activityDelivery, ...errors(400, 401, 404, 409, 429, 503) },
       },
     },
     async (request, reply) => {
@@ -92,7 +92,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{
         tags: ['sandbox'],
         security,
         params: sandboxParams,
-        response: { 200: activitySession, ...errors(400, 401, 404, 409) },
+        response: { 200: activityDelivery, ...errors(400, 401, 404, 409) },
       },
     },
     async (request) => {

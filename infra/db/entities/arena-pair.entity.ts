@@ -4,15 +4,15 @@
  */
 import { EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
 import { Prompt } from './prompt.entity';
-import { Session } from './session.entity';
+import { Delivery } from './delivery.entity';
 
 export class ArenaPair {
   [OptionalProps]?: 'shown' | 'votes' | 'open' | 'dueAt' | 'createdAt';
   id!: number;
   prompt!: Ref<Prompt>;
   /** The two sessions in ascending id order, as battles name the pair (`pair_low`, `pair_high`). */
-  sessionLow!: Ref<Session>;
-  sessionHigh!: Ref<Session>;
+  sessionLow!: Ref<Delivery>;
+  sessionHigh!: Ref<Delivery>;
   /** Copied from the sessions, so judge/next filters a judge's own agents without a join. */
   agentLowId!: number;
   agentHighId!: number;
@@ -47,8 +47,8 @@ export const ArenaPairSchema = new EntitySchema<ArenaPair>({
   properties: {
     id: { type: 'integer', primary: true, autoincrement: true },
     prompt: { kind: 'm:1', entity: () => Prompt, ref: true },
-    sessionLow: { kind: 'm:1', entity: () => Session, ref: true, deleteRule: 'cascade', index: true },
-    sessionHigh: { kind: 'm:1', entity: () => Session, ref: true, deleteRule: 'cascade', index: true },
+    sessionLow: { kind: 'm:1', entity: () => Delivery, ref: true, deleteRule: 'cascade', index: true },
+    sessionHigh: { kind: 'm:1', entity: () => Delivery, ref: true, deleteRule: 'cascade', index: true },
     agentLowId: { type: 'integer' },
     agentHighId: { type: 'integer' },
     ownerLowId: { type: 'integer' },

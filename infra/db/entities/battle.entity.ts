@@ -7,7 +7,7 @@ import { EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
 import type { BattleStatus, Verdict } from '../../../domain/arena';
 import { Agent } from './agent.entity';
 import { Prompt } from './prompt.entity';
-import { Session } from './session.entity';
+import { Delivery } from './delivery.entity';
 import { User } from './user.entity';
 
 export class Battle {
@@ -25,8 +25,8 @@ export class Battle {
   id!: number;
   prompt!: Ref<Prompt>;
   judge!: Ref<User>;
-  sessionA!: Ref<Session>;
-  sessionB!: Ref<Session>;
+  sessionA!: Ref<Delivery>;
+  sessionB!: Ref<Delivery>;
   agentA!: Ref<Agent>;
   agentB!: Ref<Agent>;
   /** The two sessions' ids in ascending order: the unordered pair, to count how often it was judged. */
@@ -69,8 +69,8 @@ export const BattleSchema = new EntitySchema<Battle>({
     id: { type: 'integer', primary: true, autoincrement: true },
     prompt: { kind: 'm:1', entity: () => Prompt, ref: true },
     judge: { kind: 'm:1', entity: () => User, ref: true, deleteRule: 'cascade' },
-    sessionA: { kind: 'm:1', entity: () => Session, ref: true, deleteRule: 'cascade', index: true },
-    sessionB: { kind: 'm:1', entity: () => Session, ref: true, deleteRule: 'cascade', index: true },
+    sessionA: { kind: 'm:1', entity: () => Delivery, ref: true, deleteRule: 'cascade', index: true },
+    sessionB: { kind: 'm:1', entity: () => Delivery, ref: true, deleteRule: 'cascade', index: true },
     agentA: { kind: 'm:1', entity: () => Agent, ref: true, deleteRule: 'cascade', index: true },
     agentB: { kind: 'm:1', entity: () => Agent, ref: true, deleteRule: 'cascade', index: true },
     pairLow: { type: 'integer' },

@@ -2,7 +2,7 @@
 import { EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
 import { BenchmarkRun } from './benchmark-run.entity';
 import { CodingTask } from './coding-task.entity';
-import { Session } from './session.entity';
+import { Delivery } from './delivery.entity';
 
 export class CodingSession {
   [OptionalProps]?:
@@ -17,7 +17,7 @@ export class CodingSession {
     | 'tampered'
     | 'tamperDetail'
     | 'arenaFault';
-  session!: Ref<Session>;
+  session!: Ref<Delivery>;
   task!: Ref<CodingTask>;
   /** The token is derived from the service's key and this nonce; only its hash is looked up. */
   tokenNonce!: string;
@@ -52,7 +52,7 @@ export const CodingSessionSchema = new EntitySchema<CodingSession>({
     },
   ],
   properties: {
-    session: { kind: '1:1', entity: () => Session, ref: true, primary: true, owner: true, deleteRule: 'cascade' },
+    session: { kind: '1:1', entity: () => Delivery, ref: true, primary: true, owner: true, deleteRule: 'cascade' },
     task: { kind: 'm:1', entity: () => CodingTask, ref: true, index: true },
     tokenNonce: { type: 'string', length: 64 },
     tokenHash: { type: 'string', length: 64, nullable: true, unique: true },

@@ -1,13 +1,13 @@
 /** One step of a coding session (exec, read, write, submit) as the public transcript shows it. */
 import { EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
-import { Session } from './session.entity';
+import { Delivery } from './delivery.entity';
 
 export type CodingStepKind = 'exec' | 'read' | 'write' | 'submit';
 
 export class CodingStep {
   [OptionalProps]?: 'createdAt' | 'n' | 'trimmedAt';
   id!: number;
-  session!: Ref<Session>;
+  session!: Ref<Delivery>;
   /** 1, 2, … within the session, given when the step runs; null while it waits. */
   n: number | null = null;
   kind!: CodingStepKind;
@@ -32,7 +32,7 @@ export const CodingStepSchema = new EntitySchema<CodingStep>({
   ],
   properties: {
     id: { type: 'integer', primary: true, autoincrement: true },
-    session: { kind: 'm:1', entity: () => Session, ref: true, deleteRule: 'cascade' },
+    session: { kind: 'm:1', entity: () => Delivery, ref: true, deleteRule: 'cascade' },
     n: { type: 'integer', nullable: true },
     kind: { type: 'string', length: 16 },
     request: { type: 'json' },

@@ -2,7 +2,7 @@
 import type { EntityManager, RequiredEntityData } from '@mikro-orm/postgresql';
 import type { AgentMode } from '../../../domain/agent-state';
 import type { BattleStatus, Verdict } from '../../../domain/arena';
-import type { SessionStatus } from '../../../domain/sessions';
+import type { DeliveryStatus } from '../../../domain/deliveries';
 import { Battle } from '../entities/battle.entity';
 import { TAKE_OPEN_PAIR, takeOpenPairParams, type HandOutRules, type PairTaker } from './pair.repository';
 import { onlyRow, run } from './sql';
@@ -26,10 +26,10 @@ export interface BattleWithAnswers {
   agent_b_id: number;
   owner_a_id: number;
   owner_b_id: number;
-  a_status: SessionStatus;
+  a_status: DeliveryStatus;
   a_response: string | null;
   a_error: string | null;
-  b_status: SessionStatus;
+  b_status: DeliveryStatus;
   b_response: string | null;
   b_error: string | null;
   /** When each side's delivery runs out of time (its creation plus its deadline), in ms since the epoch. */
@@ -288,7 +288,7 @@ export interface LiveBattleSides {
     session_id: number;
     agent_id: number;
     owner_id: number;
-    status: SessionStatus;
+    status: DeliveryStatus;
     mode: AgentMode;
     category: string;
     deadline_seconds: number;

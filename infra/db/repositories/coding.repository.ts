@@ -8,11 +8,11 @@ import { storableText } from '../../../domain/stored-text';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AgentMode } from '../../../domain/agent-state';
 import { codingPrompt } from '../../../domain/sandbox/prompt';
-import { CODING_CATEGORY, type SessionStatus, type WrittenDelivery } from '../../../domain/sessions';
+import { CODING_CATEGORY, type DeliveryStatus, type WrittenDelivery } from '../../../domain/deliveries';
 import { Agent } from '../entities/agent.entity';
 import { Prompt } from '../entities/prompt.entity';
 import { newSessionNonce } from '../../../domain/credentials';
-import { addDelivery, writtenDelivery } from './session.repository';
+import { addDelivery, writtenDelivery } from './delivery.repository';
 import { run } from './sql';
 
 export interface NewCodingSession {
@@ -108,7 +108,7 @@ export interface CodingSessionRow {
   session_id: number;
   agent_id: number;
   owner_id: number;
-  status: SessionStatus;
+  status: DeliveryStatus;
   mode: string;
   task_id: string;
   token_nonce: string;
@@ -174,7 +174,7 @@ export async function recordCodingSummary(em: EntityManager, sessionId: number, 
 }
 
 export interface CodingOutcome {
-  status: SessionStatus;
+  status: DeliveryStatus;
   error?: string;
   /** An `error` that is the arena's own failure: shown, not counted against the agent. */
   notAgentsFault?: boolean;
@@ -195,9 +195,9 @@ export async function endCodingSession(
   em: EntityManager,
   sessionId: number,
   o: CodingOutcome,
-): Promise<{ status: SessionStatus; wrote: boolean }> {
+): Promise<{ status: DeliveryStatus; wrote: boolean }> {
   return em.transactional(async (tx) => {
-    const ended = await run<{ status: SessionStatus; benchmark_run_id: number | null }>(
+    const ended = await run<{ status: DeliveryStatus; benchmark_run_id: number | null }>(
       tx,
       `with s as (
          update sessions set status = ?, error = ?, response = ?, completed_at = now(),
@@ -219,7 +219,7 @@ export async function endCodingSession(
     );
     const row = ended[0];
     if (!row) {
-      const [now] = await run<{ status: SessionStatus }>(tx, `select status from sessions where id = ?`, [sessionId]);
+      const [now] = await run<{ status: DeliveryStatus }>(tx, `select status from sessions where id = ?`, [sessionId]);
       return { status: now?.status ?? o.status, wrote: false };
     }
     await run(

@@ -3,12 +3,12 @@
  * workflows in Temporal, which the backup does not hold, so nothing would ever finish it.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { SessionKind } from '../../../domain/sessions';
+import type { DeliveryKind } from '../../../domain/deliveries';
 import { run } from './sql';
 
 export interface InterruptedWork {
   /** The deliveries ended as errors, oldest first. */
-  sessions: Array<{ id: number; kind: SessionKind }>;
+  sessions: Array<{ id: number; kind: DeliveryKind }>;
   /** Live battles that were running: open when both sides had answered, void otherwise. */
   battles: number;
   /** Benchmark runs that were under way, now finished with the sessions they had. */
@@ -19,7 +19,7 @@ export interface InterruptedWork {
 
 /** Ends every delivery and run still in flight, in the caller's transaction. */
 export async function endWorkInterruptedByRestore(em: EntityManager, error: string): Promise<InterruptedWork> {
-  const sessions = await run<{ id: number; kind: SessionKind }>(
+  const sessions = await run<{ id: number; kind: DeliveryKind }>(
     em,
     `update sessions set status = 'error', error = ?, error_detail = null, completed_at = now()
      where status in ('pending', 'running') returning id, kind`,

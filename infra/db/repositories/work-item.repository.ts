@@ -1,6 +1,6 @@
 /** The owner of `work_items` (pull deliveries): queueing, leasing, releasing and settling them, and waking long-polls. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { SessionKind, WorkItemState } from '../../../domain/sessions';
+import type { DeliveryKind, WorkItemState } from '../../../domain/deliveries';
 import { WORK_CHANNEL } from '../work-channel';
 import { onlyRow, run } from './sql';
 
@@ -20,7 +20,7 @@ export async function queueWorkItem(em: EntityManager, sessionId: number): Promi
 
 export interface ClaimedWork {
   id: number;
-  kind: SessionKind;
+  kind: DeliveryKind;
   category: string;
   prompt_id: number;
   text: string;

@@ -1,14 +1,14 @@
 /** Delivery vocabulary shared by the API, the workflows and the activities (pure: no I/O). */
 import type { AgentMode } from './agent-state';
 
-export const SESSION_KINDS = ['main', 'gym', 'sandbox'] as const;
-export type SessionKind = (typeof SESSION_KINDS)[number];
+export const DELIVERY_KINDS = ['main', 'gym', 'sandbox'] as const;
+export type DeliveryKind = (typeof DELIVERY_KINDS)[number];
 
 /** running, passed and failed are a coding session's: first step taken, hidden tests all passed or not. */
-export type SessionStatus =
+export type DeliveryStatus =
   'pending' | 'answered' | 'error' | 'timeout' | 'cancelled' | 'running' | 'passed' | 'failed';
 
-export const SESSION_STATUSES = [
+export const DELIVERY_STATUSES = [
   'pending',
   'answered',
   'error',
@@ -17,7 +17,7 @@ export const SESSION_STATUSES = [
   'running',
   'passed',
   'failed',
-] as const satisfies readonly SessionStatus[];
+] as const satisfies readonly DeliveryStatus[];
 export type PushState = 'sending';
 export type WorkItemState = 'queued' | 'leased' | 'completed' | 'expired';
 
@@ -28,7 +28,7 @@ export type WorkItemState = 'queued' | 'leased' | 'completed' | 'expired';
 export interface WrittenDelivery {
   id: number;
   agent_id: number;
-  kind: SessionKind;
+  kind: DeliveryKind;
   mode: AgentMode;
   category: string;
   deadline_seconds: number;
@@ -38,23 +38,23 @@ export interface WrittenDelivery {
 export const CODING_CATEGORY = 'swe';
 
 /** Whether a delivery is a coding session: kind `sandbox` covers owners' prompts and coding sessions alike. */
-export function isCodingSession(delivery: { kind: SessionKind; category: string }): boolean {
+export function isCodingSession(delivery: { kind: DeliveryKind; category: string }): boolean {
   return delivery.kind === 'sandbox' && delivery.category === CODING_CATEGORY;
 }
 
-export const DEFAULT_DEADLINE_SECONDS: Record<SessionKind, number> = { main: 300, gym: 300, sandbox: 60 };
+export const DEFAULT_DEADLINE_SECONDS: Record<DeliveryKind, number> = { main: 300, gym: 300, sandbox: 60 };
 export const MAX_RESPONSE_CHARS = 100_000;
 
 /** Public id of a session and of its pull work item: `<kind>-<n>`. */
-export function deliveryPublicId(kind: SessionKind, id: number): string {
+export function deliveryPublicId(kind: DeliveryKind, id: number): string {
   return `${kind}-${id}`;
 }
 
-export function parseDeliveryPublicId(raw: string): { kind: SessionKind; id: number } | null {
+export function parseDeliveryPublicId(raw: string): { kind: DeliveryKind; id: number } | null {
   const match = /^(main|gym|sandbox)-([1-9][0-9]{0,9})$/.exec(raw);
   if (!match) return null;
   const id = Number(match[2]);
-  return id <= 2_147_483_647 ? { kind: match[1] as SessionKind, id } : null;
+  return id <= 2_147_483_647 ? { kind: match[1] as DeliveryKind, id } : null;
 }
 
 /** What a blank answer (empty, or white space only) is recorded as: it answers nothing, in push and pull alike. */
@@ -69,6 +69,6 @@ export function deadlineExceededMessage(seconds: number): string {
 }
 
 /** A missed deadline is an error on main and gym deliveries and its own status on sandbox tasks. */
-export function statusForMissedDeadline(kind: SessionKind): SessionStatus {
+export function statusForMissedDeadline(kind: DeliveryKind): DeliveryStatus {
   return kind === 'sandbox' ? 'timeout' : 'error';
 }

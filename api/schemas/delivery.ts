@@ -1,14 +1,14 @@
 /** Activity sessions, the feed, pull work and sandbox tasks. */
 import { z } from 'zod';
-import { MAX_RESPONSE_CHARS, SESSION_KINDS, SESSION_STATUSES } from '../../domain/sessions';
+import { MAX_RESPONSE_CHARS, DELIVERY_KINDS, DELIVERY_STATUSES } from '../../domain/deliveries';
 import type { SandboxRequest } from '../../services/agents';
 import type { WorkPayload } from '../../domain/delivery-payload';
 import type { WorkResult } from '../../services/pull-work';
 import { pathId, timestamp } from './common';
 
-export const activitySession = z.object({
+export const activityDelivery = z.object({
   id: z.string().describe('`<kind>-<n>`'),
-  kind: z.enum(SESSION_KINDS),
+  kind: z.enum(DELIVERY_KINDS),
   category: z.string(),
   prompt: z.string(),
   response: z.string().nullable().describe('null while pending and on a failure'),
@@ -19,7 +19,7 @@ export const activitySession = z.object({
     ),
   error: z.string().nullable(),
   latency_ms: z.number().int().describe('0 while pending'),
-  status: z.enum(SESSION_STATUSES),
+  status: z.enum(DELIVERY_STATUSES),
   created_at: timestamp,
   redelivery_of: z
     .string()
@@ -34,7 +34,7 @@ export const activityFeed = z.object({
   limit: z.number().int(),
   offset: z.number().int(),
   has_more: z.boolean(),
-  sessions: z.array(activitySession),
+  sessions: z.array(activityDelivery),
 });
 
 export const feedQuery = z.object({
@@ -65,7 +65,7 @@ export const workPayload = z.object({
   prompt: z.string(),
   category: z.string(),
   deadline_seconds: z.number().int(),
-  kind: z.enum(SESSION_KINDS),
+  kind: z.enum(DELIVERY_KINDS),
   work_id: z.string(),
   redelivery_of: z
     .string()

@@ -1,16 +1,16 @@
 /**
- * What the feed and gym progress read of `sessions` (writes are in session.repository.ts, the
+ * What the feed and gym progress read of `sessions` (writes are in delivery.repository.ts, the
  * table's one writer). Each read is served by an index.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AgentMode } from '../../../domain/agent-state';
-import type { SessionKind, SessionStatus } from '../../../domain/sessions';
+import type { DeliveryKind, DeliveryStatus } from '../../../domain/deliveries';
 import { onlyRow, run } from './sql';
 
-export interface SessionRow {
+export interface DeliveryRow {
   id: number;
   agent_id: number;
-  kind: SessionKind;
+  kind: DeliveryKind;
   mode: AgentMode;
   category: string;
   prompt: string;
@@ -19,7 +19,7 @@ export interface SessionRow {
   /** The owner's version of `error`, where it differs; never shown to anyone else. */
   error_detail: string | null;
   latency_ms: number | null;
-  status: SessionStatus;
+  status: DeliveryStatus;
   created_ms: number;
   deadline_seconds: number;
   result_hash: string | null;
@@ -41,8 +41,8 @@ export async function findDelivery(
   em: EntityManager,
   agentId: number,
   sessionId: number,
-): Promise<SessionRow | undefined> {
-  const [row] = await run<SessionRow>(
+): Promise<DeliveryRow | undefined> {
+  const [row] = await run<DeliveryRow>(
     em,
     `select ${SESSION_COLUMNS} from ${SESSION_FROM} where s.id = ? and s.agent_id = ?`,
     [sessionId, agentId],
@@ -77,7 +77,7 @@ export interface AgentFeed {
   /** The owner reads more of the feed than the public (answers not yet judged, the detail of failures). */
   ownerId: number;
   total: number;
-  rows: SessionRow[];
+  rows: DeliveryRow[];
 }
 
 /**
@@ -94,7 +94,7 @@ export async function agentFeed(
   const viewer = viewerId ?? 0;
   const [[head], rows] = await Promise.all([
     run<{ name: string; owner_id: number; total: number }>(em, FEED_HEAD_SQL, [viewer, agentId]),
-    run<SessionRow>(em, FEED_PAGE_SQL, [agentId, agentId, viewer, limit, offset]),
+    run<DeliveryRow>(em, FEED_PAGE_SQL, [agentId, agentId, viewer, limit, offset]),
   ]);
   return head && { agentName: head.name, ownerId: head.owner_id, total: head.total, rows };
 }

@@ -1,11 +1,11 @@
 /** One delivery of one prompt to one agent: the public activity feed entry. */
 import { EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
 import type { AgentMode } from '../../../domain/agent-state';
-import type { PushState, SessionKind, SessionStatus } from '../../../domain/sessions';
+import type { PushState, DeliveryKind, DeliveryStatus } from '../../../domain/deliveries';
 import { Agent } from './agent.entity';
 import { Prompt } from './prompt.entity';
 
-export class Session {
+export class Delivery {
   [OptionalProps]?:
     | 'createdAt'
     | 'status'
@@ -23,13 +23,13 @@ export class Session {
     | 'judgingUntil';
   id!: number;
   agent!: Ref<Agent>;
-  kind!: SessionKind;
+  kind!: DeliveryKind;
   prompt!: Ref<Prompt>;
   /** The agent's mode when the delivery started. */
   mode!: AgentMode;
   category!: string;
   deadlineSeconds!: number;
-  status: SessionStatus = 'pending';
+  status: DeliveryStatus = 'pending';
   response: string | null = null;
   /** What the public feed shows of a failure. */
   error: string | null = null;
@@ -48,14 +48,14 @@ export class Session {
   /** Makes the creation of a session by a retried activity idempotent. */
   dedupeKey: string | null = null;
   /** An operator's redelivery points at the original delivery (never at another redelivery). */
-  redeliveryOf: Ref<Session> | null = null;
+  redeliveryOf: Ref<Delivery> | null = null;
   /** A main answer's text stays out of public view until then; null means public. */
   judgingUntil: Date | null = null;
   createdAt: Date = new Date();
 }
 
-export const SessionSchema = new EntitySchema<Session>({
-  class: Session,
+export const DeliverySchema = new EntitySchema<Delivery>({
+  class: Delivery,
   tableName: 'sessions',
   indexes: [
     { name: 'sessions_agent_feed_index', properties: ['agent', 'id'] },
@@ -103,7 +103,7 @@ export const SessionSchema = new EntitySchema<Session>({
     dedupeKey: { type: 'string', length: 200, nullable: true, unique: true },
     redeliveryOf: {
       kind: 'm:1',
-      entity: () => Session,
+      entity: () => Delivery,
       ref: true,
       nullable: true,
       index: true,

@@ -1,18 +1,18 @@
 /**
  * The owner of `sessions` (deliveries): every insert and update of the table, and the reads the
- * workflows make of it (the feed's and gym progress's are in session-read.repository.ts).
+ * workflows make of it (the feed's and gym progress's are in delivery-read.repository.ts).
  */
 import type { EntityManager, RequiredEntityData } from '@mikro-orm/postgresql';
 import type { AgentMode } from '../../../domain/agent-state';
-import type { SessionKind, SessionStatus, WrittenDelivery } from '../../../domain/sessions';
-import { Session } from '../entities/session.entity';
+import type { DeliveryKind, DeliveryStatus, WrittenDelivery } from '../../../domain/deliveries';
+import { Delivery } from '../entities/delivery.entity';
 import { DUE_AGENTS_SQL, DUE_ORDER, dueParams, type DueRules } from './agent.repository';
 import { onlyRow, run } from './sql';
 
 const WRITTEN_COLUMNS = 'id, agent_id, kind, mode, category, deadline_seconds';
 
 /** A delivery written in the use case's unit of work (flushed), as the front door starts it. */
-export function writtenDelivery(session: Session): WrittenDelivery {
+export function writtenDelivery(session: Delivery): WrittenDelivery {
   return {
     id: session.id,
     agent_id: session.agent.id,
@@ -97,14 +97,14 @@ export async function insertGymDelivery(
 }
 
 /** The fields a use case gives a new delivery; the rest take their defaults (pending, no answer). */
-export type NewSession = Pick<
-  RequiredEntityData<Session>,
+export type NewDelivery = Pick<
+  RequiredEntityData<Delivery>,
   'agent' | 'kind' | 'prompt' | 'mode' | 'category' | 'deadlineSeconds' | 'redeliveryOf'
 >;
 
 /** A new delivery in the use case's unit of work: inserted by its next flush, with the prompt (and battle) it goes with. */
-export function addDelivery(em: EntityManager, fields: NewSession): Session {
-  return em.create(Session, fields);
+export function addDelivery(em: EntityManager, fields: NewDelivery): Delivery {
+  return em.create(Delivery, fields);
 }
 
 /**
@@ -136,8 +136,8 @@ export async function closeUnstartedDeliveries(
 export function redeliveredSessions(
   em: EntityManager,
   sessionIds: readonly number[],
-): Promise<Array<{ id: number; kind: SessionKind }>> {
-  return run<{ id: number; kind: SessionKind }>(
+): Promise<Array<{ id: number; kind: DeliveryKind }>> {
+  return run<{ id: number; kind: DeliveryKind }>(
     em,
     `select s.id, s.kind from sessions s
      where s.id in (${sessionIds.map(() => '?').join(', ')})
@@ -149,7 +149,7 @@ export function redeliveredSessions(
 /** A push delivery claimed for sending, with what the POST needs. */
 export interface ClaimedPush {
   id: number;
-  kind: SessionKind;
+  kind: DeliveryKind;
   category: string;
   deadline_seconds: number;
   prompt_id: number;
@@ -188,7 +188,7 @@ export async function releasePush(
 
 /** The columns a delivery's outcome writes (from its Settlement). */
 export interface OutcomeRow {
-  status: SessionStatus;
+  status: DeliveryStatus;
   response: string | null;
   error: string | null;
   /** Only where the owner's version differs from the public one. */
@@ -205,7 +205,7 @@ export interface OutcomeRow {
 
 /** What the outcome's write returns: what the activity needs to count and log it. */
 export interface RecordedRow {
-  status: SessionStatus;
+  status: DeliveryStatus;
   mode: AgentMode;
   agent_id: number;
   /** The owner's version of the error. */
@@ -278,7 +278,7 @@ export async function endJudging(em: EntityManager, sessionIds: readonly number[
 }
 
 /** A session's status. The session a workflow names exists unless its agent was deleted; then this throws. */
-export async function deliveryStatus(em: EntityManager, sessionId: number): Promise<SessionStatus> {
-  const rows = await run<{ status: SessionStatus }>(em, `select status from sessions where id = ?`, [sessionId]);
+export async function deliveryStatus(em: EntityManager, sessionId: number): Promise<DeliveryStatus> {
+  const rows = await run<{ status: DeliveryStatus }>(em, `select status from sessions where id = ?`, [sessionId]);
   return onlyRow(rows, `status of session ${sessionId}`).status;
 }
