@@ -57,7 +57,7 @@ export function createWorkspaceActivities({ orm, sandbox }: WorkspaceDeps) {
 }
 
 /** The activities of a worker's control queue: the end of its sessions. */
-export function createSessionEndActivities({ orm, sandbox }: WorkspaceDeps) {
+export function createCodingSessionEndActivities({ orm, sandbox }: WorkspaceDeps) {
   return {
     /** Answers at once: the worker is alive (its step queue may just be full). */
     async stillThere(): Promise<void> {},

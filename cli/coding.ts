@@ -2,7 +2,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { deliveryPublicId } from '../domain/deliveries';
 import { unusualArenaFaults } from '../domain/sandbox/pass-rate';
-import { arenaFaultSessions, arenaFaultsByAgent, tamperedSessions } from '../infra/db/repositories/coding.repository';
+import {
+  arenaFaultCodingSessions,
+  arenaFaultsByAgent,
+  tamperedCodingSessions,
+} from '../infra/db/repositories/coding.repository';
 import { arenaFaultRate } from '../infra/db/repositories/leaderboard.repository';
 import { parseDuration } from '../services/delivery-search';
 import { CommandError, type Print } from './command';
@@ -33,7 +37,7 @@ function filterOf(opts: TamperedOptions): { since?: Date; agentId?: number; limi
 
 /** Lists the sessions scored 0 because their run was tampered with: who, which task, when, and why. */
 export async function listTampered(em: EntityManager, opts: TamperedOptions, print: Print): Promise<void> {
-  const rows = await tamperedSessions(em, filterOf(opts));
+  const rows = await tamperedCodingSessions(em, filterOf(opts));
   print(['session', 'agent', 'task', 'ended', 'reason', 'what the judge saw'].join('\t'));
   for (const r of rows) {
     const ended = new Date(r.ended_at).toISOString();
@@ -60,7 +64,7 @@ export async function listTampered(em: EntityManager, opts: TamperedOptions, pri
  */
 export async function listArenaFaults(em: EntityManager, opts: TamperedOptions, print: Print): Promise<void> {
   const [rows, rate, agents] = await Promise.all([
-    arenaFaultSessions(em, filterOf(opts)),
+    arenaFaultCodingSessions(em, filterOf(opts)),
     arenaFaultRate(em),
     arenaFaultsByAgent(em),
   ]);

@@ -25,9 +25,9 @@ export function sessionToken(key: Buffer, sessionId: number, nonce: string): str
   );
 }
 
-export const newSessionNonce = (): string => randomBytes(24).toString('base64url');
+export const newCodingSessionNonce = (): string => randomBytes(24).toString('base64url');
 
-export function looksLikeSessionToken(value: string): boolean {
+export function looksLikeCodingSessionToken(value: string): boolean {
   return value.startsWith(SESSION_TOKEN_PREFIX) && TOKEN_BODY.test(value.slice(SESSION_TOKEN_PREFIX.length));
 }
 

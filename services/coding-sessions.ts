@@ -7,7 +7,7 @@ import { ARENA_SUITE, HUMANEVAL_SUITE, type CodingSuite } from '../domain/sandbo
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { assertCanTakeDelivery } from '../domain/agent-state';
-import { hashToken, looksLikeSessionToken, tokenMatchesHash } from '../domain/credentials';
+import { hashToken, looksLikeCodingSessionToken, tokenMatchesHash } from '../domain/credentials';
 import { findAgentCredentials } from '../infra/db/repositories/agent.repository';
 import { ArenaError, notFound } from '../domain/errors';
 import { parseDeliveryPublicId } from '../domain/deliveries';
@@ -37,7 +37,7 @@ import { findDelivery, type DeliveryRow } from '../infra/db/repositories/deliver
 import { codingRefusals, SANDBOX_BUSY, STEP_CAP_REACHED, type CodingScore } from '../workflows/contracts';
 import {
   deliveryUnavailable,
-  runStepOfSession,
+  runStepOfCodingSession,
   startBenchmarkWorkflow,
   submitCodingSession,
   type WorkflowDeps,
@@ -199,7 +199,8 @@ export async function authorizedCodingSession(
   const row = parsed?.kind === 'sandbox' ? await findCodingSession(em, parsed.id) : undefined;
   if (!row || row.agent_id !== agentId) throw notFound('coding session');
   if (credentials.bearer !== undefined) {
-    if (!looksLikeSessionToken(credentials.bearer)) throw new ArenaError('unauthenticated', 'invalid session token');
+    if (!looksLikeCodingSessionToken(credentials.bearer))
+      throw new ArenaError('unauthenticated', 'invalid session token');
     const byToken = await codingSessionByTokenHash(em, hashToken(credentials.bearer));
     if (!byToken) throw new ArenaError('unauthenticated', 'invalid session token');
     if (byToken.session_id !== row.session_id) throw new ArenaError('forbidden', 'this token is for another session');
@@ -252,7 +253,7 @@ export async function runCodingStep(
     throw new ArenaError('unavailable', codingRefusals.busy, STEP_RETRY_AFTER_SECONDS);
   }
   const { stepId } = admitted;
-  const steered = await runStepOfSession(workflows, row.session_id, stepId);
+  const steered = await runStepOfCodingSession(workflows, row.session_id, stepId);
   if (steered.kind !== 'done') {
     await dropCodingStep(em, stepId);
     if (steered.kind === 'refused') {

@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Agent } from '../infra/db/entities/agent.entity';
 import { Delivery } from '../infra/db/entities/delivery.entity';
-import { addDelivery, redeliveredSessions, writtenDelivery } from '../infra/db/repositories/delivery.repository';
+import { addDelivery, laterRedeliveries, writtenDelivery } from '../infra/db/repositories/delivery.repository';
 import { assertCanTakeDelivery } from '../domain/agent-state';
 import { isCodingSession, parseDeliveryPublicId, deliveryPublicId } from '../domain/deliveries';
 import { redeliverCodingSession } from './coding-sessions';
@@ -69,7 +69,7 @@ export async function redeliver(em: EntityManager, workflows: WorkflowDeps, publ
 export async function alreadyRedelivered(em: EntityManager, publicIds: string[]): Promise<Set<string>> {
   const ids = publicIds.map((p) => parseDeliveryPublicId(p)?.id).filter((id): id is number => id !== undefined);
   if (ids.length === 0) return new Set();
-  const rows = await redeliveredSessions(em, ids);
+  const rows = await laterRedeliveries(em, ids);
   return new Set(rows.map((r) => `${r.kind}-${r.id}`));
 }
 

@@ -227,7 +227,7 @@ async function steerCoding<T>(
 /** A step runs for at most 120 s and the hidden tests for the task's limit: updates wait longer than a delivery's. */
 const CODING_UPDATE_TIMEOUT_MS = 6 * 60_000;
 
-export function runStepOfSession(
+export function runStepOfCodingSession(
   deps: WorkflowDeps,
   sessionId: number,
   stepId: number,

@@ -7,7 +7,7 @@ import { installWorkerRuntime } from './runtime';
 import { resolveLogFormat } from '../infra/logging';
 import { ensureSchedules } from './schedules';
 import { createActivities } from '../activities';
-import { createSessionEndActivities, createWorkspaceActivities } from '../activities/workspaces';
+import { createCodingSessionEndActivities, createWorkspaceActivities } from '../activities/workspaces';
 import { isolationWarning, probeOf } from '../infra/sandbox/isolation';
 import { sessionEndQueueOf } from '../workflows/contracts';
 import { SandboxRuntime, sandboxTaskQueue } from '../infra/sandbox/runtime';
@@ -64,7 +64,7 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
       connection,
       namespace: config.temporalNamespace,
       taskQueue: sessionEndQueueOf(sandbox.taskQueue),
-      activities: createSessionEndActivities({ orm, sandbox }),
+      activities: createCodingSessionEndActivities({ orm, sandbox }),
       shutdownGraceTime: SHUTDOWN_GRACE,
     });
     const worker = await Worker.create({

@@ -28,7 +28,7 @@ import {
 import { TimeoutType, type Duration } from '@temporalio/common';
 import type { DeliveryStatus } from '../domain/deliveries';
 import type { createActivities } from '../activities';
-import type { createSessionEndActivities, createWorkspaceActivities } from '../activities/workspaces';
+import type { createCodingSessionEndActivities, createWorkspaceActivities } from '../activities/workspaces';
 import {
   ArenaOutcome,
   cancelDelivery,
@@ -49,7 +49,7 @@ import {
 
 type Activities = ReturnType<typeof createActivities>;
 type WorkspaceActivities = ReturnType<typeof createWorkspaceActivities>;
-type SessionEndActivities = ReturnType<typeof createSessionEndActivities>;
+type CodingSessionEndActivities = ReturnType<typeof createCodingSessionEndActivities>;
 
 /**
  * Sessions begun before the clean room ended on the step queue: the hidden tests ran in the workspace
@@ -97,8 +97,11 @@ function onWorkspace<A extends UntypedActivities>(
 }
 
 /** The activities that end sessions, on the end queue beside a worker's step queue. */
-function onSessionEnd(stepQueue: string, startToCloseTimeout: Duration): ActivityInterfaceFor<SessionEndActivities> {
-  return onWorkspace<SessionEndActivities>(sessionEndQueueOf(stepQueue), startToCloseTimeout);
+function onSessionEnd(
+  stepQueue: string,
+  startToCloseTimeout: Duration,
+): ActivityInterfaceFor<CodingSessionEndActivities> {
+  return onWorkspace<CodingSessionEndActivities>(sessionEndQueueOf(stepQueue), startToCloseTimeout);
 }
 
 /** How long a push webhook that is still open at submit may take to answer the session's summary. */
@@ -124,7 +127,7 @@ function notPickedUp(err: unknown): boolean {
 
 /** Whether the worker holding the workspace still answers, on its end queue (which steps never fill). */
 function stillThere(stepQueue: string): Promise<boolean> {
-  return onWorkspace<SessionEndActivities>(sessionEndQueueOf(stepQueue), '10 seconds', '10 seconds')
+  return onWorkspace<CodingSessionEndActivities>(sessionEndQueueOf(stepQueue), '10 seconds', '10 seconds')
     .stillThere()
     .then(
       () => true,

@@ -11,7 +11,7 @@ import { codingPrompt } from '../../../domain/sandbox/prompt';
 import { CODING_CATEGORY, type DeliveryStatus, type WrittenDelivery } from '../../../domain/deliveries';
 import { Agent } from '../entities/agent.entity';
 import { Prompt } from '../entities/prompt.entity';
-import { newSessionNonce } from '../../../domain/credentials';
+import { newCodingSessionNonce } from '../../../domain/credentials';
 import { addDelivery, writtenDelivery } from './delivery.repository';
 import { run } from './sql';
 
@@ -85,7 +85,7 @@ export async function openCodingSessionRows(
       sessionId: session.id,
       taskId: open.task.id,
       // The token itself is made where the key is: the worker, once the workspace is ready.
-      tokenNonce: newSessionNonce(),
+      tokenNonce: newCodingSessionNonce(),
       maxSteps: open.maxSteps,
       expiresAt: new Date(session.createdAt.getTime() + open.deadlineSeconds * 1000),
       benchmarkRunId: open.benchmarkRunId ?? null,
@@ -256,7 +256,7 @@ export async function endedDeliveriesAmong(em: EntityManager, sessionIds: readon
   return rows.map((r) => r.id);
 }
 
-export interface TamperedSession {
+export interface TamperedCodingSession {
   session_id: number;
   agent_id: number;
   agent_name: string;
@@ -267,11 +267,11 @@ export interface TamperedSession {
 }
 
 /** Sessions whose run of the hidden tests was found tampered with, newest first (`since`: ended after it). */
-export function tamperedSessions(
+export function tamperedCodingSessions(
   em: EntityManager,
   filter: { since?: Date; agentId?: number; limit: number },
-): Promise<TamperedSession[]> {
-  return run<TamperedSession>(
+): Promise<TamperedCodingSession[]> {
+  return run<TamperedCodingSession>(
     em,
     `select c.session_id, s.agent_id, a.name as agent_name, c.task_id, c.ended_at, c.tampered, c.tamper_detail
      from coding_sessions c join sessions s on s.id = c.session_id join agents a on a.id = s.agent_id
@@ -289,7 +289,7 @@ export async function recordTamperDetail(em: EntityManager, sessionId: number, d
   ]);
 }
 
-export interface ArenaFaultSession {
+export interface ArenaFaultCodingSession {
   session_id: number;
   agent_id: number;
   agent_name: string;
@@ -299,11 +299,11 @@ export interface ArenaFaultSession {
 }
 
 /** Sessions that ended by the arena's own failure, newest first (`since`: ended after it). */
-export function arenaFaultSessions(
+export function arenaFaultCodingSessions(
   em: EntityManager,
   filter: { since?: Date; agentId?: number; limit: number },
-): Promise<ArenaFaultSession[]> {
-  return run<ArenaFaultSession>(
+): Promise<ArenaFaultCodingSession[]> {
+  return run<ArenaFaultCodingSession>(
     em,
     `select c.session_id, s.agent_id, a.name as agent_name, c.task_id, c.ended_at, s.error
      from coding_sessions c join sessions s on s.id = c.session_id join agents a on a.id = s.agent_id

@@ -133,7 +133,7 @@ export async function closeUnstartedDeliveries(
 }
 
 /** Of these sessions, the ones an operator's later redelivery already repeats (of the same original). */
-export function redeliveredSessions(
+export function laterRedeliveries(
   em: EntityManager,
   sessionIds: readonly number[],
 ): Promise<Array<{ id: number; kind: DeliveryKind }>> {
