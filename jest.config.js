@@ -1,33 +1,15 @@
 /**
- * Jest: TypeScript through SWC, in two projects. `unit` starts no servers; `integration` gets one
- * embedded PostgreSQL, one Temporal dev server and Chromium per run from its global set-up.
+ * Jest: TypeScript through SWC, in two projects by folder. `unit` (test/unit/) starts no stack;
+ * `integration` (the rest of test/) gets one embedded PostgreSQL, one Temporal dev server and
+ * Chromium per run from its global set-up.
  */
 
 /**
- * Test files that need no PostgreSQL, Temporal, app or browser (pure rules, rendering, the runner
- * against a fake arena, the webhook client against loopback servers). A new test that needs none
- * belongs here, or in test/unit/.
+ * Which project a test belongs to is its folder: everything under test/unit/ needs no PostgreSQL,
+ * no Temporal dev server, no app with a database behind it and no browser (it may start a
+ * loopback HTTP server, a sandboxed process or the time-skipping test server it uses itself);
+ * everything else is an integration test.
  */
-const UNIT = [
-  '**/test/unit/**/*.test.ts',
-  '**/test/domain/**/*.test.ts',
-  '**/test/ratings/**/*.test.ts',
-  '**/test/prompts/**/*.test.ts',
-  '**/test/bench/**/*.test.ts',
-  '**/test/cli/leaderboard-fit.test.ts',
-  // The app itself, built with nothing behind it (test/support/offline-app.ts).
-  '**/test/discovery/{docs,openapi,well-known}.test.ts',
-  // Validation, routing and body refusals, which come before any handler (test/api/offline/).
-  '**/test/api/offline/**/*.test.ts',
-  // Replaying saved histories needs only the workflow code, no Temporal server.
-  '**/test/replay/**/*.test.ts',
-  '**/test/web/render/**/*.test.ts',
-  '**/test/web/auth/{config,passwords}.test.ts',
-  '**/test/sandbox/task-catalogue.test.ts',
-  '**/test/sandbox/{clean-room-files,containment,humaneval-cheats,isolation,sandbox-config,session-processes,spawn-output,workspaces}.test.ts',
-  '**/test/runner/{adapter,backoff,cli,command-env,pull,push,replay-guard,sandbox}.test.ts',
-  '**/test/webhook/{address-guard,client-failures,client-guard,client-responses,failure,ping,signing}.test.ts',
-];
 
 const shared = {
   testEnvironment: 'node',
@@ -51,12 +33,13 @@ module.exports = {
     {
       ...shared,
       displayName: 'unit',
-      testMatch: UNIT,
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
     },
     {
       ...shared,
       displayName: 'integration',
-      testMatch: ['**/*.test.ts', ...UNIT.map((glob) => `!${glob}`)],
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/unit/'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },

@@ -8,7 +8,7 @@
  * An agent's rating is its strength less the board's mean strength, so its variance is cᵀ·V·c
  * with c = eᵢ − 1/n. Small boards get that exactly, one linear solve per agent; a large board's
  * agents take row i of H⁻¹ as eᵢ/Hᵢᵢ (the diagonal approximation), which is within a fraction of
- * a percent once an agent has met many others (test/ratings/intervals.test.ts measures it).
+ * a percent once an agent has met many others (test/unit/ratings/intervals.test.ts measures it).
  *
  * A record the votes cannot place (an agent that never lost, or never scored, or a group that
  * beat, or lost to, everyone outside it, or never met the rest) has no finite maximum without

@@ -74,7 +74,7 @@ export interface StyleControlOptions {
 
 /**
  * Fewer votes on a board than this and no style effect is called clear, whatever its interval.
- * Chosen from the simulation in test/ratings/coverage.test.ts: with no true effect, boards of 15
+ * Chosen from the simulation in test/unit/ratings/coverage.test.ts: with no true effect, boards of 15
  * to 1,000 votes print a clear effect 0-4% of the time with the joint intervals alone, but below
  * 100 votes a true effect as strong as real judges' taste for length is found on at most one
  * board in eight, so a "clear" there would be mostly luck.

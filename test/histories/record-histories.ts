@@ -1,5 +1,5 @@
 /**
- * Records the workflow histories that test/replay/replay.test.ts replays, into test/histories/*.json.
+ * Records the workflow histories that test/unit/replay/replay.test.ts replays, into test/histories/*.json.
  *
  * Not part of the normal test run (jest only collects `*.test.ts`). Run it on purpose, through jest
  * so its global setup provides PostgreSQL, the Temporal dev server and the workflow bundle:
