@@ -4,7 +4,10 @@
  * busy worker could not start in time is refused rather than ending the session as "workspace lost",
  * scoring never waits behind steps, and old steps keep only what the transcript shows.
  */
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { Client } from '@temporalio/client';
+import { workspaceDirOf } from '../../infra/sandbox/workspaces';
 import { addCodingStep } from '../../infra/db/repositories/coding-step.repository';
 import { applyRetention } from '../../workflows';
 import { register, type Registered, type TestApp } from '../support/test-app';
@@ -62,6 +65,14 @@ afterAll(() => arena?.close());
 const session = ({ owner, agent }: Account): Promise<CodingWork> => openCodingSession(t, owner, agent);
 
 const exec = (w: CodingWork, command: string) => stepOf(t, w.sandbox)('POST', 'exec', { command, timeout_seconds: 60 });
+/**
+ * A step that holds its slot until the test opens its gate (a file the test writes into the
+ * session's workspace), instead of for a fixed time the test hopes is long enough.
+ */
+const gated = (out: string) => `until [ -e .gate ]; do sleep 0.05; done; echo ${out}`;
+const openGate = (w: CodingWork) =>
+  fs.writeFile(path.join(workspaceDirOf(Number(w.work_id.split('-')[1]), t.config.sandbox), '.gate'), '');
+
 /** Resolves once the session has a step written and not yet run: the API has admitted it. */
 const admitted = (w: CodingWork) =>
   until(
@@ -80,7 +91,7 @@ const admitted = (w: CodingWork) =>
 
 it('caps an account’s steps in flight, and a worker’s, without starving the other accounts', async () => {
   const [wx, wy, wz] = [await session(x), await session(y), await session(z)];
-  const xRunning = exec(wx, 'sleep 4; echo x');
+  const xRunning = exec(wx, gated('x'));
   await admitted(wx);
   // X's next step waits for its first: 429.
   const xAgain = await exec(wx, 'echo again');
@@ -95,6 +106,7 @@ it('caps an account’s steps in flight, and a worker’s, without starving the 
   expect(zRefused.json().detail).toBe(
     "the session's sandbox worker is busy with other sessions' steps; this step did not run, send it again shortly",
   );
+  await openGate(wx);
   expect((await xRunning).json().stdout).toBe('x\n');
   expect((await yQueued).json().stdout).toBe('y\n');
   expect((await exec(wz, 'echo z')).json().stdout).toBe('z\n');
@@ -104,7 +116,7 @@ it('caps an account’s steps in flight, and a worker’s, without starving the 
 it('scores a session at once while the worker’s step slots are full, and refuses a step its busy worker could not start in time', async () => {
   const [wx, wy, wz] = [await session(x), await session(y), await session(z)];
   const started = Date.now();
-  const xLong = exec(wx, 'sleep 40; echo x');
+  const xLong = exec(wx, gated('x'));
   await admitted(wx);
   // Z's submit: its scoring runs on the worker's end queue, not behind X's step.
   expect((await stepOf(t, wz.sandbox)('POST', 'submit')).json()).toMatchObject({ status: 'failed', tests_passed: 4 });
@@ -117,6 +129,7 @@ it('scores a session at once while the worker’s step slots are full, and refus
     "the session's sandbox worker is busy with other sessions' steps; this step did not run, send it again shortly",
   ]);
   expect((await feedEntryOf(t, y.agent.id, wy.work_id)).status).toBe('pending');
+  await openGate(wx);
   expect((await xLong).json().stdout).toBe('x\n');
   // The refused step did not use up Y's one step.
   expect((await exec(wy, 'echo y')).json().stdout).toBe('y\n');

@@ -179,7 +179,16 @@ describe('arena leaderboard fit', () => {
     const file = writeLines('large.ndjson', votes);
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', path.join(__dirname, '../../../cli/main.ts'), 'leaderboard', 'fit', '--votes', file, '--json'],
+      [
+        '--import',
+        'tsx',
+        path.join(__dirname, '../../../cli/main.ts'),
+        'leaderboard',
+        'fit',
+        '--votes',
+        file,
+        '--json',
+      ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
     const chunks: Buffer[] = [];

@@ -10,7 +10,12 @@ import type { SandboxSession } from '../../../runner/src/sandbox-session';
 import { signatureHeaders } from '../../../runner/src/signing';
 import { killRunners, runToEnd, startRunner, type Finished } from '../../runner/support/cli';
 import { startFakeArena, type FakeArena } from '../../runner/support/fake-arena';
-import { startFakeSandbox, type FakeSandbox, type FakeSandboxOptions, type SubmitAnswer } from '../../runner/support/fake-sandbox';
+import {
+  startFakeSandbox,
+  type FakeSandbox,
+  type FakeSandboxOptions,
+  type SubmitAnswer,
+} from '../../runner/support/fake-sandbox';
 import { nodeScript } from '../../runner/support/wait';
 import { until } from '../../support/wait';
 

@@ -10,7 +10,13 @@ import fs from 'node:fs/promises';
 import type { SandboxSettings } from '../../../infra/config';
 import { probeOf } from '../../../infra/sandbox/isolation';
 import { removeWorkspace, type Workspace } from '../../../infra/sandbox/workspaces';
-import { BROKEN_BWRAP_PROBE, brokenBwrapTools, freshWorkspace, removeSandboxScratch, sandboxScratch } from '../../sandbox/support';
+import {
+  BROKEN_BWRAP_PROBE,
+  brokenBwrapTools,
+  freshWorkspace,
+  removeSandboxScratch,
+  sandboxScratch,
+} from '../../sandbox/support';
 
 let settings: SandboxSettings;
 let workspace: Workspace;
