@@ -12,7 +12,15 @@ beforeAll(async () => {
   person = await register(arena.t.app);
 }, 120_000);
 afterAll(() => arena.close());
-afterEach(() => arena.server.behave((req, res) => answer(200, { response: `answer from ${req.url}` })(req, res)));
+afterEach(async () => {
+  arena.server.behave((req, res) => answer(200, { response: `answer from ${req.url}` })(req, res));
+  // A battle still running keeps its agents from the next one: each test starts from a quiet arena.
+  await until(
+    async () =>
+      (await arena.sql<{ n: number }>(`select count(*)::int as n from battles where status = 'running'`))[0]!.n === 0,
+    'every live battle to end',
+  );
+});
 
 const start = (payload: object, who: Registered = person) =>
   arena.t.app.inject({ method: 'POST', url: '/api/battles', headers: who.auth, payload });
