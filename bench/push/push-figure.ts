@@ -191,58 +191,27 @@ export function summarizePush(
       }),
     );
   }
-  for (const pct of ['p50', 'p99'] as const) {
-    rows.push(
-      figure({
-        group,
-        name: `dispatch overhead ${pct}`,
-        unit: 'ms',
-        value: round(a.overhead[pct]),
-        baselineName: '(a) POST sent -> received',
-        baseline: round(c.overhead[pct]),
-        better: 'lower',
-        note,
-      }),
-    );
-  }
-  for (const pct of ['p50', 'p99'] as const) {
-    rows.push(
-      figure({
-        group,
-        name: `dispatch overhead ${pct}`,
-        unit: 'ms',
-        value: round(a.overhead[pct]),
-        baselineName: '(c) same job: accepted -> received',
-        baseline: round(d.overhead[pct]),
-        better: 'lower',
-        note,
-      }),
-      figure({
-        group,
-        name: `end-to-end ${pct}`,
-        unit: 'ms',
-        value: round(a.endToEnd[pct]),
-        baselineName: '(c) same job: sent -> recorded',
-        baseline: round(d.endToEnd[pct]),
-        better: 'lower',
-        note,
-      }),
-    );
-  }
-  for (const pct of ['p50', 'p99'] as const) {
-    rows.push(
-      figure({
-        group,
-        name: `end-to-end ${pct}`,
-        unit: 'ms',
-        value: round(a.endToEnd[pct]),
-        baselineName: '(b) start -> workflow closed',
-        baseline: round(b.endToEnd[pct]),
-        better: 'lower',
-        note,
-      }),
-    );
-  }
+  /** The arena's latency at `pct` against a baseline's, with no target. */
+  const latency = (field: 'overhead' | 'endToEnd', pct: 'p50' | 'p99', baselineName: string, base: StageResult) =>
+    figure({
+      group,
+      name: `${field === 'overhead' ? 'dispatch overhead' : 'end-to-end'} ${pct}`,
+      unit: 'ms',
+      value: round(a[field][pct]),
+      baselineName,
+      baseline: round(base[field][pct]),
+      better: 'lower',
+      note,
+    });
+  const pcts = ['p50', 'p99'] as const;
+  rows.push(
+    ...pcts.map((pct) => latency('overhead', pct, '(a) POST sent -> received', c)),
+    ...pcts.flatMap((pct) => [
+      latency('overhead', pct, '(c) same job: accepted -> received', d),
+      latency('endToEnd', pct, '(c) same job: sent -> recorded', d),
+    ]),
+    ...pcts.map((pct) => latency('endToEnd', pct, '(b) start -> workflow closed', b)),
+  );
   return {
     stages: { arena, engine, bare, sameJob },
     referenceRate: reference,
