@@ -9,7 +9,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { Pool } from 'pg';
 import { wallNow } from '../lib/clock';
 import { loadConfig } from '../../infra/config';
-import { runIsolated } from '../../infra/sandbox/isolation';
+import { checkIsolation, probeOf, runIsolated } from '../../infra/sandbox/isolation';
 import { prepareWorkspace, removeWorkspace, type Workspace } from '../../infra/sandbox/workspaces';
 import { installWorkerRuntime } from '../../worker/runtime';
 import { STEP_COMMAND } from '../sandbox/step-command';
@@ -23,6 +23,8 @@ async function startStepWorker(
   const settings = { ...loadConfig().sandbox, dir };
   // A uid at the top of the range, below the isolation check's: the bench's sessions lease from the bottom.
   const workspace = await prepareWorkspace(1_999_999_998, settings.uidBase + settings.uidCount - 3, [], settings);
+  const check = await checkIsolation(probeOf(settings));
+  if (!check.ok) throw new Error(check.reason);
   const worker = await Worker.create({
     connection,
     namespace: 'default',

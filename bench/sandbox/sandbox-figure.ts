@@ -21,7 +21,7 @@ import { startChild, type BenchChild } from '../stack/child';
 import { startEngineBaseline } from '../engine/engine';
 import { ENGINE_STEP_TASK_QUEUE, ENGINE_TASK_QUEUE } from '../engine/task-queue';
 import { loadConfig, type SandboxSettings } from '../../infra/config';
-import { runIsolated } from '../../infra/sandbox/isolation';
+import { checkIsolation, probeOf, runIsolated } from '../../infra/sandbox/isolation';
 import { prepareWorkspace, removeWorkspace } from '../../infra/sandbox/workspaces';
 import { parseDeliveryPublicId } from '../../domain/deliveries';
 import { deliveryWorkflowId } from '../../workflows/contracts';
@@ -146,6 +146,8 @@ async function bareSpawns(sandboxDir: string, settings: SandboxSettings, steps: 
   // A uid at the top of the range, below the isolation check's: the arena's sessions lease from the bottom.
   const uid = settings.uidBase + settings.uidCount - 2;
   const workspace = await prepareWorkspace(1_999_999_999, uid, [], { ...settings, dir: sandboxDir });
+  const check = await checkIsolation(probeOf(settings));
+  if (!check.ok) throw new Error(check.reason);
   const times: number[] = [];
   try {
     for (let i = 0; i < steps; i++) {

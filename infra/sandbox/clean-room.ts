@@ -19,7 +19,7 @@ import {
   HARNESS_MOUNT,
   SCRATCH_MOUNT,
 } from './harness';
-import { interpretersInSandbox, runIsolated, type IsolatedRun } from './isolation';
+import { interpretersInSandbox, probeOf, runIsolated, type IsolatedRun } from './isolation';
 import { SANDBOX_WORKSPACE } from './sandbox-arguments';
 import type { DiskQuota, SandboxSettings } from './settings';
 import { HIDDEN_TESTS_DIR } from './task-catalogue';
@@ -73,7 +73,7 @@ export async function scoreInCleanRoom(
   await clear();
   try {
     await fs.mkdir(room, { mode: 0o755 });
-    const interpreters = await interpretersInSandbox();
+    const interpreters = await interpretersInSandbox(probeOf(settings));
     if (task.language === 'python' && !interpreters.python3) throw new Error('python3 is not installed on this worker');
     const nonce = randomBytes(24).toString('hex');
     await writeFiles(room, [...task.files, ...carried]);
@@ -105,7 +105,7 @@ async function judgedRun(
   await writeFiles(judge.dir, task.hiddenTests);
   await fs.mkdir(judge.scratch, { mode: 0o755 });
   await fs.chown(judge.scratch, judgeUid, judgeUid);
-  const interpreters = await interpretersInSandbox();
+  const interpreters = await interpretersInSandbox(probeOf(settings));
   if (task.language === 'python') await compilePythonHarness(interpreters.python3 ?? 'python3');
   const tools = { harnessDir: HARNESS_MOUNT, python: interpreters.python3 ?? 'python3', node: interpreters.node };
   const [toCandidate, toJudge] = [new PassThrough(), new PassThrough()];

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ArenaError } from '../../domain/errors';
-import { loadConfig, type SandboxLimits } from '../config';
+import type { SandboxLimits } from '../config';
 import type { DiskQuota } from './settings';
 import { CapturedOutput, type KeptPart } from './captured-output';
 import { inheritedDescriptors } from './inherited-descriptors';
@@ -123,13 +123,16 @@ export async function probeIsolation(
 }
 
 /** The interpreters tasks' tests run with, as the sandbox sees them; throws IsolationUnavailableError when there is no sandbox. */
-export async function interpretersInSandbox(): Promise<SystemLayout['interpreters']> {
-  const state = await ready();
+export async function interpretersInSandbox(probe: IsolationProbe): Promise<SystemLayout['interpreters']> {
+  const state = await ready(probe);
   if (!state.ok) throw new IsolationUnavailableError(state.reason);
   return state.layout.interpreters;
 }
 
-/** Runs `run.command` in the workspace's sandbox; throws IsolationUnavailableError, having run nothing, when there is none. */
+/**
+ * Runs `run.command` in the workspace's sandbox; throws IsolationUnavailableError, having run
+ * nothing, when there is none. The machine must have been checked first (`checkIsolation`).
+ */
 export async function runIsolated(run: IsolatedRun): Promise<IsolatedResult> {
   const state = await ready();
   if (!state.ok) throw new IsolationUnavailableError(state.reason);
@@ -138,18 +141,21 @@ export async function runIsolated(run: IsolatedRun): Promise<IsolatedResult> {
   return spawnSandbox(state, run);
 }
 
-/** The machine's readiness, examined once per process, by the first caller's probe (the configured one by default). */
-function ready(probe?: IsolationProbe): Promise<Readiness> {
-  readiness ??= examineMachine(probe ?? defaultProbe());
+/**
+ * The machine's readiness, examined once per process with the first caller's probe. Running a
+ * command needs it examined: the probe says who the check runs as and under which limits, which
+ * only the caller's settings know.
+ */
+async function ready(probe?: IsolationProbe): Promise<Readiness> {
+  if (readiness === undefined && probe === undefined) {
+    throw new Error('the machine was not checked for isolation: call checkIsolation(probe) before running commands');
+  }
+  readiness ??= examineMachine(probe!);
   return readiness;
 }
 
 function publicAnswer(state: Readiness): IsolationCheck {
   return state.ok ? { ok: true } : { ok: false, reason: state.reason };
-}
-
-function defaultProbe(): IsolationProbe {
-  return probeOf(loadConfig({}).sandbox);
 }
 
 /** The check runs as the range's last uid, which no session leases, under the configured limits. */

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SandboxSettings } from '../../infra/config';
-import { runIsolated } from '../../infra/sandbox/isolation';
+import { probeOf, runIsolated } from '../../infra/sandbox/isolation';
 import { removeWorkspace, type Workspace } from '../../infra/sandbox/workspaces';
 import { freshSessionId, freshWorkspace, removeSandboxScratch, sandboxScratch } from './support';
 
@@ -42,12 +42,14 @@ async function inChild(body: string[], prlimit: string[] = []): Promise<ChildOut
     script,
     [
       `import fs from 'node:fs';`,
-      `import { runIsolated } from ${JSON.stringify(path.join(REPO, 'infra/sandbox/isolation'))};`,
+      `import { checkIsolation, runIsolated } from ${JSON.stringify(path.join(REPO, 'infra/sandbox/isolation'))};`,
+      `const probe = ${JSON.stringify(probeOf(settings))};`,
       `const workspaces = ${JSON.stringify(workspaces)};`,
       `const limits = ${JSON.stringify(settings.limits)};`,
       `const run = (i = 0) => runIsolated({ workspace: workspaces[i]!, command: ['echo', 'ok'], timeoutSeconds: 20, limits });`,
       `const openDescriptors = () => fs.readdirSync('/proc/self/fd').length;`,
       `async function main() {`,
+      `  await checkIsolation(probe);`,
       ...body,
       `}`,
       `void main();`,

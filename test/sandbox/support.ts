@@ -5,15 +5,22 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type SandboxSettings } from '../../infra/config';
 import { findOrInstallBubblewrap } from '../../infra/embedded/bubblewrap';
+import { checkIsolation, probeOf } from '../../infra/sandbox/isolation';
 import { prepareWorkspace, unmountIfMounted, type Workspace, type WorkspaceFile } from '../../infra/sandbox/workspaces';
 
 export { processesOf } from '../../infra/sandbox/session-processes';
 
-/** A scratch folder per test file, like ARENA_SANDBOX_DIR; removed by `removeSandboxScratch`. */
+/**
+ * A scratch folder per test file, like ARENA_SANDBOX_DIR (removed by `removeSandboxScratch`), with
+ * the machine checked for isolation as a worker checks it at start, so commands can run.
+ */
 export async function sandboxScratch(): Promise<SandboxSettings> {
   await findOrInstallBubblewrap({ log: (line) => console.log(`[bubblewrap] ${line}`) });
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-sandbox-test-'));
-  return { ...loadConfig({}).sandbox, dir };
+  const settings = { ...loadConfig({}).sandbox, dir };
+  const check = await checkIsolation(probeOf(settings));
+  if (!check.ok) throw new Error(check.reason);
+  return settings;
 }
 
 export async function removeSandboxScratch(settings: SandboxSettings | undefined): Promise<void> {

@@ -10,7 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { SandboxSettings } from '../../../infra/config';
-import { runIsolated, WALL_TIMEOUT_EXIT_CODE, type IsolatedResult } from '../../../infra/sandbox/isolation';
+import { probeOf, runIsolated, WALL_TIMEOUT_EXIT_CODE, type IsolatedResult } from '../../../infra/sandbox/isolation';
 import { removeWorkspace, type Workspace } from '../../../infra/sandbox/workspaces';
 import { freshWorkspace, processesOf, removeSandboxScratch, sandboxScratch } from '../../sandbox/support';
 import { until } from '../../support/wait';
@@ -205,11 +205,13 @@ describe('a sandboxed command', () => {
     await fs.writeFile(
       script,
       [
-        `import { runIsolated } from ${JSON.stringify(path.join(REPO, 'infra/sandbox/isolation'))};`,
+        `import { checkIsolation, runIsolated } from ${JSON.stringify(path.join(REPO, 'infra/sandbox/isolation'))};`,
         `const workspace = ${JSON.stringify(workspace)};`,
+        `const probe = ${JSON.stringify(probeOf(settings))};`,
         `const limits = ${JSON.stringify(settings.limits)};`,
         `const command = 'for fd in /proc/self/fd/*; do readlink $fd; done; ls /proc/self/fd/${LEAKED_FD}/ 2>&1';`,
-        'runIsolated({ workspace, command, timeoutSeconds: 20, limits })',
+        'checkIsolation(probe)',
+        '  .then(() => runIsolated({ workspace, command, timeoutSeconds: 20, limits }))',
         '  .then((result) => process.stdout.write(JSON.stringify(result)));',
       ].join('\n'),
     );

@@ -235,6 +235,26 @@ describe('checkIsolation', () => {
     });
   });
 
+  it("runs nothing before the machine was checked with the caller's probe", async () => {
+    const spawn = jest.spyOn(childProcess, 'spawn');
+    try {
+      await jest.isolateModulesAsync(async () => {
+        const isolation = await import('../../../infra/sandbox/isolation');
+        const running = isolation.runIsolated({
+          workspace,
+          command: 'touch ran',
+          timeoutSeconds: 5,
+          limits: settings.limits,
+        });
+        await expect(running).rejects.toThrow('the machine was not checked for isolation');
+      });
+      expect(spawn).not.toHaveBeenCalled();
+      await expect(fs.access(path.join(workspace.dir, 'ran'))).rejects.toThrow('ENOENT');
+    } finally {
+      spawn.mockRestore();
+    }
+  });
+
   it('keeps runIsolated from running anything when isolation is unavailable', async () => {
     const spawn = jest.spyOn(childProcess, 'spawn');
     try {
@@ -244,6 +264,7 @@ describe('checkIsolation', () => {
           findSandboxTools: () => Promise.resolve({ missing: 'bwrap' }),
         }));
         const isolation = await import('../../../infra/sandbox/isolation');
+        await expect(isolation.checkIsolation(probeOf(settings))).resolves.toMatchObject({ ok: false });
         const running = isolation.runIsolated({
           workspace,
           command: 'touch ran',

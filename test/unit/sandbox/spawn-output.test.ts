@@ -50,9 +50,10 @@ it("keeps bubblewrap's words when it fails before the run has finished setting u
         };
         return { __esModule: true, ...actual, open, default: { ...actual, open } };
       });
-      const { probeIsolation, runIsolated } = await import('../../../infra/sandbox/isolation');
+      const { checkIsolation, probeIsolation, runIsolated } = await import('../../../infra/sandbox/isolation');
       await expect(probeIsolation(probeOf(settings), { toolDirs: [tools] })).resolves.toEqual(BROKEN_BWRAP_PROBE);
       // A real sandbox, with the same slow set-up, runs as ever.
+      await expect(checkIsolation(probeOf(settings))).resolves.toEqual({ ok: true });
       const result = await runIsolated({
         workspace,
         command: 'echo out; echo err >&2',
