@@ -1,14 +1,37 @@
 /** Starting `arena-runner` as an owner does, from its sources or from an installed package's bin. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
+import { buildSync } from 'esbuild';
 
-/** The runner's entry under tsx: the code the compiled bin runs, without a build step before the tests. */
-export const RUNNER_FROM_SOURCE: readonly string[] = [
-  process.execPath,
-  '--import',
-  'tsx',
-  path.resolve(__dirname, '..', '..', '..', 'runner', 'src', 'arena-runner.ts'),
-];
+const REPO = path.resolve(__dirname, '..', '..', '..');
+
+/**
+ * The runner's sources as one script, bundled once per test process: what the compiled bin runs,
+ * without a build step before the tests. Its dependencies stay outside (resolved from the
+ * repository's node_modules), so it starts in about a third of the time `node --import tsx` takes
+ * to compile the sources on every start, which the runner tests pay dozens of times.
+ */
+function bundledRunner(): string {
+  const dir = path.join(REPO, 'node_modules', '.cache', 'arena-runner-tests');
+  const outfile = path.join(dir, `arena-runner-${process.pid}.cjs`);
+  fs.mkdirSync(dir, { recursive: true });
+  buildSync({
+    entryPoints: [path.join(REPO, 'runner', 'src', 'arena-runner.ts')],
+    outfile,
+    bundle: true,
+    packages: 'external',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    logLevel: 'warning',
+  });
+  process.once('exit', () => fs.rmSync(outfile, { force: true }));
+  return outfile;
+}
+
+/** The command line that starts the runner from its sources. */
+export const RUNNER_FROM_SOURCE: readonly string[] = [process.execPath, bundledRunner()];
 
 export interface RunnerRun {
   child: ChildProcess;
