@@ -100,13 +100,210 @@ export const BENCH_SETTINGS: Record<string, string> = {
 
 const quietLogger = new DefaultLogger('WARN');
 
+/** Where the stack keeps its files, and what stops it, newest first. */
+interface StackRoom {
+  dir: string;
+  log: (line: string) => void;
+  logFile(name: string): string;
+  /** Appends a line to `<name>.log`, never throwing. */
+  fileLog(name: string): (line: string) => void;
+  onStop(stop: () => Promise<void>): void;
+}
+
+/** Workflow bundles built once per name into the stack's folder; resolves with the file's path. */
+function workflowBundles(dir: string): (name: string, workflowsPath: string) => Promise<string> {
+  const bundles = new Map<string, Promise<string>>();
+  return (name, workflowsPath) => {
+    let made = bundles.get(name);
+    if (!made) {
+      made = bundleWorkflowCode({ workflowsPath, logger: quietLogger }).then(async ({ code }) => {
+        const file = path.join(dir, `${name}-bundle.js`);
+        await fs.writeFile(file, code);
+        return file;
+      });
+      bundles.set(name, made);
+    }
+    return made;
+  };
+}
+
+/** PostgreSQL and the Temporal dev server, each stoppable and startable again on its port and data (a fault). */
+interface StackServers {
+  databaseUrl: string;
+  temporalAddress: string;
+  temporalCliPath: string;
+  pids(): Record<string, number>;
+  stopPostgres(): Promise<void>;
+  startPostgres(): Promise<void>;
+  stopTemporal(): Promise<void>;
+  startTemporal(): Promise<void>;
+}
+
+/** Starts PostgreSQL and then the Temporal dev server on free ports, in the stack's folder. */
+async function startServers(room: StackRoom): Promise<StackServers> {
+  const [pgPort, temporalPort] = [await freePort(), await freePort()];
+  const cli = findOrInstallTemporalCli({
+    toolDir: path.join(REPO, '.arena', 'tools'),
+    explicitPath: process.env.TEMPORAL_CLI_PATH || undefined,
+    log: room.log,
+  });
+  // The handles change when a fault stops and starts them; teardown stops the current ones.
+  let pgServer: EmbeddedPostgres | undefined;
+  let temporalDev: TemporalDevServer | undefined;
+  const startPg = () => startEmbeddedPostgres({ dataDir: room.dir, port: pgPort, log: room.fileLog('postgres') });
+  const startTemporal = (cliPath: string) =>
+    startTemporalDevServer({
+      cliPath,
+      dataDir: room.dir,
+      port: temporalPort,
+      namespace: 'default',
+      log: room.fileLog('temporal'),
+    });
+  const postgres = startPg().then((server) => {
+    pgServer = server;
+    room.onStop(() => pgServer?.stop() ?? Promise.resolve());
+    return server;
+  });
+  const [pg, temporalServer] = await Promise.all([
+    postgres,
+    // Temporal binds ports of its own choosing as it starts: once PostgreSQL holds its port, none can be that one.
+    Promise.all([cli, postgres.catch(() => undefined)]).then(([cliPath]) =>
+      startTemporal(cliPath).then((server) => {
+        temporalDev = server;
+        room.onStop(() => temporalDev?.stop() ?? Promise.resolve());
+        return server;
+      }),
+    ),
+  ]);
+  const temporalCliPath = await cli;
+  const clusterDir = path.join(room.dir, 'postgres');
+  const temporalDb = path.join(room.dir, 'temporal', 'temporal.db');
+  return {
+    databaseUrl: pg.url,
+    temporalAddress: temporalServer.address,
+    temporalCliPath,
+    pids() {
+      const out: Record<string, number> = {};
+      const pgPid = findPid(clusterDir);
+      const temporalPid = findPid(temporalDb);
+      if (pgPid) out.postgres = pgPid;
+      if (temporalPid) out.temporal = temporalPid;
+      return out;
+    },
+    async stopPostgres() {
+      await pgServer?.stop();
+      pgServer = undefined;
+    },
+    async startPostgres() {
+      pgServer ??= await startPg();
+    },
+    async stopTemporal() {
+      await temporalDev?.stop();
+      temporalDev = undefined;
+    },
+    async startTemporal() {
+      temporalDev ??= await startTemporal(temporalCliPath);
+    },
+  };
+}
+
+/** The arena's own processes: the worker, and the API apart from it unless embedded. */
+interface ArenaProcesses {
+  readonly api: BenchChild;
+  readonly worker: BenchChild;
+  pids(): Record<string, number>;
+  restartApi(): Promise<void>;
+  killAndRestartWorker(): Promise<void>;
+}
+
+/** Starts the worker (from the sources) and the API (from the build), resolving once both are ready. */
+async function startArenaProcesses(
+  room: StackRoom,
+  { env, apiUrl, opts }: { env: NodeJS.ProcessEnv; apiUrl: string; opts: StackOptions },
+): Promise<ArenaProcesses> {
+  const startWorkerChild = () =>
+    startChild({
+      name: 'worker',
+      script: 'bench/stack/worker-entry.ts',
+      env,
+      logFile: room.logFile('worker'),
+      ipc: true,
+      nodeArgs: opts.nodeArgs,
+    });
+  let worker = startWorkerChild();
+  room.onStop(() => worker.stop(30_000));
+  const startApiChild = async (): Promise<BenchChild> => {
+    // The built API with the flags `npm run api` gives Node, as production runs it (tsx would add its compiler's memory).
+    const [script, ...npmFlags] = apiNodeArgs().reverse();
+    const child = startChild({
+      name: 'api',
+      script: script!,
+      compiled: true,
+      nodeArgs: [...(opts.nodeArgs ?? []), ...npmFlags.reverse(), ...(opts.apiNodeArgs ?? [])],
+      env,
+      logFile: room.logFile('api'),
+    });
+    await waitFor(
+      async () => {
+        if (child.process.exitCode !== null)
+          throw new Error(`the API exited during start-up; see ${room.logFile('api')}`);
+        const res = await fetch(`${apiUrl}/health`).catch(() => undefined);
+        return res?.status === 200;
+      },
+      'the API to answer /health',
+      60_000,
+      100,
+    );
+    return child;
+  };
+  const workerReady = () =>
+    worker.message<{ ready: true }>(
+      (m): m is { ready: true } => typeof m === 'object' && m !== null && 'ready' in m,
+      120_000,
+    );
+  // Embedded, the worker's process is the API's: it is ready once the worker says so.
+  let api = opts.embedded ? (await workerReady(), worker) : await startApiChild();
+  if (!opts.embedded) {
+    room.onStop(() => api.stop(30_000));
+    await workerReady();
+  }
+  return {
+    get api() {
+      return api;
+    },
+    get worker() {
+      return worker;
+    },
+    pids(): Record<string, number> {
+      // Embedded, one process is both: its CPU is counted once, as the worker's.
+      return opts.embedded ? { worker: worker.pid } : { api: api.pid, worker: worker.pid };
+    },
+    async restartApi() {
+      if (opts.embedded)
+        throw new Error('the API shares the worker process in --embedded runs; it cannot restart alone');
+      await api.stop(30_000);
+      api = await startApiChild();
+    },
+    async killAndRestartWorker() {
+      if (opts.embedded) throw new Error('the API shares the worker process in --embedded runs');
+      worker.process.kill('SIGKILL');
+      await worker.exited;
+      worker = startWorkerChild();
+      await workerReady();
+    },
+  };
+}
+
 export async function startStack(opts: StackOptions): Promise<BenchStack> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-bench-'));
   const stops: Array<() => Promise<void>> = [];
   const logFile = (name: string) => path.join(dir, `${name}.log`);
-  const fileLog = (name: string) => {
-    const file = logFile(name);
-    return (line: string) => void fs.appendFile(file, `${line}\n`).catch(() => undefined);
+  const room: StackRoom = {
+    dir,
+    log: opts.log,
+    logFile,
+    fileLog: (name) => (line) => void fs.appendFile(logFile(name), `${line}\n`).catch(() => undefined),
+    onStop: (stop) => void stops.push(stop),
   };
   const stopAll = async () => {
     for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
@@ -114,187 +311,63 @@ export async function startStack(opts: StackOptions): Promise<BenchStack> {
   };
 
   try {
-    const [pgPort, temporalPort, apiPort] = [await freePort(), await freePort(), await freePort()];
-    const bundles = new Map<string, Promise<string>>();
-    const bundle = (name: string, workflowsPath: string): Promise<string> => {
-      let made = bundles.get(name);
-      if (!made) {
-        made = bundleWorkflowCode({ workflowsPath, logger: quietLogger }).then(async ({ code }) => {
-          const file = path.join(dir, `${name}-bundle.js`);
-          await fs.writeFile(file, code);
-          return file;
-        });
-        bundles.set(name, made);
-      }
-      return made;
-    };
+    const bundle = workflowBundles(dir);
     opts.log(`data folder ${dir}`);
     opts.log('starting PostgreSQL and the Temporal dev server, bundling the workflows');
-    const cli = findOrInstallTemporalCli({
-      toolDir: path.join(REPO, '.arena', 'tools'),
-      explicitPath: process.env.TEMPORAL_CLI_PATH || undefined,
-      log: opts.log,
-    });
-    // The servers' handles change when a fault stops and starts them; teardown stops the current ones.
-    let pgServer: EmbeddedPostgres | undefined;
-    let temporalDev: TemporalDevServer | undefined;
-    const startPg = () => startEmbeddedPostgres({ dataDir: dir, port: pgPort, log: fileLog('postgres') });
-    const postgres = startPg().then((server) => {
-      pgServer = server;
-      stops.push(() => pgServer?.stop() ?? Promise.resolve());
-      return server;
-    });
-    const startTemporal = (cliPath: string) =>
-      startTemporalDevServer({
-        cliPath,
-        dataDir: dir,
-        port: temporalPort,
-        namespace: 'default',
-        log: fileLog('temporal'),
-      });
-    const [pg, temporalServer, arenaBundle] = await Promise.all([
-      postgres,
-      // Temporal binds ports of its own choosing as it starts: once PostgreSQL holds its port, none can be that one.
-      Promise.all([cli, postgres.catch(() => undefined)]).then(([cliPath]) =>
-        startTemporal(cliPath).then((server) => {
-          temporalDev = server;
-          stops.push(() => temporalDev?.stop() ?? Promise.resolve());
-          return server;
-        }),
-      ),
-      bundle('arena', path.join(REPO, 'workflows')),
-    ]);
-    const temporalCliPath = await cli;
-    const temporalCliVersion = execFileSync(temporalCliPath, ['--version'], { encoding: 'utf8' }).trim();
+    const arenaBundle = bundle('arena', path.join(REPO, 'workflows'));
+    const [servers] = await Promise.all([startServers(room), arenaBundle]);
+    const temporalCliVersion = execFileSync(servers.temporalCliPath, ['--version'], { encoding: 'utf8' }).trim();
     if (!opts.embedded && opts.build !== false) {
       opts.log('building the API (npm run build)');
       execFileSync('npm', ['run', 'build'], { cwd: REPO, stdio: 'ignore' });
     }
     opts.log('migrating the database');
-    await migrateDatabase(pg.url);
+    await migrateDatabase(servers.databaseUrl);
 
-    const connection = await Connection.connect({ address: temporalServer.address });
+    const connection = await Connection.connect({ address: servers.temporalAddress });
     stops.push(() => connection.close());
     const temporal = new TemporalClient({ connection, namespace: 'default' });
 
+    const apiPort = await freePort();
+    const apiUrl = `http://127.0.0.1:${apiPort}`;
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...BENCH_SETTINGS,
       ...opts.env,
-      DATABASE_URL: pg.url,
-      TEMPORAL_ADDRESS: temporalServer.address,
+      DATABASE_URL: servers.databaseUrl,
+      TEMPORAL_ADDRESS: servers.temporalAddress,
       ARENA_ENCRYPTION_KEY: crypto.randomBytes(32).toString('hex'),
       HOST: '127.0.0.1',
       PORT: String(apiPort),
-      ARENA_PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
+      ARENA_PUBLIC_URL: apiUrl,
       ARENA_DATA_DIR: dir,
-      BENCH_WORKFLOW_BUNDLE: arenaBundle,
+      BENCH_WORKFLOW_BUNDLE: await arenaBundle,
       ...(opts.embedded ? { BENCH_EMBEDDED_API: '1' } : {}),
     };
-    const apiUrl = `http://127.0.0.1:${apiPort}`;
-
     opts.log('starting the worker and the API');
-    const startWorkerChild = () =>
-      startChild({
-        name: 'worker',
-        script: 'bench/stack/worker-entry.ts',
-        env,
-        logFile: logFile('worker'),
-        ipc: true,
-        nodeArgs: opts.nodeArgs,
-      });
-    let worker = startWorkerChild();
-    stops.push(() => worker.stop(30_000));
-    const startApiChild = async (): Promise<BenchChild> => {
-      // The built API with the flags `npm run api` gives Node, as production runs it (tsx would add its compiler's memory).
-      const [script, ...npmFlags] = apiNodeArgs().reverse();
-      const child = startChild({
-        name: 'api',
-        script: script!,
-        compiled: true,
-        nodeArgs: [...(opts.nodeArgs ?? []), ...npmFlags.reverse(), ...(opts.apiNodeArgs ?? [])],
-        env,
-        logFile: logFile('api'),
-      });
-      await waitFor(
-        async () => {
-          if (child.process.exitCode !== null) throw new Error(`the API exited during start-up; see ${logFile('api')}`);
-          const res = await fetch(`${apiUrl}/health`).catch(() => undefined);
-          return res?.status === 200;
-        },
-        'the API to answer /health',
-        60_000,
-        100,
-      );
-      return child;
-    };
-    const workerReady = () =>
-      worker.message<{ ready: true }>(
-        (m): m is { ready: true } => typeof m === 'object' && m !== null && 'ready' in m,
-        120_000,
-      );
-    // Embedded, the worker's process is the API's: it is ready once the worker says so.
-    let api = opts.embedded ? (await workerReady(), worker) : await startApiChild();
-    if (!opts.embedded) {
-      stops.push(() => api.stop(30_000));
-      await workerReady();
-    }
-
-    const clusterDir = path.join(dir, 'postgres');
-    const temporalDb = path.join(dir, 'temporal', 'temporal.db');
+    const arena = await startArenaProcesses(room, { env, apiUrl, opts });
     return {
       dir,
-      databaseUrl: pg.url,
-      temporalAddress: temporalServer.address,
+      databaseUrl: servers.databaseUrl,
+      temporalAddress: servers.temporalAddress,
       temporal,
       temporalCliVersion,
-      temporalCliPath,
+      temporalCliPath: servers.temporalCliPath,
       apiUrl,
       get api() {
-        return api;
+        return arena.api;
       },
       get worker() {
-        return worker;
+        return arena.worker;
       },
       env,
-      pids() {
-        // Embedded, one process is both: its CPU is counted once, as the worker's.
-        const out: Record<string, number> = opts.embedded
-          ? { worker: worker.pid }
-          : { api: api.pid, worker: worker.pid };
-        const pgPid = findPid(clusterDir);
-        const temporalPid = findPid(temporalDb);
-        if (pgPid) out.postgres = pgPid;
-        if (temporalPid) out.temporal = temporalPid;
-        return out;
-      },
-      async restartApi() {
-        if (opts.embedded)
-          throw new Error('the API shares the worker process in --embedded runs; it cannot restart alone');
-        await api.stop(30_000);
-        api = await startApiChild();
-      },
-      async killAndRestartWorker() {
-        if (opts.embedded) throw new Error('the API shares the worker process in --embedded runs');
-        worker.process.kill('SIGKILL');
-        await worker.exited;
-        worker = startWorkerChild();
-        await workerReady();
-      },
-      async stopPostgres() {
-        await pgServer?.stop();
-        pgServer = undefined;
-      },
-      async startPostgres() {
-        pgServer ??= await startPg();
-      },
-      async stopTemporal() {
-        await temporalDev?.stop();
-        temporalDev = undefined;
-      },
-      async startTemporal() {
-        temporalDev ??= await startTemporal(temporalCliPath);
-      },
+      pids: () => ({ ...arena.pids(), ...servers.pids() }),
+      restartApi: () => arena.restartApi(),
+      killAndRestartWorker: () => arena.killAndRestartWorker(),
+      stopPostgres: () => servers.stopPostgres(),
+      startPostgres: () => servers.startPostgres(),
+      stopTemporal: () => servers.stopTemporal(),
+      startTemporal: () => servers.startTemporal(),
       bundle,
       logFile,
       stop: stopAll,

@@ -107,10 +107,16 @@ describe('a held long-poll', () => {
     h = await harness();
     const answer = fetch(`${h.url}?wait=50`, { headers: { 'x-request-id': 'poll-1' } });
     await until(async () => (await h.open()) === 1);
-    await until(async () => {
-      collectGarbage();
-      return h.fastifyObjects.every((ref) => ref.deref() === undefined);
-    });
+    // What holds them otherwise is Fastify's own listener on the response, which LongPolls.hold
+    // removes by its name: a Fastify that renamed or reshaped it fails here, not silently.
+    await until(
+      async () => {
+        collectGarbage();
+        return h.fastifyObjects.every((ref) => ref.deref() === undefined);
+      },
+      "Fastify's request and reply to be collected while the poll waits",
+      5_000,
+    );
     expect(h.subscribers.size).toBe(1);
     for (const poll of h.subscribers) (poll as HeldPoll).end();
     const res = await answer;
