@@ -58,7 +58,7 @@ export async function startArena(
       const before = await sql<{ id: number }>(`select id from sessions where kind = 'main'`);
       const count = await client.workflow.execute(dispatchArena, {
         taskQueue: t.config.taskQueue,
-        workflowId: `dispatch-test-${++dispatches}-${Date.now()}`,
+        workflowId: `dispatch-test-${t.config.taskQueue}-${++dispatches}`,
       });
       const after = await sql<{ id: number }>(`select id from sessions where kind = 'main' and id > ? order by id`, [
         Math.max(0, ...before.map((r) => r.id)),
@@ -84,7 +84,7 @@ export async function startArena(
       );
       await client.workflow.execute(refreshLeaderboard, {
         taskQueue: t.config.taskQueue,
-        workflowId: `refresh-test-${++dispatches}-${Date.now()}`,
+        workflowId: `refresh-test-${t.config.taskQueue}-${++dispatches}`,
       });
     },
     async close() {

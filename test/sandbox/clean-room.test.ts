@@ -10,6 +10,7 @@ import type { Registered, TestApp } from '../support/test-app';
 import {
   feedEntryOf,
   openCodingSession,
+  openShortCodingSession,
   startCodingArena,
   stepOf,
   type CodingArena,
@@ -74,7 +75,7 @@ describe('the end of a session', () => {
   }, 60_000);
 
   it('refuses a step sent after the deadline, kills one running across it, and keeps the score', async () => {
-    const work = await start('python/leap-year', 60);
+    const work = await openShortCodingSession(arena, 12);
     const step = stepOf(t, work.sandbox);
     const deadline = new Date(work.sandbox.expires_at).getTime();
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - Date.now() - 5_000)));
@@ -97,7 +98,7 @@ describe('the end of a session', () => {
     const entry = await feedEntryOf(t, agent.id, work.work_id);
     expect(entry.status).toBe('timeout');
     expect(entry.response).toMatch(/\*\*timeout\*\*: 4 of 8 hidden tests passed, in 1 steps\./);
-  }, 120_000);
+  }, 60_000);
 
   it('scores a cancelled session in the clean room too, and says so in the feed', async () => {
     const work = await start();

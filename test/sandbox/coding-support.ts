@@ -5,6 +5,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from '@temporalio/client';
+import { deliveryJson } from '../../api/json/agents';
+import { codingDepsOf, startCodingTask } from '../../services/coding-sessions';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { removeSandboxDir } from './support';
 
@@ -113,6 +116,34 @@ export async function openCodingSession(
   deadlineSeconds?: number,
 ): Promise<CodingWork> {
   return codingWork(t, agent, await startCodingSession(t, owner, agent.id, task, deadlineSeconds));
+}
+
+/**
+ * A coding session opened through the service, as the API's route opens it, with a deadline below
+ * the API's floor of 60 s: a test of what happens at the deadline waits seconds, not a minute. The
+ * floor is the API's and tested there; the timer's own timing is tested in virtual time
+ * (test/unit/workflows/deadlines.test.ts).
+ */
+export async function openShortCodingSession(
+  { t, owner, agent }: Pick<CodingArena, 't' | 'owner' | 'agent'>,
+  deadlineSeconds: number,
+  task = 'python/leap-year',
+): Promise<CodingWork> {
+  const workflows = {
+    client: new Client({ connection: t.temporal, namespace: t.config.temporalNamespace }),
+    taskQueue: t.config.taskQueue,
+    gymRetrySeconds: t.config.gymRetrySeconds,
+    callTimeoutMs: 10_000,
+    eagerStart: false,
+  };
+  const row = await startCodingTask(
+    t.orm.em.fork(),
+    codingDepsOf(workflows, t.config.sandbox),
+    { agentId: agent.id, ownerId: owner.userId },
+    { task, deadline_seconds: deadlineSeconds },
+    t.app.log,
+  );
+  return codingWork(t, agent, deliveryJson(row, true).id);
 }
 
 /** The agent's public feed entry of a session (the newest 100 are enough for a test's sessions). */
