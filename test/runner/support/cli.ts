@@ -7,13 +7,14 @@ import { buildSync } from 'esbuild';
 const REPO = path.resolve(__dirname, '..', '..', '..');
 
 /**
- * The runner's sources as one script, bundled once per test process: what the compiled bin runs,
+ * The runner's sources as one script, bundled once per test file: what the compiled bin runs,
  * without a build step before the tests. Its dependencies stay outside (resolved from the
  * repository's node_modules), so it starts in about a third of the time `node --import tsx` takes
  * to compile the sources on every start, which the runner tests pay dozens of times.
  */
 function bundledRunner(): string {
   const dir = path.join(REPO, 'node_modules', '.cache', 'arena-runner-tests');
+  // One name per jest worker: the files a worker runs one after another rewrite it.
   const outfile = path.join(dir, `arena-runner-${process.pid}.cjs`);
   fs.mkdirSync(dir, { recursive: true });
   buildSync({
