@@ -146,14 +146,21 @@ describe('a sandboxed command', () => {
     // opens it: the bomb holds its limit for as long as the test looks, however slowly the machine runs.
     // Forks that fail exit their shell; the sandbox's first shell waits with a builtin, so it outlives them.
     const bombing = run('mkfifo gate; bomb() { bomb | bomb & cat gate; }; bomb & read held < gate', 60);
+    // A bomb that ends before the gate opens fails the wait at once, saying how it ended.
+    let ended: IsolatedResult | undefined;
+    void bombing.then(
+      (result) => (ended = result),
+      () => undefined,
+    );
     let most = 0;
     await until(
       async () => {
         const count = (await processesOf(workspace.uid)).length;
         most = Math.max(most, count);
+        if (ended) throw new Error(`the bomb ended early (exit ${ended.exit_code}): ${ended.stderr.slice(0, 300)}`);
         return count >= settings.limits.processes / 2;
       },
-      'the bomb to fill half its process limit',
+      () => `the bomb to fill half its process limit (${settings.limits.processes}; at most ${most} seen)`,
       30_000,
     );
     const neighbour = await run(['python3', '-c', 'print("neighbour fine")'], 30, other);
