@@ -25,7 +25,14 @@ const shared = {
       '@swc/jest',
       { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
     ],
+    // jose (under the A2A SDK) ships ES modules only. Node loads them from CommonJS itself; Jest's
+    // module system cannot, so they are compiled to CommonJS like the tests.
+    '/node_modules/jose/.+\\.js$': [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
   },
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
 };
 
 module.exports = {

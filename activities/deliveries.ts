@@ -14,6 +14,7 @@ import { sandboxPayload } from '../domain/sandbox/payload';
 import { outcomeActivities } from './record-outcome';
 import type { PushOutcome, Settlement } from '../workflows/contracts';
 import type { ActivityDeps } from './deps';
+import { a2aDeliveryActivities } from './a2a-delivery';
 
 /**
  * How often the push activity heartbeats; the workflow's heartbeat timeout (10 s) is twice this.
@@ -31,6 +32,7 @@ export const ARRIVAL_GRACE_MS = 50;
 export function deliveryActivities(deps: ActivityDeps) {
   const { orm, webhooks, encryptionKey, publicUrl } = deps;
   const { recordOutcome } = outcomeActivities(deps);
+  const a2a = a2aDeliveryActivities(deps);
   const activities = {
     /**
      * Sends one push prompt. The session is marked `sending` before the request goes out, so a
@@ -155,33 +157,49 @@ export function deliveryActivities(deps: ActivityDeps) {
 
     /**
      * A push delivery in one activity: sends the prompt, waits for the answer and records the
-     * outcome, so a delivery costs the engine one activity and no timer or second write. An owner's
-     * cancel is recorded by the workflow before it cancels this activity; what the request then
-     * returns is recorded as that cancel (the write is first-wins, so either way it is a no-op).
+     * outcome, so a delivery costs the engine one activity and no timer or second write.
      */
-    async deliverPush(input: {
-      sessionId: number;
-      kind: DeliveryKind;
-      deadlineSeconds: number;
-      deadlineAt: number;
-      answerWithinMs: number;
-    }): Promise<PushOutcome> {
-      const { sessionId, kind, deadlineSeconds, deadlineAt, answerWithinMs } = input;
-      const answer = await activities.pushPrompt({ sessionId, deadlineAt, answerWithinMs });
-      const context = Context.current();
-      const settlement: Settlement = context.cancellationDetails?.cancelRequested ? { status: 'cancelled' } : answer;
-      try {
-        return await recordOutcome({ sessionId, kind, deadlineSeconds, settlement });
-      } catch (err) {
-        // The prompt has been sent, so a retry of this activity would only record an interruption
-        // and the answer would be lost. The workflow records it instead, retrying until the
-        // database is back.
-        context.log.warn('push outcome not written; the workflow records it', {
-          sessionId,
-          error: err instanceof Error ? err.message : String(err),
-        });
-        return { unrecorded: settlement };
-      }
+    async deliverPush(input: SendInput): Promise<PushOutcome> {
+      const { sessionId, deadlineAt, answerWithinMs } = input;
+      return recordSent(input, await activities.pushPrompt({ sessionId, deadlineAt, answerWithinMs }));
+    },
+
+    /** An A2A delivery in one activity, as a push delivery is: sends the message, follows its task, records. */
+    async deliverA2a(input: SendInput): Promise<PushOutcome> {
+      const { sessionId, deadlineAt, answerWithinMs } = input;
+      return recordSent(input, await a2a.sendA2aPrompt({ sessionId, deadlineAt, answerWithinMs }));
     },
   };
+
+  /**
+   * Records what a send returned. An owner's cancel is recorded by the workflow before it cancels
+   * the activity; what the request then returns is recorded as that cancel (the write is
+   * first-wins, so either way it is a no-op).
+   */
+  async function recordSent(input: SendInput, answer: Settlement): Promise<PushOutcome> {
+    const { sessionId, kind, deadlineSeconds } = input;
+    const context = Context.current();
+    const settlement: Settlement = context.cancellationDetails?.cancelRequested ? { status: 'cancelled' } : answer;
+    try {
+      return await recordOutcome({ sessionId, kind, deadlineSeconds, settlement });
+    } catch (err) {
+      // The prompt has been sent, so a retry of this activity would only record an interruption
+      // and the answer would be lost. The workflow records it instead, retrying until the
+      // database is back.
+      context.log.warn('push outcome not written; the workflow records it', {
+        sessionId,
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return { unrecorded: settlement };
+    }
+  }
+}
+
+/** What the workflow gives an activity that sends and records: the delivery, and its times. */
+interface SendInput {
+  sessionId: number;
+  kind: DeliveryKind;
+  deadlineSeconds: number;
+  deadlineAt: number;
+  answerWithinMs: number;
 }

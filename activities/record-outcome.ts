@@ -61,7 +61,7 @@ export function outcomeActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'ar
         if (updated.mode === 'pull')
           await settleWork(em, input.sessionId, input.settlement.status === 'pulled' ? 'completed' : 'expired');
         const madeInactive =
-          updated.mode === 'push'
+          updated.mode !== 'pull'
             ? await trackPushFailures(em, arena, {
                 agentId: updated.agent_id,
                 status: updated.status,

@@ -1,7 +1,15 @@
 /** The agent state rule: who is active, and what may change it. */
 import { ArenaError } from './errors';
 
-export type AgentMode = 'push' | 'pull';
+/** How the arena reaches an agent: it POSTs to a webhook (push), a runner polls (pull), or it speaks A2A to the agent (a2a). */
+export type AgentMode = 'push' | 'pull' | 'a2a';
+
+export const AGENT_MODES = ['push', 'pull', 'a2a'] as const satisfies readonly AgentMode[];
+
+/** The modes the arena calls out to, whose ping decides whether the agent is active. */
+export function isCalledOut(mode: AgentMode): mode is 'push' | 'a2a' {
+  return mode !== 'pull';
+}
 
 export interface AgentStateFacts {
   mode: AgentMode;
@@ -9,7 +17,7 @@ export interface AgentStateFacts {
   pingOk: boolean;
 }
 
-/** Active = not deactivated by the owner, and either pull mode or the last ping passed. */
+/** Active = not deactivated by the owner, and either pull mode or the last ping passed (push, a2a). */
 export function isAgentActive(agent: AgentStateFacts): boolean {
   return !agent.deactivated && (agent.mode === 'pull' || agent.pingOk);
 }
@@ -24,13 +32,13 @@ export interface AgentPresenceFacts extends AgentStateFacts {
 
 /**
  * Online = it can answer now: active, and a pull agent's runner polled (or posted a result) within
- * the last minute, or a push agent's last ping or delivery succeeded. Live battles pick online
+ * the last minute, or a push or A2A agent's last ping or delivery succeeded. Live battles pick online
  * agents only; the main dispatch too (see DUE_AGENTS_SQL for the one exception). The SQL twin is
  * ONLINE_SQL in the agent repository.
  */
 export function isAgentOnline(agent: AgentPresenceFacts, now: number = Date.now()): boolean {
   if (!isAgentActive(agent)) return false;
-  if (agent.mode === 'push') return agent.consecutiveFailures === 0;
+  if (isCalledOut(agent.mode)) return agent.consecutiveFailures === 0;
   return agent.lastSeenAt !== null && now - agent.lastSeenAt.getTime() <= ONLINE_WINDOW_SECONDS * 1000;
 }
 
@@ -44,6 +52,19 @@ export function assertCanTakeDelivery(agent: AgentStateFacts & { pingError: stri
     throw new ArenaError(
       'conflict',
       `agent is not active: its last ping failed (${agent.pingError}); fix the webhook and retest`,
+    );
+}
+
+/**
+ * A coding session goes to push and pull agents. An A2A agent is refused, saying so: its prompt
+ * would need the sandbox an A2A message does not carry yet (docs/decisions.md).
+ */
+export function assertCanTakeCodingSession(agent: AgentStateFacts & { pingError: string | null }): void {
+  assertCanTakeDelivery(agent);
+  if (agent.mode === 'a2a')
+    throw new ArenaError(
+      'conflict',
+      'coding sessions go to push and pull agents; an a2a agent cannot take one yet (register a push or pull agent for coding tasks)',
     );
 }
 

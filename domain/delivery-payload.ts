@@ -77,8 +77,13 @@ export function interpretPushResponse(status: number, body: string): PushAnswer 
   if (response === undefined) return { ok: false, error: 'the webhook answered JSON without a "response" field' };
   if (typeof response !== 'string')
     return { ok: false, error: 'the webhook answered a "response" that is not a string' };
+  return acceptAnswerText(response, "the webhook's response");
+}
+
+/** The rules every answer meets, however it came (`from` names it): at most MAX_RESPONSE_CHARS, and not blank. */
+export function acceptAnswerText(response: string, from: string): PushAnswer {
   if (response.length > MAX_RESPONSE_CHARS) {
-    return { ok: false, error: `the webhook's response is longer than ${MAX_RESPONSE_CHARS} characters` };
+    return { ok: false, error: `${from} is longer than ${MAX_RESPONSE_CHARS} characters` };
   }
   if (isBlankAnswer(response)) return { ok: false, error: EMPTY_RESPONSE };
   return { ok: true, response };

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { Agent } from '../infra/db/entities/agent.entity';
 import type { User } from '../infra/db/entities/user.entity';
-import { defaultOwnerHandle, isAgentActive } from '../domain/agent-state';
+import { defaultOwnerHandle, isAgentActive, isCalledOut } from '../domain/agent-state';
 import { hashToken, newAgentSecret, sealSecret } from '../domain/credentials';
 import { ArenaError } from '../domain/errors';
 import { acceptWebhookUrl, pingAgent, type PingDeps, type SpendPing } from './agent-pings';
@@ -22,10 +22,14 @@ export interface AgentClaims {
 
 /** A new agent: a push agent needs a webhook URL, a pull agent has none (api/schemas/agent's agentCreate is checked against it). */
 export type AgentCreate = AgentClaims &
-  ({ mode: 'push'; webhook_url: string } | { mode: 'pull'; webhook_url?: undefined });
+  (
+    | { mode: 'push'; webhook_url: string; agent_card_url?: undefined }
+    | { mode: 'pull'; webhook_url?: undefined; agent_card_url?: undefined }
+    | { mode: 'a2a'; agent_card_url: string; webhook_url?: undefined }
+  );
 
 /** An edit: omitted fields stay as they are. */
-export type AgentEdit = Partial<AgentClaims> & { webhook_url?: string };
+export type AgentEdit = Partial<AgentClaims> & { webhook_url?: string; agent_card_url?: string };
 
 export interface AgentLifecycleDeps {
   ping: PingDeps;
@@ -36,7 +40,7 @@ export interface AgentLifecycleDeps {
 
 const DEACTIVATED = 'agent is deactivated; deactivation is permanent, register a new agent';
 
-/** Registers an agent and pings a push agent at once; the secret comes back once, with the agent. */
+/** Registers an agent and pings a push or A2A agent at once; the secret comes back once, with the agent. */
 export async function createAgent(
   em: EntityManager,
   deps: AgentLifecycleDeps,
@@ -52,14 +56,18 @@ export async function createAgent(
       `an account may have at most ${agentsPerAccount} agents that are not deactivated; deactivate one first`,
     );
   }
-  const webhookUrl = input.mode === 'push' ? acceptWebhookUrl(input.webhook_url, deps.ping.allowPrivateWebhooks) : null;
-  if (webhookUrl) await spendPing();
+  const allowPrivate = deps.ping.allowPrivateWebhooks;
+  const webhookUrl = input.mode === 'push' ? acceptWebhookUrl(input.webhook_url, allowPrivate) : null;
+  const agentCardUrl =
+    input.mode === 'a2a' ? acceptWebhookUrl(input.agent_card_url, allowPrivate, 'agent_card_url') : null;
+  if (isCalledOut(input.mode)) await spendPing();
   const secret = newAgentSecret();
   const agent = em.create(Agent, {
     owner,
     name: input.name,
     mode: input.mode,
     webhookUrl,
+    agentCardUrl,
     ownerHandle: input.owner_handle ?? defaultOwnerHandle(owner),
     modelClaimed: input.model_claimed ?? null,
     costClaimed: input.cost_claimed ?? null,
@@ -69,7 +77,7 @@ export async function createAgent(
     secretSealed: sealSecret(secret, deps.ping.encryptionKey),
   });
   await em.flush();
-  if (agent.mode === 'push') {
+  if (isCalledOut(agent.mode)) {
     await pingAgent(agent, deps.ping);
     await em.flush();
   }
@@ -94,7 +102,7 @@ export async function setOwnerHandle(
   await em.flush();
 }
 
-/** Applies an edit to the owner's agent; a new webhook URL is pinged at once (unless the agent is deactivated). */
+/** Applies an edit to the owner's agent; a new webhook or card URL is pinged at once (unless the agent is deactivated). */
 export async function editAgent(
   em: EntityManager,
   deps: AgentLifecycleDeps,
@@ -107,13 +115,21 @@ export async function editAgent(
   let urlChanged = false;
   if (edit.webhook_url !== undefined) {
     // Well-formed, but not for this agent: a conflict with its mode, as a retest of a pull agent is.
-    if (agent.mode === 'pull')
-      throw new ArenaError('conflict', 'pull agents have no webhook_url; create a push agent instead');
+    if (agent.mode !== 'push')
+      throw new ArenaError('conflict', `${agent.mode} agents have no webhook_url; create a push agent instead`);
     const url = acceptWebhookUrl(edit.webhook_url, deps.ping.allowPrivateWebhooks);
     urlChanged = url !== agent.webhookUrl;
     // Refused before anything changes, so a refused edit keeps nothing.
     if (urlChanged && !agent.deactivated) await spendPing();
     agent.webhookUrl = url;
+  }
+  if (edit.agent_card_url !== undefined) {
+    if (agent.mode !== 'a2a')
+      throw new ArenaError('conflict', `${agent.mode} agents have no agent_card_url; create an a2a agent instead`);
+    const url = acceptWebhookUrl(edit.agent_card_url, deps.ping.allowPrivateWebhooks, 'agent_card_url');
+    urlChanged = url !== agent.agentCardUrl;
+    if (urlChanged && !agent.deactivated) await spendPing();
+    agent.agentCardUrl = url;
   }
   if (edit.name !== undefined) agent.name = edit.name;
   if (edit.owner_handle !== undefined) applyOwnerHandle(owner, agent, edit.owner_handle);
@@ -130,7 +146,7 @@ export async function editAgent(
   }
 }
 
-/** Pings a push agent again; a pass makes it active (and starts its gym the first time). */
+/** Pings a push or A2A agent again; a pass makes it active (and starts its gym the first time). */
 export async function retestAgent(
   em: EntityManager,
   deps: AgentLifecycleDeps,
@@ -139,8 +155,8 @@ export async function retestAgent(
   log: FastifyBaseLogger,
 ): Promise<void> {
   // The request is well-formed; the agent's mode is what rules it out: a conflict with its state.
-  if (agent.mode !== 'push')
-    throw new ArenaError('conflict', 'retest applies to push agents only; pull agents are never pinged');
+  if (!isCalledOut(agent.mode))
+    throw new ArenaError('conflict', 'retest applies to push and a2a agents only; pull agents are never pinged');
   if (agent.deactivated) throw new ArenaError('conflict', DEACTIVATED);
   await spendPing();
   await pingAgent(agent, deps.ping);

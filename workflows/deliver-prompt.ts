@@ -1,6 +1,6 @@
 /**
  * deliverPrompt: one durable workflow per prompt delivery (`delivery-<session id>`).
- * Push: one activity makes the signed POST, waits for the answer until the deadline, counted
+ * Push (and A2A, whose activity sends a message and follows its task instead of a POST): one activity makes the signed POST, waits for the answer until the deadline, counted
  * from the moment the POST was sent, and records the outcome. Pull: a local activity queues the
  * work item, then the workflow waits for the runner's result (the submitResult update) until the
  * deadline, counted from the moment the item was handed out (an item nobody takes expires at the
@@ -14,6 +14,7 @@ import {
   condition,
   deprecatePatch,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -64,6 +65,8 @@ const local = proxyLocalActivities<Activities>(writeOptions);
 const LOCAL_WRITES_PATCH = 'local-database-writes';
 const DEADLINE_FROM_PROMPT_LEFT_PATCH = 'deadline-from-prompt-left';
 const PUSH_RECORDS_OUTCOME_PATCH = 'push-activity-records-outcome';
+/** A2A agents: their deliveries run `deliverA2a` (docs/decisions.md, "A2A as a third connection mode"). */
+const A2A_MODE_PATCH = 'a2a-mode';
 /** How long past the agent's deadline the push activity may still run (every attempt included) before it is given up on. */
 const PUSH_BACKSTOP_GRACE_MS = 10_000;
 
@@ -114,9 +117,12 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
     },
   );
 
-  if (input.mode === 'push') {
+  if (input.mode === 'push' || input.mode === 'a2a') {
     deprecatePatch(PUSH_RECORDS_OUTCOME_PATCH);
-    return finish(await pushAndRecord(input, deadlineMs, () => cancelRequested));
+    // A2A is a third way of sending, versioned: one activity sends the message and follows its task,
+    // as one activity makes a push POST and waits.
+    const send = input.mode === 'a2a' && patched(A2A_MODE_PATCH) ? 'deliverA2a' : 'deliverPush';
+    return finish(await pushAndRecord(input, deadlineMs, () => cancelRequested, send));
   }
 
   // Pull: the item is queued, and the workflow waits for the runner's result.
@@ -170,7 +176,7 @@ export async function deliverPrompt(input: DeliveryInput): Promise<DeliveryOutco
 }
 
 /**
- * A push delivery in one activity that sends, waits and records (`deliverPush`): no workflow timer
+ * A push or A2A delivery in one activity that sends, waits and records (`deliverPush`, `deliverA2a`): no workflow timer
  * (the activity's schedule-to-close bounds it) and no second write. Only the rare paths write from
  * here: an owner's cancel (recorded before the request is aborted), attempts that ran out, and an
  * answer the activity could not write.
@@ -179,9 +185,10 @@ async function pushAndRecord(
   input: DeliveryInput,
   deadlineMs: number,
   cancelled: () => boolean,
+  send: 'deliverPush' | 'deliverA2a',
 ): Promise<DeliveryOutcome> {
   const answerWithinMs = input.deadlineSeconds * 1000;
-  const { deliverPush } = proxyActivities<Activities>(
+  const { [send]: deliver } = proxyActivities<Activities>(
     pushActivityOptions(deadlineMs + answerWithinMs + PUSH_BACKSTOP_GRACE_MS),
   );
   let done: PushOutcome | undefined;
@@ -189,7 +196,7 @@ async function pushAndRecord(
   const scope = new CancellationScope();
   scope
     .run(() =>
-      deliverPush({
+      deliver({
         sessionId: input.sessionId,
         kind: input.kind,
         deadlineSeconds: input.deadlineSeconds,

@@ -11,6 +11,13 @@ import type { agentSummary } from '../schemas/account';
 import type { agentCreated, agentDetail, agentListItem, gymProgress } from '../schemas/agent';
 import type { activityDelivery } from '../schemas/delivery';
 
+/** Where the arena calls the agent: a push agent's webhook, an A2A agent's card. */
+function agentAddress(agent: Agent): { webhook_url?: string; agent_card_url?: string } {
+  if (agent.mode === 'push' && agent.webhookUrl) return { webhook_url: agent.webhookUrl };
+  if (agent.mode === 'a2a' && agent.agentCardUrl) return { agent_card_url: agent.agentCardUrl };
+  return {};
+}
+
 export function agentSummaryJson(agent: Agent): z.infer<typeof agentSummary> {
   return {
     id: agent.id,
@@ -26,7 +33,7 @@ export function agentListItemJson(agent: Agent): z.infer<typeof agentListItem> {
     id: agent.id,
     name: agent.name,
     mode: agent.mode,
-    ...(agent.mode === 'push' && agent.webhookUrl ? { webhook_url: agent.webhookUrl } : {}),
+    ...agentAddress(agent),
     active: isAgentActive(agent),
     online: isAgentOnline(agent),
     last_seen: agent.lastSeenAt ? formatTimestamp(agent.lastSeenAt) : null,
@@ -73,7 +80,7 @@ export function agentCreatedJson(
     mode: agent.mode,
     owner_handle: agent.ownerHandle,
     owner_handle_note: ownerHandleNote(agent, owner),
-    ...(agent.mode === 'push' && agent.webhookUrl ? { webhook_url: agent.webhookUrl } : {}),
+    ...agentAddress(agent),
     active: isAgentActive(agent),
     ping_error: agent.pingError,
     webhook_secret: secret,

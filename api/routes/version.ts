@@ -1,6 +1,7 @@
 /** GET /api/version: the protocol summary agents read on start-up. */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { AGENT_MODES } from '../../domain/agent-state';
 import { runnerDownload, runnerDownloadJson, type Download } from '../discovery/downloads';
 
 const protocolVersion = z.object({
@@ -9,6 +10,7 @@ const protocolVersion = z.object({
   prompt_payload: z.string(),
   push: z.object({ summary: z.string(), request: z.string(), response: z.string(), signature_header: z.string() }),
   pull: z.object({ summary: z.string(), auth: z.string(), next_work: z.string(), submit_result: z.string() }),
+  a2a: z.object({ summary: z.string(), register: z.string(), message: z.string(), answer: z.string() }),
   docs_url: z.string(),
   runner: runnerDownload,
 });
@@ -23,7 +25,7 @@ export function protocolSummary(
   const runner = runnerDownloadJson(publicUrl, downloads);
   return {
     version: PROTOCOL_VERSION,
-    connection_modes: ['push', 'pull'],
+    connection_modes: [...AGENT_MODES],
     prompt_payload:
       '{prompt_id, prompt, category, deadline_seconds}: prompt_id identifies the prompt (an integer, the same for every agent that gets that prompt; the connectivity ping\'s is the string "ping-<n>"), prompt is the text, category its category, deadline_seconds the seconds within which the answer is due; pull work adds work_id (the delivery, "<kind>-<n>") and kind (main, gym or sandbox)',
     push: {
@@ -41,6 +43,15 @@ export function protocolSummary(
       next_work: `GET ${publicUrl}/api/agents/<id>/work/next?wait=25 -> 200 {prompt_id, prompt, category, deadline_seconds, kind, work_id}, or 204 with no body when no work arrived within wait (0-50 s, default 0)`,
       submit_result: `POST ${publicUrl}/api/agents/<id>/work/<work_id>/result with {"response": "..."} or {"error": "..."} (exactly one; optional latency_ms) -> 200 {"work_id": "<work_id>", "recorded": true}`,
     },
+    a2a: {
+      summary:
+        'An agent that already speaks A2A (Agent2Agent) joins with its agent card: the arena reads the card, calls its JSON-RPC interface (A2A 1.0 SendMessage/GetTask/CancelTask with the A2A-Version header, or 0.3 message/send/tasks/get/tasks/cancel where the card says 0.3), and sends each prompt as a message. Every call carries Authorization: Bearer <webhook_secret> and the same X-Arena-Signature headers as push mode. Creating the agent, changing its agent_card_url and POST /api/agents/<id>/retest read the card and send one message ("ping", category "ping"): an answer, or a task the agent took, makes the agent active; anything else sets ping_error and leaves it inactive.',
+      register: `POST ${publicUrl}/api/agents {"name": "...", "mode": "a2a", "agent_card_url": "https://agent.example/.well-known/agent-card.json"}`,
+      message:
+        'A user message with one text part (the prompt) and metadata {"prompt_id", "category", "deadline_seconds"}; its messageId is the delivery id "<kind>-<n>". The arena asks for an immediate reply (returnImmediately, or blocking: false in 0.3) and follows a task with GetTask until it ends; at the deadline it cancels the task and records a timeout.',
+      answer:
+        "A message's text parts, or a completed task's artifacts' text parts (else its status message), at most 100000 characters. A failed, rejected or cancelled task, or one that asks for input, is recorded as the agent's error with the task's own message.",
+    },
     docs_url: '/docs/',
     runner,
   };
@@ -55,7 +66,7 @@ export const versionRoutes: FastifyPluginAsyncZod<{
     '/version',
     {
       schema: {
-        summary: 'Protocol version and how push and pull work',
+        summary: 'Protocol version and how push, pull and A2A work',
         tags: ['discovery'],
         response: { 200: protocolVersion },
       },

@@ -1,5 +1,6 @@
 /** Agents: creation and edits as SPEC lists them, and the views the owner gets back. */
 import { z } from 'zod';
+import { AGENT_MODES } from '../../domain/agent-state';
 import { optionalText, timestamp } from './common';
 import { WEBHOOK_URL_PATTERN, WEBHOOK_URL_RULE } from './webhook-url';
 
@@ -8,6 +9,11 @@ const webhookUrl = z
   .string({ error: (issue) => (issue.input === undefined ? 'is required for push agents' : undefined) })
   .max(2048)
   .regex(WEBHOOK_URL_PATTERN, WEBHOOK_URL_RULE);
+const agentCardUrl = z
+  .string({ error: (issue) => (issue.input === undefined ? 'is required for a2a agents' : undefined) })
+  .max(2048)
+  .regex(WEBHOOK_URL_PATTERN, 'must be an http or https URL, such as https://agent.example/.well-known/agent-card.json')
+  .describe("the agent card's URL (A2A 1.0 or 0.3); the arena reads it and calls the JSON-RPC interface it names");
 const tools = z.array(z.string().trim().min(1).max(100)).max(50);
 
 /** What an agent describes about itself, the same in both modes. */
@@ -22,25 +28,34 @@ const agentClaims = {
 
 /**
  * A union on `mode`, so the document says what is enforced: a push agent (the default) needs a
- * webhook_url, a pull agent must not have one.
+ * webhook_url, a pull agent has no address, an a2a agent needs its agent card's URL.
  */
 export const agentCreate = z.discriminatedUnion('mode', [
   z.object({
     ...agentClaims,
     mode: z.literal('push').default('push'),
     webhook_url: webhookUrl,
+    agent_card_url: z.never({ error: 'is for a2a agents only' }).optional(),
   }),
   z.object({
     ...agentClaims,
     mode: z.literal('pull'),
     webhook_url: z.never({ error: 'must be omitted for pull agents' }).optional(),
+    agent_card_url: z.never({ error: 'is for a2a agents only' }).optional(),
+  }),
+  z.object({
+    ...agentClaims,
+    mode: z.literal('a2a'),
+    agent_card_url: agentCardUrl,
+    webhook_url: z.never({ error: 'must be omitted for a2a agents; the agent card names where to call' }).optional(),
   }),
 ]);
 
 export const agentPatch = z.object({
   ...agentClaims,
   name: name.optional(),
-  webhook_url: webhookUrl.optional().describe('push agents only; a pull agent answers 409'),
+  webhook_url: webhookUrl.optional().describe('push agents only; other agents answer 409'),
+  agent_card_url: agentCardUrl.optional().describe('a2a agents only; other agents answer 409'),
 });
 
 export const gymProgress = z.object({
@@ -55,10 +70,11 @@ export const gymProgress = z.object({
 export const agentCreated = z.object({
   id: z.number().int(),
   name: z.string(),
-  mode: z.enum(['push', 'pull']),
+  mode: z.enum(AGENT_MODES),
   owner_handle: z.string().describe("the public owner name: on the agent's page, the leaderboard and after votes"),
   owner_handle_note: z.string().describe('where the owner name came from and how to change it'),
   webhook_url: z.string().optional(),
+  agent_card_url: z.string().optional().describe('a2a agents only'),
   active: z.boolean(),
   ping_error: z.string().nullable(),
   webhook_secret: z.string().describe('shown once'),
@@ -69,8 +85,9 @@ export const agentCreated = z.object({
 export const agentListItem = z.object({
   id: z.number().int(),
   name: z.string(),
-  mode: z.enum(['push', 'pull']),
+  mode: z.enum(AGENT_MODES),
   webhook_url: z.string().optional(),
+  agent_card_url: z.string().optional().describe('a2a agents only'),
   active: z.boolean(),
   online: z
     .boolean()

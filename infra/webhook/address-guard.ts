@@ -90,32 +90,34 @@ export function isLocalhostName(hostname: string): boolean {
 
 export type WebhookUrlCheck = { ok: true; url: URL } | { ok: false; reason: string };
 
-export function checkWebhookUrl(raw: string, opts: { allowPrivate: boolean }): WebhookUrlCheck {
+/** Checks an outbound address; `field` names it in the reasons (`webhook_url` unless said). */
+export function checkWebhookUrl(raw: string, opts: { allowPrivate: boolean; field?: string }): WebhookUrlCheck {
+  const field = opts.field ?? 'webhook_url';
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return { ok: false, reason: 'webhook_url is not a valid URL' };
+    return { ok: false, reason: `${field} is not a valid URL` };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { ok: false, reason: 'webhook_url must use http or https' };
+    return { ok: false, reason: `${field} must use http or https` };
   }
   if (url.username !== '' || url.password !== '') {
-    return { ok: false, reason: 'webhook_url must not contain a user name or password' };
+    return { ok: false, reason: `${field} must not contain a user name or password` };
   }
   if (url.hostname === '') {
-    return { ok: false, reason: 'webhook_url must include a host' };
+    return { ok: false, reason: `${field} must include a host` };
   }
   if (opts.allowPrivate) return { ok: true, url };
 
   if (isLocalhostName(url.hostname)) {
-    return { ok: false, reason: `webhook_url points to a loopback host (${url.hostname})` };
+    return { ok: false, reason: `${field} points to a loopback host (${url.hostname})` };
   }
   // WHATWG parsing has already turned 2130706433, 0x7f000001, 127.1 and 0177.0.0.1 into
   // dotted quads, so a literal IP in any spelling reaches this check in its canonical form.
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   if (isIP(host) !== 0 && isInwardAddress(host)) {
-    return { ok: false, reason: `webhook_url points to a private or loopback address (${host})` };
+    return { ok: false, reason: `${field} points to a private or loopback address (${host})` };
   }
   return { ok: true, url };
 }

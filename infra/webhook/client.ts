@@ -74,6 +74,19 @@ export class WebhookClient {
     });
   }
 
+  /**
+   * The guarded connection pool, for other outbound protocols (A2A): its lookup refuses private
+   * addresses at connect time, as for every webhook POST.
+   */
+  get dispatcher(): Dispatcher {
+    return this.agent;
+  }
+
+  /** Whether private and loopback addresses may be called (tests and closed networks only). */
+  get allowPrivate(): boolean {
+    return this.opts.allowPrivate;
+  }
+
   post(req: WebhookRequest): Promise<WebhookResult> {
     const result = this.deliver(req);
     this.inFlight.add(result);

@@ -95,27 +95,28 @@ export function describeExchangeFailure(err: ErrorWithCode, target: Target, time
 
 /**
  * What the public feed says of a failure: its class only. The detail names the owner's host, port
- * and the address a name resolved to, which is the owner's business alone.
+ * and the address a name resolved to, which is the owner's business alone. `to` names what was
+ * called: the webhook, or an A2A agent's endpoint.
  */
-export function publicFailureMessage(stage: WebhookFailureStage): string {
+export function publicFailureMessage(stage: WebhookFailureStage, to = 'webhook'): string {
   switch (stage) {
     case 'invalid-url':
-      return 'the webhook URL is not valid';
+      return `the ${to} URL is not valid`;
     case 'private-address':
-      return 'the webhook resolves to an address the arena does not call';
+      return `the ${to} resolves to an address the arena does not call`;
     case 'dns':
-      return "the webhook's host name could not be resolved";
+      return `the ${to}'s host name could not be resolved`;
     case 'refused':
-      return 'the webhook refused the connection';
+      return `the ${to} refused the connection`;
     case 'tls':
-      return "the webhook's TLS handshake failed";
+      return `the ${to}'s TLS handshake failed`;
     case 'connect':
-      return 'the webhook could not be reached';
+      return `the ${to} could not be reached`;
     case 'timeout':
-      return 'the webhook timed out';
+      return `the ${to} timed out`;
     case 'too-large':
-      return "the webhook's answer was too large";
+      return `the ${to}'s answer was too large`;
     case 'network':
-      return 'the connection to the webhook broke before its answer was complete';
+      return `the connection to the ${to} broke before its answer was complete`;
   }
 }

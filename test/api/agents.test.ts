@@ -105,7 +105,7 @@ describe('POST /api/agents', () => {
       { name: 'x', mode: 'pull', webhook_url: 'http://127.0.0.1:1/' },
       /must be omitted for pull/,
     ],
-    ['an unknown mode', { name: 'x', mode: 'carrier-pigeon' }, /^mode must be push or pull$/],
+    ['an unknown mode', { name: 'x', mode: 'carrier-pigeon' }, /^mode must be push, pull or a2a$/],
     [
       'a description over 500 characters',
       { name: 'x', mode: 'pull', description: 'd'.repeat(501) },

@@ -37,6 +37,6 @@ describe('a pull agent and push-only fields', () => {
     );
     expect(patch).toBe('pull agents have no webhook_url; create a push agent instead');
     const retest = await detailOf({ method: 'POST', url: `/api/agents/${pullAgent.id}/retest`, headers: me.auth }, 409);
-    expect(retest).toBe('retest applies to push agents only; pull agents are never pinged');
+    expect(retest).toBe('retest applies to push and a2a agents only; pull agents are never pinged');
   });
 });

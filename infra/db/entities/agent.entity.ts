@@ -1,4 +1,4 @@
-/** A competitor owned by an account, reached by push (webhook) or pull (runner). */
+/** A competitor owned by an account, reached by push (webhook), pull (runner) or A2A (its agent card). */
 import { EntityRepositoryType, EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
 import type { AgentMode } from '../../../domain/agent-state';
 import { INITIAL_ELO } from '../../../domain/ratings/elo';
@@ -9,6 +9,8 @@ export class Agent {
   [OptionalProps]?:
     | 'createdAt'
     | 'webhookUrl'
+    | 'agentCardUrl'
+    | 'a2aCard'
     | 'deactivated'
     | 'pingOk'
     | 'pingError'
@@ -30,6 +32,10 @@ export class Agent {
   name!: string;
   mode!: AgentMode;
   webhookUrl: string | null = null;
+  /** An A2A agent's card, as its owner gave it. */
+  agentCardUrl: string | null = null;
+  /** The card as the last ping read it: deliveries call the JSON-RPC interface it names. */
+  a2aCard: Record<string, unknown> | null = null;
   /** Set once by the owner; permanent. */
   deactivated = false;
   /** Result of the last connectivity ping (push mode). */
@@ -70,6 +76,8 @@ export const AgentSchema = new EntitySchema<Agent>({
     name: { type: 'string', length: 100 },
     mode: { type: 'string', length: 8 },
     webhookUrl: { type: 'text', nullable: true },
+    agentCardUrl: { type: 'text', nullable: true },
+    a2aCard: { type: 'json', nullable: true },
     deactivated: { type: 'boolean', default: false },
     pingOk: { type: 'boolean', default: false },
     pingError: { type: 'text', nullable: true },

@@ -22,6 +22,7 @@ import { Migration20261127150000 } from './Migration20261127150000';
 import { Migration20261127160000 } from './Migration20261127160000';
 import { Migration20261127170000 } from './Migration20261127170000';
 import { Migration20261127200000 } from './Migration20261127200000';
+import { Migration20261128060000 } from './Migration20261128060000';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122050346', class: Migration20261122050346 },
@@ -46,4 +47,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261127160000', class: Migration20261127160000 },
   { name: 'Migration20261127170000', class: Migration20261127170000 },
   { name: 'Migration20261127200000', class: Migration20261127200000 },
+  { name: 'Migration20261128060000', class: Migration20261128060000 },
 ];

@@ -29,9 +29,9 @@ export class AgentRepository extends EntityRepository<Agent> {
 
 /**
  * isAgentOnline in SQL, over `agents a`: active, and a pull agent seen within the online window, or
- * a push agent whose last ping or delivery succeeded.
+ * a push or A2A agent whose last ping or delivery succeeded.
  */
-const ONLINE_SQL = `(not a.deactivated and ((a.mode = 'push' and a.ping_ok and a.consecutive_failures = 0)
+const ONLINE_SQL = `(not a.deactivated and ((a.mode in ('push', 'a2a') and a.ping_ok and a.consecutive_failures = 0)
     or (a.mode = 'pull' and a.last_seen_at > now() - interval '${ONLINE_WINDOW_SECONDS} seconds')))`;
 
 /**
@@ -109,7 +109,7 @@ export const DUE_AGENTS_SQL = `select a.id, a.mode, m.last_at from agents a
       and not exists (select 1 from sessions s
         where s.agent_id = a.id and s.prompt_id = p.id and s.kind = 'main' and s.redelivery_of_id is null)
     limit 1) prompt_left
-  where not a.deactivated and (a.mode = 'push' and a.ping_ok
+  where not a.deactivated and (a.mode in ('push', 'a2a') and a.ping_ok
       or a.mode = 'pull' and a.last_seen_at > coalesce(?::timestamptz, now()) - interval '${ONLINE_WINDOW_SECONDS} seconds')
     and (a.gym_complete or not ?)
     and (m.last_at is null or m.last_at <= coalesce(?::timestamptz, now()) - make_interval(secs => ?))

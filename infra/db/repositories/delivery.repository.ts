@@ -154,7 +154,10 @@ export interface ClaimedPush {
   deadline_seconds: number;
   prompt_id: number;
   text: string;
+  mode: AgentMode;
   webhook_url: string | null;
+  /** An A2A agent's card as its last ping read it. */
+  a2a_card: Record<string, unknown> | null;
   secret_sealed: string;
   deactivated: boolean;
   redelivery_of_id: number | null;
@@ -167,7 +170,7 @@ export async function claimPush(em: EntityManager, sessionId: number): Promise<C
     `update sessions s set push_state = 'sending', sent_at = now()
      from agents a, prompts p
      where s.id = ? and s.status = 'pending' and s.push_state is null and a.id = s.agent_id and p.id = s.prompt_id
-     returning s.id, s.kind, s.category, s.deadline_seconds, p.id as prompt_id, p.text, a.webhook_url, a.secret_sealed, a.deactivated,
+     returning s.id, s.kind, s.category, s.deadline_seconds, p.id as prompt_id, p.text, a.mode, a.webhook_url, a.a2a_card, a.secret_sealed, a.deactivated,
        s.redelivery_of_id`,
     [sessionId],
   );

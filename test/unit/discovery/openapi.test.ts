@@ -90,14 +90,17 @@ describe('/openapi.json', () => {
     const create = doc.paths['/api/agents']!.post! as Operation & {
       requestBody: { content: Record<string, { schema: { oneOf?: ObjectSchema[]; anyOf?: ObjectSchema[] } }> };
     };
-    // One form per mode, so the document says that push needs webhook_url and pull takes none.
+    // One form per mode, so the document says that push needs webhook_url, pull takes no address
+    // and a2a needs agent_card_url.
     const forms = (create.requestBody.content['application/json']!.schema.oneOf ??
       create.requestBody.content['application/json']!.schema.anyOf)!;
-    expect(forms).toHaveLength(2);
-    const [push, pull] = [
-      forms.find((f) => 'webhook_url' in f.properties && f.required.includes('webhook_url'))!,
-      forms.find((f) => !f.required.includes('webhook_url'))!,
+    expect(forms).toHaveLength(3);
+    const [push, pull, a2a] = [
+      forms.find((f) => f.required.includes('webhook_url'))!,
+      forms.find((f) => !f.required.includes('webhook_url') && !f.required.includes('agent_card_url'))!,
+      forms.find((f) => f.required.includes('agent_card_url'))!,
     ];
+    expect(a2a.required).toEqual(expect.arrayContaining(['name', 'mode', 'agent_card_url']));
     expect(Object.keys(push.properties)).toEqual(
       expect.arrayContaining([
         'name',

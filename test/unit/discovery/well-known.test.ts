@@ -149,7 +149,7 @@ function escapeRegExp(text: string): string {
 describe('GET /api/version', () => {
   it('says exactly how push and pull work', async () => {
     const body = (await get('/api/version')).json();
-    expect(body).toMatchObject({ version: 1, connection_modes: ['push', 'pull'], docs_url: '/docs/' });
+    expect(body).toMatchObject({ version: 1, connection_modes: ['push', 'pull', 'a2a'], docs_url: '/docs/' });
     expect(body.push.summary).toMatch(/HMAC-SHA256\(webhook_secret, raw body bytes\)/);
     expect(body.push.summary).toMatch(/never sent again/);
     expect(body.push.summary).toMatch(/ping/);

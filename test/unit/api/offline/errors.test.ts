@@ -98,7 +98,7 @@ describe('GET /api/version', () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/version' });
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    expect(body).toMatchObject({ version: 1, connection_modes: ['push', 'pull'], docs_url: '/docs/' });
+    expect(body).toMatchObject({ version: 1, connection_modes: ['push', 'pull', 'a2a'], docs_url: '/docs/' });
     expect(body.push.signature_header).toBe('X-Arena-Signature');
     expect(body.prompt_payload).toMatch(/prompt_id, prompt, category, deadline_seconds/);
     for (const key of ['summary', 'auth', 'next_work', 'submit_result'])

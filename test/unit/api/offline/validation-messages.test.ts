@@ -41,7 +41,7 @@ describe('validation messages', () => {
     [
       'an unknown mode',
       { method: 'POST', url: '/api/agents', payload: { name: 'a', mode: 'carrier-pigeon' } },
-      'mode must be push or pull',
+      'mode must be push, pull or a2a',
     ],
     [
       'a pull agent with a webhook_url',
