@@ -21,6 +21,7 @@ import { Client } from '@temporalio/client';
 import { benchmarkWorkflowId, deliveryWorkflowId, gymWorkflowId, voteWorkflowId } from '../../workflows/contracts';
 import { applyRetention, dispatchArena, refreshLeaderboard } from '../../workflows';
 import { answer, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
+import { startA2aAgent } from '../support/a2a-agents';
 import { historyToJson } from '../../infra/temporal/history-json';
 import { codingWork, stepOf } from '../sandbox/coding-support';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
@@ -121,6 +122,28 @@ recording('recording workflow histories', () => {
     const cancelled = await sandbox(puller.id, { prompt: 'never mind', deadline_seconds: 60 });
     expect((await cancel(puller.id, cancelled.id)).statusCode).toBe(200);
     await save('pull-cancelled', deliveryWorkflowId(cancelled.sessionId), { status: 'cancelled' });
+  }, 120_000);
+
+  it('an A2A agent: a task followed to its answer, and one cancelled at the deadline', async () => {
+    const peer = await startA2aAgent({ behaviour: { reply: 'task', afterMs: 300 } });
+    const never = await startA2aAgent({ behaviour: { reply: 'never' } });
+    try {
+      const agent = await createAgent({ name: 'recorded-a2a', mode: 'a2a', agent_card_url: peer.cardUrl });
+      await client.workflow.getHandle(gymWorkflowId(agent.id, 1)).result();
+      const answered = await sandbox(agent.id, { prompt: 'What is 6 x 7?', category: 'math', deadline_seconds: 30 });
+      await save('a2a-answered', deliveryWorkflowId(answered.sessionId), { status: 'answered' });
+
+      await t.orm.em
+        .getConnection()
+        .execute(`update agents set a2a_card = jsonb_set(a2a_card, '{supportedInterfaces,0,url}', to_jsonb(?::text)) where id = ?`, [
+          `${never.baseUrl}/a2a/jsonrpc`,
+          agent.id,
+        ]);
+      const late = await sandbox(agent.id, { prompt: 'too slow', deadline_seconds: 1 });
+      await save('a2a-deadline', deliveryWorkflowId(late.sessionId), { status: 'timeout' });
+    } finally {
+      await Promise.all([peer.close(), never.close()]);
+    }
   }, 120_000);
 
   it('a dispatch step: three due agents served in batches of two', async () => {

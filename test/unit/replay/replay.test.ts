@@ -21,6 +21,9 @@ const SCENARIOS = [
   'push-answered',
   'push-cancelled',
   'push-deadline',
+  // An A2A agent's task followed to its answer, and one cancelled at its deadline (the a2a-mode patch).
+  'a2a-answered',
+  'a2a-deadline',
   // A dispatch step and a vote. Deliveries, dispatch steps and votes keep no history of an earlier
   // version: their patches are retired (docs/decisions.md, "Workflow versions").
   'dispatch-arena',
