@@ -83,6 +83,12 @@ export interface BenchProfile {
     concurrentSteps: number;
     thinkMs: number;
   };
+  protocols: {
+    /** Deliveries one at a time to each of a push agent and two A2A agents. */
+    deliveries: number;
+    /** exec steps of one coding session one at a time, over REST and over MCP. */
+    steps: number;
+  };
 }
 
 export const FULL: BenchProfile = {
@@ -113,6 +119,7 @@ export const FULL: BenchProfile = {
   boards: { votes: 1_000_000, agents: 10_000, timeoutSeconds: 120 },
   sandbox: { steps: 100, sessions: 20, concurrentSteps: 10, thinkMs: 2_000 },
   humaneval: { problems: 164, concurrency: 4 },
+  protocols: { deliveries: 50, steps: 50 },
 };
 
 export const QUICK: BenchProfile = {
@@ -143,4 +150,5 @@ export const QUICK: BenchProfile = {
   boards: { votes: 50_000, agents: 1_000, timeoutSeconds: 60 },
   sandbox: { steps: 30, sessions: 20, concurrentSteps: 3, thinkMs: 2_000 },
   humaneval: { problems: 24, concurrency: 4 },
+  protocols: { deliveries: 15, steps: 20 },
 };

@@ -1,4 +1,4 @@
-/** `npm run bench [-- --quick] [--only push,deadlines,reads,pull,scale,boards,sandbox,humaneval]`: brings up the stack, runs the figures, writes and prints the results. */
+/** `npm run bench [-- --quick] [--only push,deadlines,reads,pull,scale,boards,sandbox,humaneval,protocols]`: brings up the stack, runs the figures, writes and prints the results. */
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,7 @@ import { runBoardsFigure } from './boards/boards-figure';
 import { runHumanEvalFigure } from './sandbox/humaneval-figure';
 import { runSandboxFigure } from './sandbox/sandbox-figure';
 import { runCostFigure } from './engine/cost-figure';
+import { runProtocolsFigure } from './protocols/protocols-figure';
 import { createProgress } from './report/progress';
 import { createStageProfiler, type StageProfiler } from './report/stage-profiler';
 import { writeResults, type BenchResults } from './report/results';
@@ -24,7 +25,7 @@ import { figuresText } from './report/table';
 import { REPO } from './stack/child';
 import { startStack } from './stack/stack';
 
-const FIGURES = ['push', 'deadlines', 'reads', 'pull', 'scale', 'boards', 'sandbox', 'humaneval'] as const;
+const FIGURES = ['push', 'deadlines', 'reads', 'pull', 'scale', 'boards', 'sandbox', 'humaneval', 'protocols'] as const;
 type FigureName = (typeof FIGURES)[number];
 
 interface Options {
@@ -139,6 +140,11 @@ async function main(): Promise<void> {
     if (only.has('pull')) {
       results.pull = await runPullFigure({ ...ctx, userId: account.userId });
       results.figures.push(...results.pull.figures);
+    }
+    // One delivery at a time on an idle stack: before the scale figure grows the database.
+    if (only.has('protocols')) {
+      results.protocols = await runProtocolsFigure(ctx);
+      results.figures.push(...results.protocols.figures);
     }
     // What the deliveries above cost the engine, read from their histories (when the push figure ran).
     const cost = await runCostFigure({ client: stack.temporal, progress });

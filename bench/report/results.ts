@@ -1,4 +1,5 @@
 /** The run's results: one JSON file with everything, a Markdown report and the SVG charts, named by the run's start time. */
+import type { ProtocolsResult } from '../protocols/protocols-figure';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { DeadlineResult } from '../deadlines/deadline-figure';
@@ -48,6 +49,7 @@ export interface BenchResults {
   boards?: BoardsResult;
   sandbox?: SandboxResult;
   humaneval?: HumanEvalResult;
+  protocols?: ProtocolsResult;
   cost?: CostResult;
 }
 
