@@ -7,7 +7,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { openSecret } from '../domain/credentials';
 import { acceptAnswerText } from '../domain/delivery-payload';
-import { deliveryPublicId } from '../domain/deliveries';
+import { deliveryPublicId, isCodingSession } from '../domain/deliveries';
+import { sandboxPayload } from '../domain/sandbox/payload';
+import { findCodingSession } from '../infra/db/repositories/coding.repository';
 import { claimPush, releasePush } from '../infra/db/repositories/delivery.repository';
 import { a2aClient, messageOf, promptMessage, readReply, type A2aReply } from '../infra/a2a/agent-client';
 import { A2aCallError } from '../infra/a2a/guarded-fetch';
@@ -27,7 +29,7 @@ const POLL_FAILURES_ALLOWED = 3;
 const ENDPOINT = 'A2A endpoint';
 
 export function a2aDeliveryActivities(deps: ActivityDeps) {
-  const { orm, webhooks, encryptionKey } = deps;
+  const { orm, webhooks, encryptionKey, publicUrl } = deps;
   return {
     /**
      * Sends one prompt to an A2A agent and follows its task; `answerWithinMs` counts from the moment
@@ -61,6 +63,8 @@ export function a2aDeliveryActivities(deps: ActivityDeps) {
       }
       if (Date.now() >= deadlineAt) return { status: 'deadline' };
       const deliveryId = deliveryPublicId(claimed.kind, claimed.redelivery_of_id ?? claimed.id);
+      // A coding session's prompt carries its sandbox: where to take steps (REST or MCP), and the token.
+      const coding = isCodingSession(claimed) ? await findCodingSession(orm.em, sessionId) : undefined;
       const secret = openSecret(claimed.secret_sealed, encryptionKey);
       const client = await a2aClient(a2aFetch(webhooks, { secret, deliveryId }), claimed.a2a_card);
       const context = Context.current();
@@ -84,6 +88,7 @@ export function a2aDeliveryActivities(deps: ActivityDeps) {
                     prompt_id: claimed.prompt_id,
                     category: claimed.category,
                     deadline_seconds: claimed.deadline_seconds,
+                    ...(coding ? { sandbox: sandboxPayload(coding, publicUrl, encryptionKey) } : {}),
                   },
                 }),
                 configuration: undefined,

@@ -154,6 +154,7 @@ export function deliveryActivities(deps: ActivityDeps) {
   };
   return {
     ...activities,
+    ...a2a,
 
     /**
      * A push delivery in one activity: sends the prompt, waits for the answer and records the

@@ -55,19 +55,6 @@ export function assertCanTakeDelivery(agent: AgentStateFacts & { pingError: stri
     );
 }
 
-/**
- * A coding session goes to push and pull agents. An A2A agent is refused, saying so: its prompt
- * would need the sandbox an A2A message does not carry yet (docs/decisions.md).
- */
-export function assertCanTakeCodingSession(agent: AgentStateFacts & { pingError: string | null }): void {
-  assertCanTakeDelivery(agent);
-  if (agent.mode === 'a2a')
-    throw new ArenaError(
-      'conflict',
-      'coding sessions go to push and pull agents; an a2a agent cannot take one yet (register a push or pull agent for coding tasks)',
-    );
-}
-
 /** The default public handle: the local part of the owner's email, else `agent-<user id>`. */
 export function defaultOwnerHandle(owner: { id: number; email: string | null }): string {
   const local = owner.email?.split('@')[0]?.trim();

@@ -6,7 +6,7 @@
 import { ARENA_SUITE, HUMANEVAL_SUITE, type CodingSuite } from '../domain/sandbox/suites';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
-import { assertCanTakeCodingSession } from '../domain/agent-state';
+import { assertCanTakeDelivery } from '../domain/agent-state';
 import { hashToken, looksLikeCodingSessionToken, tokenMatchesHash } from '../domain/credentials';
 import { findAgentCredentials } from '../infra/db/repositories/agent.repository';
 import { ArenaError, notFound } from '../domain/errors';
@@ -118,7 +118,7 @@ export async function startCodingTask(
   log: FastifyBaseLogger,
 ): Promise<DeliveryRow> {
   const agent = await ownedAgent(em, agentId, ownerId);
-  assertCanTakeCodingSession(agent);
+  assertCanTakeDelivery(agent);
   const task = await pickActiveTask(em, request.task);
   if (!task) {
     if (request.task === 'random') throw new ArenaError('conflict', 'no coding task is active');
@@ -160,7 +160,7 @@ export async function startBenchmark(
   request: { deadline_seconds?: number; trials?: number; suite?: CodingSuite },
   log: FastifyBaseLogger,
 ): Promise<{ run_id: number; suite: CodingSuite; tasks: number; trials: number; sessions: number }> {
-  assertCanTakeCodingSession(agent);
+  assertCanTakeDelivery(agent);
   const suite = request.suite ?? ARENA_SUITE;
   const tasks = await activeTasks(em, suite);
   if (tasks.length === 0) throw new ArenaError('conflict', noActiveTask(suite));

@@ -68,6 +68,8 @@ type WorkspaceActivitiesBeforeCleanRoom = {
  * refused as busy when the worker still answers, instead of ending the session as lost.
  */
 export const CLEAN_ROOM_PATCH = 'coding-clean-room';
+/** A2A agents take coding sessions: their prompt goes as an A2A message (docs/decisions.md, "A2A as a third connection mode"). */
+export const A2A_CODING_PATCH = 'coding-a2a';
 
 const writeOptions = {
   startToCloseTimeout: '30 seconds',
@@ -244,30 +246,34 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
   let pushedSummary: string | undefined;
   if (failure || cancelRequested) {
     // Nothing to deliver: the workspace could not be made, or the owner cancelled first.
-  } else if (input.mode === 'push') {
-    const { pushPrompt } = proxyActivities<Activities>({
+  } else if (input.mode === 'push' || (input.mode === 'a2a' && patched(A2A_CODING_PATCH))) {
+    const { pushPrompt, sendA2aPrompt } = proxyActivities<Activities>({
       scheduleToCloseTimeout: deadlineMs,
       heartbeatTimeout: '10 seconds',
       retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
     });
     const deadlineAt = Date.now() + deadlineMs;
+    // An A2A agent gets the prompt as a message; its task runs while it works the session, and what
+    // it completes with is its summary, as a push webhook's late answer is.
+    const send =
+      input.mode === 'a2a'
+        ? () => sendA2aPrompt({ sessionId: input.sessionId, deadlineAt, answerWithinMs: deadlineMs })
+        : () => pushPrompt({ sessionId: input.sessionId, deadlineAt });
     pushOpen = true;
-    delivery
-      .run(() => pushPrompt({ sessionId: input.sessionId, deadlineAt }))
-      .then(
-        (settlement) => {
-          pushOpen = false;
-          if (settlement.status === 'answered') pushedSummary = settlement.response;
-          // A failed push ends the session, unless the agent is already at work (it got the prompt).
-          else if (settlement.status === 'error' && steps === 0)
-            failure ??= { error: settlement.error, notAgentsFault: settlement.notAgentsFault ?? false };
-        },
-        (err: unknown) => {
-          pushOpen = false;
-          if (!isCancellation(err) && steps === 0)
-            failure ??= { error: 'the prompt could not be delivered', notAgentsFault: true };
-        },
-      );
+    delivery.run(send).then(
+      (settlement) => {
+        pushOpen = false;
+        if (settlement.status === 'answered') pushedSummary = settlement.response;
+        // A failed push ends the session, unless the agent is already at work (it got the prompt).
+        else if (settlement.status === 'error' && steps === 0)
+          failure ??= { error: settlement.error, notAgentsFault: settlement.notAgentsFault ?? false };
+      },
+      (err: unknown) => {
+        pushOpen = false;
+        if (!isCancellation(err) && steps === 0)
+          failure ??= { error: 'the prompt could not be delivered', notAgentsFault: true };
+      },
+    );
   } else {
     await local.queueWork({ sessionId: input.sessionId });
   }

@@ -26,8 +26,11 @@ export interface A2aAgentOptions {
   behaviour: A2aBehaviour;
   /** The protocol the agent speaks; a 0.3 agent's card and server know nothing of 1.0. */
   version?: '1.0' | '0.3';
-  /** What the agent answers to a prompt's text; by default it echoes it. */
-  answer?: (prompt: string) => string;
+  /**
+   * What the agent answers to a prompt's text and the message's metadata (a coding prompt's
+   * `sandbox` among it); by default it echoes the text. A task completes once this has answered.
+   */
+  answer?: (prompt: string, metadata: Record<string, unknown>) => string | Promise<string>;
 }
 
 export interface ReceivedCall {
@@ -116,11 +119,13 @@ function promptText(parts: Part[]): string {
   return parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
 }
 
+type Answer = NonNullable<A2aAgentOptions['answer']>;
+
 function mountV1(
   app: express.Express,
   baseUrl: string,
   behaviour: A2aBehaviour,
-  answer: (prompt: string) => string,
+  answer: Answer,
   cancelled: string[],
 ): void {
   const card: AgentCard = {
@@ -142,9 +147,11 @@ function mountV1(
   const stops = new Map<string, () => void>();
   const executor: AgentExecutor = {
     async execute(context, bus) {
-      const text = answer(promptText(context.userMessage.parts));
+      const working = Promise.resolve(
+        answer(promptText(context.userMessage.parts), context.userMessage.metadata ?? {}),
+      );
       if (behaviour.reply === 'message') {
-        bus.publish(AgentEvent.message(agentMessage(text, '', context.contextId)));
+        bus.publish(AgentEvent.message(agentMessage(await working, '', context.contextId)));
         bus.finished();
         return;
       }
@@ -168,10 +175,12 @@ function mountV1(
       bus.publish(AgentEvent.task(task(TaskState.TASK_STATE_WORKING)));
       const ended = await new Promise<'done' | 'cancelled'>((resolve) => {
         stops.set(context.taskId, () => resolve('cancelled'));
-        if (behaviour.reply === 'task') setTimeout(() => resolve('done'), behaviour.afterMs);
+        if (behaviour.reply === 'task')
+          void Promise.all([working, new Promise((r) => setTimeout(r, behaviour.afterMs))]).then(() => resolve('done'));
       });
       stops.delete(context.taskId);
       if (ended === 'done') {
+        const text = await working;
         bus.publish(
           AgentEvent.artifactUpdate({
             taskId: context.taskId,
@@ -218,7 +227,7 @@ function mountV03(
   app: express.Express,
   baseUrl: string,
   behaviour: A2aBehaviour,
-  answer: (prompt: string) => string,
+  answer: Answer,
   cancelled: string[],
 ): void {
   const card = {
@@ -237,7 +246,7 @@ function mountV03(
   const executor: v03.AgentExecutor = {
     async execute(context, bus) {
       const prompt = context.userMessage.parts.map((p) => (p.kind === 'text' ? p.text : '')).join('');
-      const text = answer(prompt);
+      const text = await answer(prompt, context.userMessage.metadata ?? {});
       const message = (t: string) => ({
         kind: 'message' as const,
         messageId: `m-${Math.random().toString(36).slice(2)}`,
