@@ -28,6 +28,7 @@ import { userRoutes } from './routes/users';
 import { versionRoutes } from './routes/version';
 import { workRoutes } from './routes/work';
 import { codingRoutes } from './routes/coding';
+import { mcpRoutes } from './routes/mcp';
 import { taskRoutes } from './routes/tasks';
 import { activityRoutes } from './routes/activity';
 import { battleRoutes } from './routes/battles';
@@ -168,6 +169,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: '/api' },
   );
+  // Beside the API rather than under it: the `mcp_url` a coding session's prompt carries.
+  await app.register(mcpRoutes, {
+    coding: codingDepsOf(workflows, config.sandbox),
+    progressIntervalMs: deps.mcpProgressIntervalMs,
+  });
   await app.register(website, { config, workflows, loadOpenidClient: deps.loadOpenidClient });
   return app;
 }

@@ -28,6 +28,8 @@ export interface AppDeps {
   pingTimeoutMs?: number;
   /** Bound on starting or cancelling a workflow (default 10 s); tests shorten it. */
   workflowCallTimeoutMs?: number;
+  /** How often an MCP tool call still running sends progress (default 10 s); tests shorten it. */
+  mcpProgressIntervalMs?: number;
   /** How openid-client (ES modules only) is loaded for website sign-in; the default is a native import(). */
   loadOpenidClient?: OpenidClientLoader;
   /**

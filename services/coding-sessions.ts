@@ -1,32 +1,18 @@
 /**
  * Coding sandbox sessions: an owner starts one (a task, or a benchmark run of every active task),
  * and the agent works it step by step with the session's token or its own secret. Each step is
- * written as a row, then run by the session's workflow on the worker that holds the workspace.
+ * written as a row, then run by the session's workflow on the worker that holds the workspace
+ * (the steps themselves: coding-steps.ts).
  */
 import { ARENA_SUITE, HUMANEVAL_SUITE, type CodingSuite } from '../domain/sandbox/suites';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { assertCanTakeDelivery } from '../domain/agent-state';
-import { hashToken, looksLikeCodingSessionToken, tokenMatchesHash } from '../domain/credentials';
-import { findAgentCredentials } from '../infra/db/repositories/agent.repository';
 import { ArenaError, notFound } from '../domain/errors';
-import { parseDeliveryPublicId } from '../domain/deliveries';
 import type { Agent } from '../infra/db/entities/agent.entity';
 import type { Prompt } from '../infra/db/entities/prompt.entity';
-import type { CodingStepKind } from '../infra/db/entities/coding-step.entity';
 import type { CodingCapacity, SandboxSettings } from '../infra/config';
-import {
-  codingSessionByTokenHash,
-  findCodingSession,
-  openCodingSessionRows,
-  type CodingSessionRow,
-} from '../infra/db/repositories/coding.repository';
-import {
-  admitCodingStep,
-  dropCodingStep,
-  findCodingStep,
-  type CodingStepRow,
-} from '../infra/db/repositories/coding-step.repository';
+import { findCodingSession, openCodingSessionRows } from '../infra/db/repositories/coding.repository';
 import {
   latestBenchmarkRun,
   finishBenchmarkRun,
@@ -34,14 +20,7 @@ import {
 } from '../infra/db/repositories/benchmark-run.repository';
 import { activeTasks, findCodingTask, pickActiveTask } from '../infra/db/repositories/coding-task.repository';
 import { findDelivery, type DeliveryRow } from '../infra/db/repositories/delivery-read.repository';
-import { codingRefusals, SANDBOX_BUSY, STEP_CAP_REACHED, type CodingScore } from '../workflows/contracts';
-import {
-  deliveryUnavailable,
-  runStepOfCodingSession,
-  startBenchmarkWorkflow,
-  submitCodingSession,
-  type WorkflowDeps,
-} from './workflow-client';
+import { deliveryUnavailable, startBenchmarkWorkflow, type WorkflowDeps } from './workflow-client';
 import { ownedAgent, type OwnedAgentRef } from './agents';
 import { startDeliveries } from './start-deliveries';
 
@@ -50,8 +29,6 @@ export const CODING_DEADLINE = { default: 1_800, min: 60, max: 3_600 } as const;
 /** Attempts of each task a benchmark run makes: 1 to 5, 3 unless asked. */
 export const BENCHMARK_TRIALS = { default: 3, min: 1, max: 5 } as const;
 
-/** What a step refused for want of room on its worker tells the agent to wait (Retry-After). */
-const STEP_RETRY_AFTER_SECONDS = 5;
 /** What a start refused at the account's cap of live sessions tells the owner to wait. */
 const SESSION_RETRY_AFTER_SECONDS = 30;
 
@@ -183,104 +160,6 @@ export async function startBenchmark(
     throw deliveryUnavailable();
   }
   return { run_id: runId, suite, tasks: tasks.length, trials, sessions: tasks.length * trials };
-}
-
-/**
- * The session a step is for, if the caller may work it: the session's own token, or the agent's
- * secret. Anything else about someone else's session is 404, as for pull work.
- */
-export async function authorizedCodingSession(
-  em: EntityManager,
-  agentId: number,
-  publicId: string,
-  credentials: { bearer?: string; agentSecret?: string },
-): Promise<CodingSessionRow> {
-  const parsed = parseDeliveryPublicId(publicId);
-  const row = parsed?.kind === 'sandbox' ? await findCodingSession(em, parsed.id) : undefined;
-  if (!row || row.agent_id !== agentId) throw notFound('coding session');
-  if (credentials.bearer !== undefined) {
-    if (!looksLikeCodingSessionToken(credentials.bearer))
-      throw new ArenaError('unauthenticated', 'invalid session token');
-    const byToken = await codingSessionByTokenHash(em, hashToken(credentials.bearer));
-    if (!byToken) throw new ArenaError('unauthenticated', 'invalid session token');
-    if (byToken.session_id !== row.session_id) throw new ArenaError('forbidden', 'this token is for another session');
-    return row;
-  }
-  if (credentials.agentSecret !== undefined && (await agentSecretMatches(em, agentId, credentials.agentSecret)))
-    return row;
-  throw new ArenaError('unauthenticated', 'a session token (Authorization: Bearer) or X-Arena-Secret is required');
-}
-
-/** Whether `secret` is the agent's own (`X-Arena-Secret`), whatever its mode. */
-async function agentSecretMatches(em: EntityManager, agentId: number, secret: string): Promise<boolean> {
-  const agent = await findAgentCredentials(em, agentId);
-  return agent !== undefined && tokenMatchesHash(secret, agent.secret_hash);
-}
-
-function assertOpen(row: CodingSessionRow): void {
-  if (row.status !== 'pending' && row.status !== 'running')
-    throw new ArenaError('conflict', codingRefusals.ended(row.status));
-  // The workflow refuses it as well; this answers without asking it.
-  if (new Date(row.expires_at).getTime() <= Date.now()) throw new ArenaError('conflict', codingRefusals.deadline);
-}
-
-/**
- * Runs one step through the session's workflow and answers its recorded result. Within the caps: an
- * account's steps in flight (429) and what the session's worker has slots and queue for (503).
- */
-export async function runCodingStep(
-  em: EntityManager,
-  deps: Pick<CodingDeps, 'workflows' | 'capacity'>,
-  row: CodingSessionRow,
-  kind: Exclude<CodingStepKind, 'submit'>,
-  request: Record<string, unknown>,
-): Promise<CodingStepRow> {
-  assertOpen(row);
-  const { capacity, workflows } = deps;
-  const admitted = await admitCodingStep(
-    em,
-    { sessionId: row.session_id, ownerId: row.owner_id, workerQueue: row.worker_queue, kind, request },
-    { stepsPerAccount: capacity.stepsPerAccount, stepsPerWorker: capacity.stepSlots + capacity.stepQueue },
-  );
-  if ('full' in admitted) {
-    if (admitted.full === 'account') {
-      throw new ArenaError(
-        'rate_limited',
-        `this account already has ${capacity.stepsPerAccount} coding steps running, the most it may have at once`,
-        1,
-      );
-    }
-    throw new ArenaError('unavailable', codingRefusals.busy, STEP_RETRY_AFTER_SECONDS);
-  }
-  const { stepId } = admitted;
-  const steered = await runStepOfCodingSession(workflows, row.session_id, stepId);
-  if (steered.kind !== 'done') {
-    await dropCodingStep(em, stepId);
-    if (steered.kind === 'refused') {
-      if (steered.type === STEP_CAP_REACHED) throw new ArenaError('rate_limited', steered.reason);
-      if (steered.type === SANDBOX_BUSY) throw new ArenaError('unavailable', steered.reason, STEP_RETRY_AFTER_SECONDS);
-      throw new ArenaError('conflict', steered.reason);
-    }
-    const after = await findCodingSession(em, row.session_id);
-    throw new ArenaError('conflict', codingRefusals.ended(after?.status ?? 'ended'));
-  }
-  const step = await findCodingStep(em, stepId);
-  if (!step?.result) throw new ArenaError('conflict', codingRefusals.lost);
-  return step;
-}
-
-/** Ends the session: the hidden tests run and the score comes back. */
-export async function scoreCodingSession(
-  em: EntityManager,
-  workflows: WorkflowDeps,
-  row: CodingSessionRow,
-): Promise<CodingScore> {
-  assertOpen(row);
-  const steered = await submitCodingSession(workflows, row.session_id);
-  if (steered.kind === 'done') return steered.value;
-  if (steered.kind === 'refused') throw new ArenaError('conflict', steered.reason);
-  const after = await findCodingSession(em, row.session_id);
-  throw new ArenaError('conflict', codingRefusals.ended(after?.status ?? 'ended'));
 }
 
 /** The active tasks an owner may pick from (the website's form), by suite and id. */

@@ -53,6 +53,13 @@ export const GUIDES: readonly GuideEntry[] = [
     audience: 'users',
   },
   {
+    name: 'mcp-coding-session',
+    title: 'Work a coding session from an MCP client',
+    summary:
+      "A coding session's steps as MCP tools at the sandbox's mcp_url: the tools, refusals, progress, and how to point coding agents (or stdio-only clients, through arena-runner mcp) at them, with a complete example.",
+    audience: 'users',
+  },
+  {
     name: 'judging',
     title: 'Judging and ratings',
     summary: 'How answers are paired and judged, how Elo moves, the leaderboard and live battles.',

@@ -1,33 +1,25 @@
 /**
  * The steps of a coding sandbox session, taken by the agent (not its owner): exec, read and write
  * files, submit. Each takes the session's token (`Authorization: Bearer`) or the agent's
- * `X-Arena-Secret`, and runs in the session's workspace through its workflow.
+ * `X-Arena-Secret`, and runs in the session's workspace through its workflow. The same steps are
+ * MCP tools at `/mcp` (routes/mcp.ts); both call services/coding-steps.ts.
  */
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ArenaError } from '../../domain/errors';
-import { workspacePath } from '../../domain/sandbox/paths';
+import type { CodingDeps } from '../../services/coding-sessions';
 import {
   authorizedCodingSession,
-  runCodingStep,
-  scoreCodingSession,
-  type CodingDeps,
-} from '../../services/coding-sessions';
+  execInSession,
+  MAX_WRITE_BYTES,
+  readInSession,
+  submitSession,
+  writeInSession,
+} from '../../services/coding-steps';
 import type { FastifyRequest } from 'fastify';
 import { codingParams, directoryListing, execBody, execResult, filesQuery, submitResult } from '../schemas/coding';
 import { errors } from '../schemas/common';
 
-/** A written file: at most 1 MiB of text. */
-export const MAX_WRITE_BYTES = 1024 * 1024;
-
-/** What a step that could not be done in the workspace (a missing file, a folder where a file was asked) answers. */
-interface StepRefusal {
-  refused: { kind: 'invalid' | 'not_found' | 'conflict'; detail: string };
-}
-
-function refusalOf(result: Record<string, unknown> | null): StepRefusal['refused'] | undefined {
-  return (result as Partial<StepRefusal> | null)?.refused;
-}
+export { MAX_WRITE_BYTES } from '../../services/coding-steps';
 
 export const codingRoutes: FastifyPluginAsyncZod<{ coding: CodingDeps }> = async (app, { coding }) => {
   const security: Array<Record<string, string[]>> = [{ sessionToken: [] }, { agentSecret: [] }];
@@ -66,10 +58,7 @@ export const codingRoutes: FastifyPluginAsyncZod<{ coding: CodingDeps }> = async
     },
     async (request) => {
       const row = await sessionOf(request.params, request.headers);
-      const step = await runCodingStep(db, coding, row, 'exec', request.body);
-      const refused = refusalOf(step.result);
-      if (refused) throw new ArenaError(refused.kind, refused.detail);
-      return step.result as z.infer<typeof execResult>;
+      return execInSession(db, coding, row, request.body);
     },
   );
 
@@ -91,17 +80,13 @@ export const codingRoutes: FastifyPluginAsyncZod<{ coding: CodingDeps }> = async
     async (request, reply) => {
       // Who asks first: a stranger learns nothing about the path rules of a session.
       const row = await sessionOf(request.params, request.headers);
-      const path = workspacePath(request.query.path);
-      const step = await runCodingStep(db, coding, row, 'read', { path });
-      const result = step.result as { type?: 'file' | 'dir'; content?: string; entries?: unknown[] } | null;
-      const refused = refusalOf(step.result);
-      if (refused) throw new ArenaError(refused.kind, refused.detail);
-      if (result?.type === 'dir') {
+      const read = await readInSession(db, coding, row, request.query.path);
+      if (read.type === 'dir') {
         return reply
           .type('application/json; charset=utf-8')
-          .send(directoryListing.parse({ path, entries: result.entries }));
+          .send(directoryListing.parse({ path: read.path, entries: read.entries }));
       }
-      return reply.type('text/plain; charset=utf-8').send(result?.content ?? '');
+      return reply.type('text/plain; charset=utf-8').send(read.content);
     },
   );
 
@@ -122,14 +107,8 @@ export const codingRoutes: FastifyPluginAsyncZod<{ coding: CodingDeps }> = async
     },
     async (request, reply) => {
       const row = await sessionOf(request.params, request.headers);
-      const path = workspacePath(request.query.path);
-      if (path === '.') throw new ArenaError('invalid', 'path must name a file');
       const content = typeof request.body === 'string' ? request.body : request.body.content;
-      if (Buffer.byteLength(content, 'utf8') > MAX_WRITE_BYTES)
-        throw new ArenaError('invalid', `the file must be at most ${MAX_WRITE_BYTES} bytes`);
-      const step = await runCodingStep(db, coding, row, 'write', { path, content });
-      const refused = refusalOf(step.result);
-      if (refused) throw new ArenaError(refused.kind, refused.detail);
+      await writeInSession(db, coding, row, request.query.path, content);
       return reply.code(204).send(null);
     },
   );
@@ -147,8 +126,7 @@ export const codingRoutes: FastifyPluginAsyncZod<{ coding: CodingDeps }> = async
     },
     async (request) => {
       const row = await sessionOf(request.params, request.headers);
-      const score = await scoreCodingSession(db, coding.workflows, row);
-      return { status: score.status, tests_passed: score.testsPassed, tests_total: score.testsTotal };
+      return submitSession(db, coding.workflows, row);
     },
   );
 };

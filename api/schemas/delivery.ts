@@ -55,6 +55,9 @@ export const workNextQuery = z.object({
 export const sandboxObject = z.object({
   session_id: z.string(),
   api: z.string().describe("the base address of the session's steps: exec, files, submit"),
+  mcp_url: z
+    .string()
+    .describe("the same steps as MCP tools (Streamable HTTP), with the session's token as `Authorization: Bearer`"),
   token: z.string().describe("the session's token, for `Authorization: Bearer`; good for this session only"),
   expires_at: z.string(),
   max_steps: z.number().int(),

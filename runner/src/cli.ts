@@ -1,4 +1,4 @@
-/** `arena-runner`: command-line parsing and process signals for the `run`, `push` and `sandbox` subcommands. */
+/** `arena-runner`: command-line parsing and process signals for the `run`, `push`, `sandbox` and `mcp` subcommands. */
 import { constants } from 'node:os';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import type { AgentCommand } from './adapter';
@@ -8,6 +8,7 @@ import { stderrLog, type Log } from './log';
 import { DEFAULT_WAIT_SECONDS, runPullLoop } from './pull';
 import { DEFAULT_PUSH_HOST, DEFAULT_PUSH_PORT, startPushServer } from './push';
 import { DEFAULT_TOLERANCE_SECONDS } from './replay-guard';
+import { mcpCommand } from './mcp-proxy';
 import { SANDBOX_EXIT, sandboxCommand } from './sandbox-cli';
 
 const MAX_WAIT_SECONDS = 50;
@@ -150,11 +151,12 @@ export async function main(argv: string[], log: Log = stderrLog): Promise<number
     });
 
   program.addCommand(sandboxCommand(log, (code) => (exitCode = code)));
+  program.addCommand(mcpCommand(log, (code) => (exitCode = code)));
 
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
-    // Only `sandbox` throws its usage errors (commander has printed them): they exit 64, not 1.
+    // Only `sandbox` and `mcp` throw their usage errors (commander has printed them): they exit 64, not 1.
     if (!(err instanceof CommanderError)) throw err;
     return err.exitCode === 0 ? 0 : SANDBOX_EXIT.usage;
   }

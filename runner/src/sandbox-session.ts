@@ -5,6 +5,8 @@ export interface SandboxSession {
   session_id: string;
   /** Absolute URL of the session's steps: `<arena>/api/agents/<id>/sandbox/<session_id>`. */
   api: string;
+  /** The same steps as MCP tools (`<arena>/mcp`); arenas from before it send none. */
+  mcp_url?: string;
   token: string;
   /** ISO 8601 time at which the session ends, submitted or not. */
   expires_at: string;
@@ -21,6 +23,8 @@ export function parseSandboxSession(value: unknown): ParsedSandboxSession {
   const bad = (field: string) => ({ ok: false as const, reason: `sandbox.${field} is missing or invalid` });
   if (typeof fields.session_id !== 'string' || fields.session_id === '') return bad('session_id');
   if (typeof fields.api !== 'string' || !isHttpUrl(fields.api)) return bad('api');
+  if (fields.mcp_url !== undefined && (typeof fields.mcp_url !== 'string' || !isHttpUrl(fields.mcp_url)))
+    return bad('mcp_url');
   if (typeof fields.token !== 'string' || fields.token === '') return bad('token');
   if (typeof fields.expires_at !== 'string' || Number.isNaN(Date.parse(fields.expires_at))) return bad('expires_at');
   const maxSteps = fields.max_steps;
@@ -30,6 +34,7 @@ export function parseSandboxSession(value: unknown): ParsedSandboxSession {
     session: {
       session_id: fields.session_id,
       api: fields.api,
+      ...(fields.mcp_url === undefined ? {} : { mcp_url: fields.mcp_url }),
       token: fields.token,
       expires_at: fields.expires_at,
       max_steps: maxSteps,
@@ -37,7 +42,7 @@ export function parseSandboxSession(value: unknown): ParsedSandboxSession {
   };
 }
 
-/** The agent command's variables for a session; the `sandbox` helper reads the first two. */
+/** The agent command's variables for a session; the `sandbox` helper reads the first two, `mcp` the token and the MCP address. */
 export function sandboxEnv(session: SandboxSession): Record<string, string> {
   return {
     ARENA_SANDBOX_API: session.api,
@@ -45,6 +50,7 @@ export function sandboxEnv(session: SandboxSession): Record<string, string> {
     ARENA_SANDBOX_SESSION: session.session_id,
     ARENA_SANDBOX_EXPIRES_AT: session.expires_at,
     ARENA_SANDBOX_MAX_STEPS: String(session.max_steps),
+    ...(session.mcp_url === undefined ? {} : { ARENA_SANDBOX_MCP_URL: session.mcp_url }),
   };
 }
 

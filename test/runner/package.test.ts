@@ -132,12 +132,15 @@ async function answeredSandbox(agentId: number): Promise<unknown> {
 
 it('installs with its own dependencies only, and no sources', () => {
   const modules = path.join(ownerMachine, 'project', 'node_modules');
-  expect(
-    fs
-      .readdirSync(modules)
-      .filter((name) => !name.startsWith('.'))
-      .sort(),
-  ).toEqual(['arena-runner', 'commander', 'undici']);
+  const installed = fs.readdirSync(modules).filter((name) => !name.startsWith('.'));
+  const manifest = JSON.parse(fs.readFileSync(path.join(modules, 'arena-runner', 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
+  expect(Object.keys(manifest.dependencies).sort()).toEqual(['@modelcontextprotocol/sdk', 'commander', 'undici']);
+  // Those and what they need (the MCP SDK brings its own), nothing of the server's or of the build's.
+  expect(installed).toEqual(expect.arrayContaining(['@modelcontextprotocol', 'arena-runner', 'commander', 'undici']));
+  for (const name of ['typescript', '@types', 'jest', 'fastify', '@temporalio', '@mikro-orm', 'pg', 'esbuild'])
+    expect(installed).not.toContain(name);
   expect(fs.existsSync(path.join(modules, 'arena-runner', 'dist', 'arena-runner.js'))).toBe(true);
   expect(fs.existsSync(path.join(modules, 'arena-runner', 'src'))).toBe(false);
 });

@@ -22,12 +22,16 @@ export interface CodingArena {
   close(): Promise<void>;
 }
 
-/** The app (settings in `env`) with its worker, an account and one pull agent named `agentName`. */
-export async function startCodingArena(env: Record<string, string>, agentName: string): Promise<CodingArena> {
+/** The app (settings in `env`, dependencies in `options`) with its worker, an account and one pull agent named `agentName`. */
+export async function startCodingArena(
+  env: Record<string, string>,
+  agentName: string,
+  options: Parameters<typeof startTestApp>[1] = {},
+): Promise<CodingArena> {
   const sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-coding-'));
   // The sessions' uids pass through it to their own workspace.
   fs.chmodSync(sandboxDir, 0o711);
-  const t = await startTestApp({ ARENA_SANDBOX_DIR: sandboxDir, ...env });
+  const t = await startTestApp({ ARENA_SANDBOX_DIR: sandboxDir, ...env }, options);
   const owner = await register(t.app);
   await t.startWorker();
   const created = await t.app.inject({
@@ -51,6 +55,7 @@ export async function startCodingArena(env: Record<string, string>, agentName: s
 export interface SandboxObject {
   session_id: string;
   api: string;
+  mcp_url: string;
   token: string;
   expires_at: string;
   max_steps: number;

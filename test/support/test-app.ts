@@ -50,6 +50,8 @@ export async function startTestApp(
     downloadsDir?: string;
     /** The app's clock (`AppDeps.clock`); the system's by default. */
     clock?: () => Date;
+    /** How often a running MCP tool call sends progress (`AppDeps.mcpProgressIntervalMs`). */
+    mcpProgressIntervalMs?: number;
   } = {},
 ): Promise<TestApp> {
   const db = options.databaseUrl
@@ -85,6 +87,7 @@ export async function startTestApp(
     logStream: options.logStream,
     downloadsDir: options.downloadsDir,
     clock: options.clock,
+    mcpProgressIntervalMs: options.mcpProgressIntervalMs,
   });
   await app.ready();
   const workers: RunningWorker[] = [];

@@ -6,6 +6,7 @@ const prompt = { promptId: 7, text: 'Say hi', category: 'writing', deadlineSecon
 const sandbox = {
   session_id: 'sandbox-9',
   api: 'https://arena.example/api/agents/3/sandbox/sandbox-9',
+  mcp_url: 'https://arena.example/mcp',
   token: 't',
   expires_at: '2026-11-26T08:00:00.000Z',
   max_steps: 40,

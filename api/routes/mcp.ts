@@ -1,0 +1,85 @@
+/**
+ * `POST /mcp`: a coding session's steps as MCP tools, over the Streamable HTTP transport. The
+ * session's token (`Authorization: Bearer`) is the only credential and names the session. Stateless:
+ * each request gets a server and transport of its own, so any API process answers any call, as for
+ * the REST steps; answers stream as server-sent events, so a long step can send progress first.
+ * GET and DELETE (a stream of the server's own, ending a protocol session) have nothing to serve
+ * without sessions: the app's handler answers them 405 with `{detail}`.
+ */
+import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ArenaError } from '../../domain/errors';
+import type { CodingDeps } from '../../services/coding-sessions';
+import { codingSessionOfToken } from '../../services/coding-steps';
+import { ApiError, errorAnswer } from '../errors';
+import { codingSessionServer } from '../mcp/coding-tools';
+
+export const MCP_PATH = '/mcp';
+
+/** Within the 10 to 15 s the guide promises: well inside a client's default 60 s request timeout. */
+export const DEFAULT_PROGRESS_INTERVAL_MS = 10_000;
+
+export interface McpRouteOptions {
+  coding: CodingDeps;
+  /** How often a running step sends progress to a client that asked for it; tests shorten it. */
+  progressIntervalMs?: number;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
+  app,
+  { coding, progressIntervalMs = DEFAULT_PROGRESS_INTERVAL_MS },
+) => {
+  const db = app.orm.em;
+
+  app.post(
+    MCP_PATH,
+    {
+      // As the REST exec takes: a command and 1 MiB of stdin, or a file of 1 MiB, as JSON.
+      bodyLimit: 2 * 1024 * 1024 + 200_000,
+      // JSON-RPC, not a REST resource: the guide documents it, not the OpenAPI description.
+      schema: { hide: true },
+    },
+    async (request, reply) => {
+      const header = request.headers.authorization;
+      const token = header ? (/^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? '') : undefined;
+      let row;
+      try {
+        row = await codingSessionOfToken(db, token);
+      } catch (err) {
+        // No pointer to the API keys' metadata: this is a session token, and there is no flow that gets one.
+        if (err instanceof ArenaError && err.kind === 'unauthenticated')
+          throw new ApiError(401, err.detail, { 'WWW-Authenticate': 'Bearer realm="arena"' });
+        throw err;
+      }
+
+      const server = codingSessionServer({
+        em: db,
+        coding,
+        row,
+        progressIntervalMs,
+        answerOf: (err) => errorAnswer(err as FastifyError, request),
+      });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
+      await server.connect(transport);
+      const res = reply.raw;
+      // Closing the server closes its transport; a step still running is recorded all the same.
+      res.on('close', () => void server.close());
+
+      // A hijacked reply skips Fastify's onSend hooks: what they would add goes on the response now
+      // (the security headers are on it already, set as the request arrived).
+      for (const [name, value] of Object.entries(reply.getHeaders()))
+        if (value !== undefined) res.setHeader(name, value);
+      res.setHeader('X-Request-Id', request.id);
+      reply.hijack();
+      try {
+        await transport.handleRequest(request.raw, res, request.body);
+      } catch (err) {
+        request.log.error({ err }, 'the MCP transport failed');
+        if (res.headersSent) res.end();
+        else res.writeHead(500, { 'content-type': JSON_TYPE }).end(JSON.stringify({ detail: 'internal server error' }));
+      }
+    },
+  );
+};
