@@ -1,14 +1,18 @@
 /**
- * Figure 10, protocols: what joining through A2A costs against push, one delivery at a time on an
+ * Figure 9, protocols: what joining through A2A costs against push, one delivery at a time on an
  * idle stack. Three agents on loopback: a push webhook, an A2A agent that answers with a message,
  * and one that answers with a task (completed at once, so the arena's first GetTask finds it done).
  * Each takes the same sandbox prompts one after another; the figure is the time from the request
  * to the recorded outcome, and the engine's billable actions per delivery read from the histories,
- * each against the push delivery's in the same run.
+ * each against the push delivery's in the same run. Then a coding session's `exec` step, taken
+ * alternately over REST and as an MCP tool call (the SDK's client, one POST to `/mcp` a call), the
+ * MCP round trip against the REST one.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { temporal } from '@temporalio/proto';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startA2aAgent, type A2aAgent, type A2aBehaviour } from '../../test/support/a2a-agents';
 import { deliveryWorkflowId } from '../../workflows/contracts';
 import { executionCost } from '../engine/billable-actions';
@@ -19,6 +23,8 @@ import { summarize, type Summary } from '../lib/stats';
 import { figure, type FigureRow } from '../report/model';
 import type { Progress } from '../report/progress';
 import type { BenchStack } from '../stack/stack';
+import { openSession } from '../sandbox/coding-session';
+import { STEP_COMMAND } from '../sandbox/step-command';
 
 const EVENT_TYPE_NAMES = temporal.api.enums.v1.EventType as unknown as Record<number, string>;
 /** Deliveries before the measured ones: connections opened, code paths warmed. */
@@ -36,6 +42,8 @@ export interface ProtocolRun {
 export interface ProtocolsResult {
   push: ProtocolRun;
   a2a: ProtocolRun[];
+  /** One coding session's exec steps, ms from request to result. */
+  steps: { rest: Summary; mcp: Summary };
   figures: FigureRow[];
 }
 
@@ -106,6 +114,49 @@ async function measure(ctx: Ctx, name: string, agent: { id: number; key: string 
   return run;
 }
 
+async function timed(call: () => Promise<void>): Promise<number> {
+  const started = performance.now();
+  await call();
+  return performance.now() - started;
+}
+
+/** Steps of one session, REST and MCP in turn, so the machine's drift falls on both alike. */
+async function measureSteps(ctx: Ctx, n: number): Promise<{ rest: Summary; mcp: Summary }> {
+  const { apiKey } = await ctx.api.register();
+  const session = await openSession(ctx.api, apiKey);
+  const mcp = new McpClient({ name: 'arena-bench', version: '1' });
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', ctx.stack.apiUrl), {
+      requestInit: { headers: { authorization: `Bearer ${session.token}` } },
+    }),
+  );
+  const rest: number[] = [];
+  const viaMcp: number[] = [];
+  try {
+    for (let i = 0; i < WARM_UP + n; i++) {
+      const r = await timed(async () => {
+        const { body } = await ctx.api.request<{ exit_code: number }>('POST', `${session.api}/exec`, {
+          key: session.token,
+          body: { command: STEP_COMMAND },
+        });
+        if (body.exit_code !== 0) throw new Error(`a REST step exited ${body.exit_code}`);
+      });
+      const m = await timed(async () => {
+        const result = await mcp.callTool({ name: 'exec', arguments: { command: STEP_COMMAND } });
+        if (result.isError) throw new Error(`an MCP step was refused: ${JSON.stringify(result.content)}`);
+      });
+      if (i < WARM_UP) continue;
+      rest.push(r);
+      viaMcp.push(m);
+    }
+  } finally {
+    await mcp.close();
+  }
+  const steps = { rest: summarize(rest), mcp: summarize(viaMcp) };
+  ctx.progress.log(`protocols: exec step p50 REST ${steps.rest.p50.toFixed(1)} ms, MCP ${steps.mcp.p50.toFixed(1)} ms`);
+  return steps;
+}
+
 export async function runProtocolsFigure(ctx: Ctx): Promise<ProtocolsResult> {
   const n = ctx.profile.protocols.deliveries;
   const webhook = await startWebhook();
@@ -121,6 +172,7 @@ export async function runProtocolsFigure(ctx: Ctx): Promise<ProtocolsResult> {
       peer[2] = await startA2aAgent({ behaviour: peer[1] });
       a2a.push(await measure(ctx, peer[0], await joined(ctx, { mode: 'a2a', agent_card_url: peer[2].cardUrl }), n));
     }
+    const steps = await measureSteps(ctx, ctx.profile.protocols.steps);
     const figures = a2a.flatMap((run) => [
       figure({
         group: 'Protocols',
@@ -143,7 +195,19 @@ export async function runProtocolsFigure(ctx: Ctx): Promise<ProtocolsResult> {
         note: `${run.events} history events against ${push.events}`,
       }),
     ]);
-    return { push, a2a, figures };
+    figures.push(
+      figure({
+        group: 'Protocols',
+        name: "a coding session's exec step, request to result, p50 (as an MCP tool call)",
+        unit: 'ms',
+        value: steps.mcp.p50,
+        baselineName: 'the same step over REST',
+        baseline: steps.rest.p50,
+        better: 'lower',
+        note: `p95 ${steps.mcp.p95.toFixed(1)} ms against ${steps.rest.p95.toFixed(1)}`,
+      }),
+    );
+    return { push, a2a, steps, figures };
   } finally {
     await Promise.all([webhook.close(), ...peers.map((p) => p[2]?.close())]);
   }

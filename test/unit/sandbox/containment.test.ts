@@ -17,6 +17,16 @@ import { until } from '../../support/wait';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 
+/**
+ * The processes of `uid`, zombies too: a dead fork not yet reaped holds a slot of the limit as a
+ * live one does (processesOf leaves zombies out: it is for what still runs).
+ */
+async function slotsHeldBy(uid: number): Promise<number> {
+  const pids = (await fs.readdir('/proc')).filter((name) => /^\d+$/.test(name));
+  const statuses = await Promise.all(pids.map((pid) => fs.readFile(`/proc/${pid}/status`, 'utf8').catch(() => '')));
+  return statuses.filter((status) => new RegExp(`^Uid:\\s+${uid}\\s`, 'm').test(status)).length;
+}
+
 let settings: SandboxSettings;
 let workspace: Workspace;
 const others: Workspace[] = [];
@@ -155,18 +165,21 @@ describe('a sandboxed command', () => {
     let most = 0;
     await until(
       async () => {
-        const count = (await processesOf(workspace.uid)).length;
+        const count = await slotsHeldBy(workspace.uid);
         most = Math.max(most, count);
         if (ended) throw new Error(`the bomb ended early (exit ${ended.exit_code}): ${ended.stderr.slice(0, 300)}`);
-        return count >= settings.limits.processes / 2;
+        // A quarter: under a full test run's load a bomb at its limit was seen holding 31 of 64, the
+        // rest of its slots in forks that failed and were on their way out. That the limit was
+        // reached is shown below by the bomb's own "Cannot fork".
+        return count >= settings.limits.processes / 4;
       },
-      () => `the bomb to fill half its process limit (${settings.limits.processes}; at most ${most} seen)`,
+      () => `the bomb to fill a quarter of its process limit (${settings.limits.processes}; at most ${most} seen)`,
       30_000,
     );
     const neighbour = await run(['python3', '-c', 'print("neighbour fine")'], 30, other);
     const worker = spawn('true');
     await expect(new Promise((resolve) => worker.on('close', resolve))).resolves.toBe(0);
-    most = Math.max(most, (await processesOf(workspace.uid)).length);
+    most = Math.max(most, await slotsHeldBy(workspace.uid));
     await (await fs.open(path.join(workspace.dir, 'gate'), 'w')).close();
     const bomb = await bombing;
     expect(bomb.exit_code).not.toBe(WALL_TIMEOUT_EXIT_CODE);
