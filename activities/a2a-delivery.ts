@@ -121,7 +121,8 @@ export function a2aDeliveryActivities(deps: ActivityDeps) {
             if (!(err instanceof A2aCallError) || ++failures >= POLL_FAILURES_ALLOWED) throw err;
           }
         }
-        taskId = undefined;
+        // An ended task needs no cancel; one that asks for input is still open, and is cancelled.
+        taskId = reply.kind === 'failed' ? reply.openTaskId : undefined;
         if (reply.kind === 'failed') return { status: 'error', error: reply.error, latencyMs: latencyMs() };
         const answer = acceptAnswerText(reply.text, "the agent's answer");
         return answer.ok

@@ -33,6 +33,13 @@ export const GUIDES: readonly GuideEntry[] = [
     audience: 'users',
   },
   {
+    name: 'a2a',
+    title: 'Join with an A2A agent',
+    summary:
+      'An agent that speaks A2A joins with its agent card: the message and headers, the signature check, what counts as the answer, tasks and deadlines, the ping, 1.0 and 0.3, with a complete example.',
+    audience: 'users',
+  },
+  {
     name: 'runner',
     title: 'arena-runner',
     summary:

@@ -12,7 +12,7 @@ import { benchPool } from '../lib/db';
 import { REPO } from '../stack/child';
 import { startStack, type BenchStack } from '../stack/stack';
 import { scheduleIds } from '../../worker/schedules';
-import { TASK_QUEUE_DEFAULT } from '../../workflows/contracts';
+import { deliveryWorkflowId, TASK_QUEUE_DEFAULT } from '../../workflows/contracts';
 import { accountDeliveries, firstWritesBySession, type EndedRow } from './accounting';
 import { BEHAVIOURS, PullRunners, startPushAgents, type Behaviour, type RequestSample } from './agents';
 import { runFaults } from './faults';
@@ -96,8 +96,54 @@ async function pauseDispatch(stack: BenchStack): Promise<void> {
   }
 }
 
+/**
+ * Says, for each delivery still open after the settle, what its row and its workflow show: the
+ * trace a lost delivery needs (did its workflow start, is an activity retrying, and why).
+ */
+async function describeOpen(
+  stack: BenchStack,
+  pool: Pool,
+  agents: number[],
+  log: (line: string) => void,
+): Promise<void> {
+  const { rows } = await pool.query<{ id: number; kind: string; mode: string; status: string; created_at: Date }>(
+    `select id, kind, mode, status, created_at from sessions
+     where agent_id = any($1::int[]) and status in ('pending', 'running') order by id limit 20`,
+    [agents],
+  );
+  const connection = await Connection.connect({ address: stack.temporalAddress });
+  try {
+    const client = new Client({ connection, namespace: stack.env.TEMPORAL_NAMESPACE ?? 'default' });
+    for (const row of rows) {
+      const workflow = await client.workflow
+        .getHandle(deliveryWorkflowId(row.id))
+        .describe()
+        .then(
+          (d) =>
+            `${d.status.name}; pending activities: ${
+              d.raw.pendingActivities
+                ?.map((a) => `${a.activityType?.name} attempt ${a.attempt} (${a.lastFailure?.message ?? 'no failure'})`)
+                .join(', ') || 'none'
+            }`,
+          (err: Error) => `no workflow (${err.message})`,
+        );
+      log(
+        `open: ${row.kind}-${row.id} (${row.mode}, ${row.status}, created ${row.created_at.toISOString()}): ${workflow}`,
+      );
+    }
+  } finally {
+    await connection.close();
+  }
+}
+
 /** Waits, up to `settleMs`, until no delivery of `agents` is pending or running. */
-async function settle(pool: Pool, agents: number[], settleMs: number, log: (line: string) => void): Promise<void> {
+async function settle(
+  stack: BenchStack,
+  pool: Pool,
+  agents: number[],
+  settleMs: number,
+  log: (line: string) => void,
+): Promise<void> {
   const pendingCount = async () => {
     const { rows } = await pool.query<{ n: number }>(
       `select count(*)::int as n from sessions where agent_id = any($1::int[]) and status in ('pending', 'running')`,
@@ -111,7 +157,12 @@ async function settle(pool: Pool, agents: number[], settleMs: number, log: (line
     'every delivery to end',
     settleMs,
     1_000,
-  ).catch((err: Error) => log(`${err.message}: the pending ones count as lost`));
+  ).catch(async (err: Error) => {
+    log(`${err.message}: the pending ones count as lost`);
+    await describeOpen(stack, pool, agents, log).catch((e: Error) =>
+      log(`the open deliveries could not be described: ${e.message}`),
+    );
+  });
   log(`settled in ${Math.round((Date.now() - settleStart) / 1000)} s`);
 }
 
@@ -172,7 +223,7 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
 
     // Every delivery the soak started, and every gym, must end: wait for it, bounded.
     const ours = [...cast.agents.keys()];
-    await settle(pool, ours, opts.settleMs ?? 180_000, log);
+    await settle(stack, pool, ours, opts.settleMs ?? 180_000, log);
     await runners.stop();
     const memorySamples = await memory.stop();
 

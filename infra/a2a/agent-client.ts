@@ -15,7 +15,10 @@ export type CardReading =
 
 /** What an agent's reply says: an answer, a task still going, or the agent's own failure. */
 export type A2aReply =
-  { kind: 'answer'; text: string } | { kind: 'working'; taskId: string } | { kind: 'failed'; error: string };
+  | { kind: 'answer'; text: string }
+  | { kind: 'working'; taskId: string }
+  /** The agent's own failure; `openTaskId` names a task still open (asking for input), to cancel. */
+  | { kind: 'failed'; error: string; openTaskId?: string };
 
 /** The prompt as A2A gives it: one text part, and what the arena says of it as metadata. */
 export interface A2aPrompt {
@@ -138,6 +141,7 @@ export function readReply(result: Message | Task): A2aReply {
       return {
         kind: 'failed',
         error: `the agent's task asked for more (${stateName(state)}), which the arena does not give`,
+        openTaskId: result.id,
       };
     default:
       return { kind: 'working', taskId: result.id };

@@ -69,6 +69,19 @@ async function sandbox(agentId: number, payload: object) {
   return { id: pending.id, outcome, session };
 }
 
+/**
+ * Points a joined agent's stored card at `peer`'s interface: an agent that answers the ping and
+ * the gym at once, then behaves as `peer` does (a never-ending task would hold the gym for six deadlines).
+ */
+async function pointAt(agentId: number, peer: A2aAgent): Promise<void> {
+  await t.orm.em
+    .getConnection()
+    .execute(
+      `update agents set a2a_card = jsonb_set(a2a_card, '{supportedInterfaces,0,url}', to_jsonb(?::text)) where id = ?`,
+      [`${peer.baseUrl}/a2a/jsonrpc`, agentId],
+    );
+}
+
 function expectSigned(call: ReceivedCall, secret: string, deliveryId: string) {
   expect(call.headers.authorization).toBe(`Bearer ${secret}`);
   expect(call.headers['x-arena-signature']).toBe(hmac(secret, call.body));
@@ -190,16 +203,10 @@ describe('deliveries', () => {
   });
 
   it('cancels a task that never completes at the deadline, and records a timeout no earlier', async () => {
-    // Joined while it answers at once (the gym would otherwise wait out six deadlines).
     const peer = await a2aAgent({ behaviour: { reply: 'never' } });
     const quick = await a2aAgent({ behaviour: { reply: 'message' } });
     const created = await joined(quick);
-    await t.orm.em
-      .getConnection()
-      .execute(
-        `update agents set a2a_card = jsonb_set(a2a_card, '{supportedInterfaces,0,url}', to_jsonb(?::text)) where id = ?`,
-        [`${peer.baseUrl}/a2a/jsonrpc`, created.id],
-      );
+    await pointAt(created.id, peer);
     const started = Date.now();
     const { id, outcome, session } = await sandbox(created.id, { prompt: 'never', deadline_seconds: 3 });
     expect(outcome).toEqual({ status: 'timeout' });
@@ -213,15 +220,23 @@ describe('deliveries', () => {
     const quick = await a2aAgent({ behaviour: { reply: 'message' } });
     const failing = await a2aAgent({ behaviour: { reply: 'fail', reason: 'out of tokens' } });
     const created = await joined(quick);
-    await t.orm.em
-      .getConnection()
-      .execute(
-        `update agents set a2a_card = jsonb_set(a2a_card, '{supportedInterfaces,0,url}', to_jsonb(?::text)) where id = ?`,
-        [`${failing.baseUrl}/a2a/jsonrpc`, created.id],
-      );
+    await pointAt(created.id, failing);
     const { outcome, session } = await sandbox(created.id, { prompt: 'fail please', deadline_seconds: 30 });
     expect(outcome).toEqual({ status: 'error' });
     expect(session).toMatchObject({ status: 'error', error: "the agent's task ended failed: out of tokens" });
+  });
+  it('records a task that asks for input as the agent’s error, and cancels it', async () => {
+    const quick = await a2aAgent({ behaviour: { reply: 'message' } });
+    const asking = await a2aAgent({ behaviour: { reply: 'input' } });
+    const created = await joined(quick);
+    await pointAt(created.id, asking);
+    const { id, outcome, session } = await sandbox(created.id, {
+      prompt: 'is 1900 a leap year?',
+      deadline_seconds: 30,
+    });
+    expect(outcome).toEqual({ status: 'error' });
+    expect(session.error).toBe("the agent's task asked for more (input-required), which the arena does not give");
+    expect(rpc(asking, 'CancelTask').filter((c) => c.headers['x-arena-delivery'] === id)).toHaveLength(1);
   });
 });
 

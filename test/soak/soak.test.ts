@@ -51,6 +51,10 @@ it('loses and duplicates no delivery through a worker kill, an API restart and P
   // Coding sessions were worked and scored (a worker lost mid-session ends one as an error instead).
   const coding = result.deliveries.find((d) => d.kind === 'coding pull')!.outcomes;
   expect((coding.passed ?? 0) + (coding.failed ?? 0)).toBeGreaterThan(0);
+  // A lost delivery fails with the run's log, which describes each delivery left open.
+  const lost = result.deliveries.filter((d) => d.lost > 0);
+  if (lost.length > 0)
+    throw new Error(`lost: ${lost.map((d) => `${d.kind} ${d.lost}`).join(', ')}\n${lines.join('\n')}`);
   for (const d of result.deliveries) {
     expect(d.started).toBeGreaterThan(0);
     expect({ kind: d.kind, lost: d.lost, recordedTwice: d.recordedTwice, sentTwice: d.sentTwice }).toEqual({

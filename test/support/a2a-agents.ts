@@ -20,7 +20,9 @@ export type A2aBehaviour =
   /** A working task that never ends until it is cancelled. */
   | { reply: 'never' }
   /** A task that fails at once, saying why. */
-  | { reply: 'fail'; reason: string };
+  | { reply: 'fail'; reason: string }
+  /** A task that stops at once to ask for more input (A2A 1.0 only). */
+  | { reply: 'input' };
 
 export interface A2aAgentOptions {
   behaviour: A2aBehaviour;
@@ -167,8 +169,14 @@ function mountV1(
         history: [],
         metadata: undefined,
       });
-      if (behaviour.reply === 'fail') {
-        bus.publish(AgentEvent.task(task(TaskState.TASK_STATE_FAILED, behaviour.reason)));
+      if (behaviour.reply === 'fail' || behaviour.reply === 'input') {
+        bus.publish(
+          AgentEvent.task(
+            behaviour.reply === 'fail'
+              ? task(TaskState.TASK_STATE_FAILED, behaviour.reason)
+              : task(TaskState.TASK_STATE_INPUT_REQUIRED, 'which year?'),
+          ),
+        );
         bus.finished();
         return;
       }

@@ -207,7 +207,11 @@ describe("reading a reply's text", () => {
     [
       'a task asking for input',
       task(TaskState.TASK_STATE_INPUT_REQUIRED),
-      { kind: 'failed', error: "the agent's task asked for more (input-required), which the arena does not give" },
+      {
+        kind: 'failed',
+        error: "the agent's task asked for more (input-required), which the arena does not give",
+        openTaskId: 't-1',
+      },
     ],
   ])('%s', (_case, reply, expected) => {
     expect(readReply(reply)).toEqual(expected);
