@@ -20,14 +20,17 @@ export const apiCatalogSchema = z.object({
   linkset: z.array(
     z.object({
       anchor: z.string(),
-      'service-desc': z.array(linkTarget),
+      'service-desc': z.array(linkTarget).optional(),
       'service-doc': z.array(linkTarget),
-      status: z.array(linkTarget),
+      status: z.array(linkTarget).optional(),
     }),
   ),
 });
 
-/** RFC 9727 §4: one linkset entry for the one API, anchored at its base. */
+/**
+ * RFC 9727 §4: a linkset entry for the REST API, anchored at its base, and one for the MCP server
+ * that every coding session is (its guide; the tools describe themselves over the protocol).
+ */
 export function apiCatalog(publicUrl: string): z.infer<typeof apiCatalogSchema> {
   return {
     linkset: [
@@ -46,6 +49,16 @@ export function apiCatalog(publicUrl: string): z.infer<typeof apiCatalogSchema> 
             href: `${publicUrl}/health`,
             type: 'application/json',
             title: 'Health of the API, its database and its workflow service',
+          },
+        ],
+      },
+      {
+        anchor: `${publicUrl}/mcp`,
+        'service-doc': [
+          {
+            href: `${publicUrl}/docs/guides/mcp-coding-session`,
+            type: 'text/html',
+            title: "A coding session's steps as MCP tools (Streamable HTTP, the session's token)",
           },
         ],
       },

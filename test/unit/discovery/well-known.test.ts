@@ -30,6 +30,10 @@ describe('/.well-known/api-catalog (RFC 9727)', () => {
           'service-doc': [expect.objectContaining({ href: `${BASE}/docs/` })],
           status: [expect.objectContaining({ href: `${BASE}/health` })],
         },
+        {
+          anchor: `${BASE}/mcp`,
+          'service-doc': [expect.objectContaining({ href: `${BASE}/docs/guides/mcp-coding-session` })],
+        },
       ],
     });
   });
