@@ -23,7 +23,7 @@ import { applyRetention, dispatchArena, refreshLeaderboard } from '../../workflo
 import { answer, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { startA2aAgent } from '../support/a2a-agents';
 import { historyToJson } from '../../infra/temporal/history-json';
-import { codingWork, stepOf } from '../sandbox/coding-support';
+import { codingWork, stepOf, type SandboxObject } from '../sandbox/coding-support';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { until } from '../support/wait';
 
@@ -238,6 +238,38 @@ recording('recording workflow histories', () => {
     await step('POST', 'exec', { command: ['python3', '-c', 'from calendar_utils import is_leap; print(is_leap(1900))'] });
     expect((await step('POST', 'submit')).json().status).toBe('passed');
     await save('coding-session-pull', deliveryWorkflowId(Number(work.work_id.split('-')[1])), { status: 'passed' });
+  }, 120_000);
+
+  it('a coding session of an A2A agent: the sandbox in the message, the task completed after submit', async () => {
+    const coder = await startA2aAgent({
+      behaviour: { reply: 'task', afterMs: 0 },
+      answer: async (_prompt, metadata) => {
+        const sandbox = metadata.sandbox as SandboxObject | undefined;
+        if (!sandbox) return 'a gym answer';
+        const step = stepOf(t, sandbox);
+        const source = (await step('GET', 'files?path=calendar_utils.py')).body;
+        await step(
+          'PUT',
+          'files?path=calendar_utils.py',
+          source.replace('    return year % 4 == 0', '    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)'),
+          { 'content-type': 'text/plain' },
+        );
+        return `fixed (${(await step('POST', 'submit')).json().status})`;
+      },
+    });
+    try {
+      const agent = await createAgent({ name: 'recorded-a2a-coder', mode: 'a2a', agent_card_url: coder.cardUrl });
+      await client.workflow.getHandle(gymWorkflowId(agent.id, 1)).result();
+      const started = await t.app.inject({
+        method: 'POST',
+        url: `/api/agents/${agent.id}/sandbox`,
+        headers: owner.auth,
+        payload: { task: 'python/leap-year' },
+      });
+      await save('coding-session-a2a', deliveryWorkflowId(Number(started.json().id.split('-')[1])), { status: 'passed' });
+    } finally {
+      await coder.close();
+    }
   }, 120_000);
 
   it('a benchmark run of one task, twice, and the hourly retention', async () => {

@@ -32,6 +32,8 @@ const SCENARIOS = [
   // patch), and one scored in its workspace, from before.
   'coding-session-pull',
   'coding-session-pull.v1',
+  // A coding session of an A2A agent, its prompt sent as a message (the coding-a2a patch).
+  'coding-session-a2a',
   // A benchmark run of one task, twice (its sessions children of it).
   'run-benchmark',
   // A run of the hourly retention that also deletes settled work items (the retention-work-items
