@@ -17,7 +17,7 @@ import { a2aFetch } from '../infra/a2a/ping';
 import { publicFailureMessage } from '../infra/webhook/failure';
 import type { Settlement } from '../workflows/contracts';
 import type { ActivityDeps } from './deps';
-import { ARRIVAL_GRACE_MS, HEARTBEAT_EVERY_MS } from './deliveries';
+import { ARRIVAL_GRACE_MS, HEARTBEAT_EVERY_MS } from './send-timing';
 
 /** How often a task still going is asked after: soon at first, then every 2 s at most. */
 const FIRST_POLL_MS = 100;
@@ -140,9 +140,12 @@ export function a2aDeliveryActivities(deps: ActivityDeps) {
             latencyMs: latencyMs(),
           };
         }
+        // The SDK's message may hold the agent's whole answer: the feed gets its start, the owner more.
+        const said = messageOf(err);
         return {
           status: 'error',
-          error: `the agent answered with an A2A error: ${messageOf(err)}`,
+          error: `the agent answered with an A2A error: ${truncate(said, 300)}`,
+          errorDetail: truncate(said, 2_000),
           latencyMs: latencyMs(),
         };
       } finally {
@@ -159,4 +162,8 @@ export function a2aDeliveryActivities(deps: ActivityDeps) {
       }
     },
   };
+}
+
+function truncate(text: string, chars: number): string {
+  return text.length <= chars ? text : `${text.slice(0, chars)}…`;
 }

@@ -225,6 +225,26 @@ describe('deliveries', () => {
     expect(outcome).toEqual({ status: 'error' });
     expect(session).toMatchObject({ status: 'error', error: "the agent's task ended failed: out of tokens" });
   });
+  it('records an answer that is not A2A as the agent’s error: its start in the feed, more for the owner', async () => {
+    const quick = await a2aAgent({ behaviour: { reply: 'message' } });
+    const created = await joined(quick);
+    // The card's address answers every method with the card, not JSON-RPC.
+    await t.orm.em
+      .getConnection()
+      .execute(
+        `update agents set a2a_card = jsonb_set(a2a_card, '{supportedInterfaces,0,url}', to_jsonb(?::text)) where id = ?`,
+        [quick.cardUrl, created.id],
+      );
+    const { id, outcome, session } = await sandbox(created.id, { prompt: 'anyone there?', deadline_seconds: 30 });
+    expect(outcome).toEqual({ status: 'error' });
+    // The owner reads the SDK's account of it; the public feed its start, after what it was.
+    expect(session.error).toMatch(/^HTTP error for SendMessage! Status: 404/);
+    const feed = (await t.app.inject({ method: 'GET', url: `/api/agents/${created.id}/activity` })).json();
+    const error: string = feed.sessions.find((s: { id: string }) => s.id === id).error;
+    expect(error).toMatch(/^the agent answered with an A2A error: HTTP error for SendMessage! Status: 404/);
+    expect(error.length).toBeLessThanOrEqual('the agent answered with an A2A error: '.length + 301);
+  });
+
   it('records a task that asks for input as the agent’s error, and cancels it', async () => {
     const quick = await a2aAgent({ behaviour: { reply: 'message' } });
     const asking = await a2aAgent({ behaviour: { reply: 'input' } });
