@@ -1,6 +1,7 @@
 /** `arena-runner`: command-line parsing and process signals for the `run`, `push`, `sandbox` and `mcp` subcommands. */
 import { constants } from 'node:os';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { parseBaseUrl } from './base-url';
 import type { AgentCommand } from './adapter';
 import { RunnerFatalError } from './arena-client';
 import { CommandEnvError, commandEnvironment, VARIABLE_NAME } from './command-env';
@@ -221,17 +222,6 @@ function stopOnSignals(log: Log): { signal: AbortSignal; killSignal: AbortSignal
       process.off('SIGTERM', onSignal);
     },
   };
-}
-
-function parseBaseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('expected an http(s) URL such as https://arena.example');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('expected an http(s) URL');
-  return value.replace(/\/+$/, '');
 }
 
 function parseAgentId(value: string): string {

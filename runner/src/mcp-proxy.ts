@@ -4,7 +4,7 @@
  * HTTP, with the session's token): it lists the arena's tools as they are and forwards every call
  * and its progress, so the limits, refusals and record stay the arena's.
  */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -16,6 +16,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { describeNetworkError, detailOf } from './arena-client';
+import { parseBaseUrl } from './base-url';
 import type { Log } from './log';
 import { SANDBOX_EXIT } from './sandbox-cli';
 
@@ -164,13 +165,6 @@ function connectionError(mcpUrl: string, err: unknown): McpProxyError {
 
 /** `--session`: the arena's address, to which `/mcp` is added, or the session's `mcp_url` as it is. */
 export function mcpUrlOf(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('expected an http(s) URL such as https://arena.example');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('expected an http(s) URL');
-  const base = value.replace(/\/+$/, '');
-  return url.pathname.replace(/\/+$/, '').endsWith('/mcp') ? base : `${base}/mcp`;
+  const base = parseBaseUrl(value);
+  return new URL(base).pathname.endsWith('/mcp') ? base : `${base}/mcp`;
 }

@@ -23,7 +23,7 @@ import { applyRetention, dispatchArena, refreshLeaderboard } from '../../workflo
 import { answer, hang, startAgentServer, type TestAgentServer } from '../support/agent-server';
 import { startA2aAgent } from '../support/a2a-agents';
 import { historyToJson } from '../../infra/temporal/history-json';
-import { codingWork, stepOf, type SandboxObject } from '../sandbox/coding-support';
+import { codingWork, fixCenturyRule, stepOf, type SandboxObject } from '../sandbox/coding-support';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { until } from '../support/wait';
 
@@ -228,13 +228,7 @@ recording('recording workflow histories', () => {
     });
     const work = await codingWork(t, coder, started.json().id);
     const step = stepOf(t, work.sandbox);
-    const source = (await step('GET', 'files?path=calendar_utils.py')).body;
-    await step(
-      'PUT',
-      'files?path=calendar_utils.py',
-      source.replace('    return year % 4 == 0', '    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)'),
-      { 'content-type': 'text/plain' },
-    );
+    await fixCenturyRule(step);
     await step('POST', 'exec', { command: ['python3', '-c', 'from calendar_utils import is_leap; print(is_leap(1900))'] });
     expect((await step('POST', 'submit')).json().status).toBe('passed');
     await save('coding-session-pull', deliveryWorkflowId(Number(work.work_id.split('-')[1])), { status: 'passed' });
@@ -247,13 +241,7 @@ recording('recording workflow histories', () => {
         const sandbox = metadata.sandbox as SandboxObject | undefined;
         if (!sandbox) return 'a gym answer';
         const step = stepOf(t, sandbox);
-        const source = (await step('GET', 'files?path=calendar_utils.py')).body;
-        await step(
-          'PUT',
-          'files?path=calendar_utils.py',
-          source.replace('    return year % 4 == 0', '    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)'),
-          { 'content-type': 'text/plain' },
-        );
+        await fixCenturyRule(step);
         return `fixed (${(await step('POST', 'submit')).json().status})`;
       },
     });

@@ -8,6 +8,7 @@ import { deliveryWorkflowId } from '../../workflows/contracts';
 import { startA2aAgent, type A2aAgent, type ReceivedCall } from '../support/a2a-agents';
 import {
   feedEntryOf,
+  fixCenturyRule,
   startCodingArena,
   startCodingSession,
   stepOf,
@@ -29,12 +30,7 @@ beforeAll(async () => {
       if (!sandbox) return 'a gym answer';
       worked.push(sandbox.session_id);
       const step = stepOf(arena.t, sandbox);
-      const source = (await step('GET', 'files?path=calendar_utils.py')).body;
-      const fixed = source.replace(
-        '    return year % 4 == 0',
-        '    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)',
-      );
-      await step('PUT', 'files?path=calendar_utils.py', fixed, { 'content-type': 'text/plain' });
+      await fixCenturyRule(step);
       const submitted = await step('POST', 'submit');
       return `fixed the century rule (${submitted.json().status})`;
     },

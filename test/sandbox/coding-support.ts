@@ -175,3 +175,15 @@ export function stepOf(t: TestApp, sandbox: SandboxObject) {
     });
   };
 }
+
+/** python/leap-year solved as an agent solves it: calendar_utils.py read, then written back with the century rule. */
+export async function fixCenturyRule(step: ReturnType<typeof stepOf>): Promise<void> {
+  const source = (await step('GET', 'files?path=calendar_utils.py')).body;
+  const fixed = source.replace(
+    '    return year % 4 == 0',
+    '    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)',
+  );
+  const written = await step('PUT', 'files?path=calendar_utils.py', fixed, { 'content-type': 'text/plain' });
+  if (written.statusCode !== 204)
+    throw new Error(`writing calendar_utils.py answered ${written.statusCode}: ${written.body}`);
+}
