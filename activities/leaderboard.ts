@@ -11,6 +11,7 @@ import { coefficientRow } from '../domain/ratings/style-control';
 import { boardVote } from '../domain/ratings/vote-export';
 import type { UncountedReason } from '../domain/ratings/vote-flags';
 import { closeOverduePairs } from '../infra/db/repositories/pair.repository';
+import { holdVotes } from '../infra/db/repositories/vote-hold.repository';
 import {
   agentClaims,
   replaceBoards,
@@ -144,6 +145,8 @@ export function leaderboardActivities({ orm, arena }: Pick<ActivityDeps, 'orm' |
           claimed.flatMap((c, k) => claimBoards[k]!.map((board) => storedClaimBoard(c.kind, board, c))),
         );
         await replaceVoteFlags(tx, review.flags, uncounted);
+        // The cohort's votes on a held agent: out of the boards above, and their Elo taken back now.
+        await holdVotes(tx, review.holds, review.toHold);
       });
       const overall = boards!.find((b) => b.board === OVERALL && !b.styleControl);
       return { agents: overall?.entries.length ?? 0, votes: columns.count, flaggedJudges: review.flaggedJudges };

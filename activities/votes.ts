@@ -1,7 +1,7 @@
 /** Activities of votes and live battles: the Elo change of a vote in one transaction, and closing a live battle. */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { BattleStatus, Verdict } from '../domain/arena';
-import { eloWeight, NEW_JUDGE_ELO_WEIGHT } from '../domain/judges';
+import { eloWeight, judgedAs } from '../domain/judges';
 import { eloUpdate } from '../domain/ratings/elo';
 import { lockElos, setElo } from '../infra/db/repositories/agent.repository';
 import {
@@ -13,6 +13,7 @@ import {
 import { countPairVote, sessionsFullyVoted } from '../infra/db/repositories/pair.repository';
 import { countBothBad } from '../infra/db/repositories/prompt.repository';
 import { standingOf } from '../infra/db/repositories/judge-standing.repository';
+import { openHoldOn } from '../infra/db/repositories/vote-hold.repository';
 import { insertRatingChange, ratingChangesOf } from '../infra/db/repositories/rating.repository';
 import { endJudging } from '../infra/db/repositories/delivery.repository';
 import type { RecordedVote } from '../workflows/contracts';
@@ -40,9 +41,14 @@ export function voteActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'arena
 
         const agents = await lockElos(em, [battle.agent_a_id, battle.agent_b_id]);
         const eloOf = (id: number) => agents.find((a) => a.id === id)!.elo;
-        // A new judge's vote moves Elo a little; a voided judge's, not at all (domain/judges.ts).
-        const standing = await standingOf(em, battle.judge_id);
-        const weight = standing ? eloWeight(standing) : NEW_JUDGE_ELO_WEIGHT;
+        // Only an established judge's vote on a pool pair moves Elo (domain/judges.ts): K = 0 otherwise.
+        const judged = judgedAs(await standingOf(em, battle.judge_id));
+        // A rule-established judge's vote on an agent under a hold joins the hold as cast, and moves nothing.
+        const holdId =
+          judged === 'established' && !battle.live
+            ? await openHoldOn(em, [battle.agent_a_id, battle.agent_b_id])
+            : undefined;
+        const weight = holdId === undefined ? eloWeight(judged, battle.live) : 0;
         const update = eloUpdate(eloOf(battle.agent_a_id), eloOf(battle.agent_b_id), winner, weight);
         for (const [agentId, side] of [
           [battle.agent_a_id, update.a],
@@ -51,7 +57,7 @@ export function voteActivities({ orm, arena }: Pick<ActivityDeps, 'orm' | 'arena
           await setElo(em, agentId, side.after);
           await insertRatingChange(em, { agentId, battleId, before: side.before, after: side.after });
         }
-        await markBattleVoted(em, battleId, { winner, eloWeight: weight, voided: standing?.voided ?? false });
+        await markBattleVoted(em, battleId, { winner, judgedAs: judged, eloWeight: weight, holdId: holdId ?? null });
         if (winner === 'both_bad') await countBothBad(em, battle.prompt_id);
         // A live battle's two answers are judged by its one vote; a pool answer by its pairs' votes.
         if (battle.live) {

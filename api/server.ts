@@ -14,6 +14,7 @@ import { createLogger, resolveLogFormat } from '../infra/logging';
 import { WebhookClient } from '../infra/webhook/client';
 import { buildApp } from './app';
 import { WorkNotifier } from './work-notifier';
+import { arenaHasTrustedJudge } from '../infra/db/repositories/judge-standing.repository';
 
 /** A client that has not sent its request's headers by then is let go (slow-header attacks hold sockets). */
 const HEADERS_TIMEOUT_MS = 20_000;
@@ -26,6 +27,8 @@ function limitConnections(server: Server, maxConnections: number): void {
 
 export interface RunningApi {
   url: string;
+  /** Whether votes can count at all, as the API started: without a trusted judge, none does. */
+  hasTrustedJudge: boolean;
   close(): Promise<void>;
 }
 
@@ -62,6 +65,7 @@ export async function startApi(config: RuntimeConfig, workerConnection?: Connect
   const port = typeof address === 'object' && address ? address.port : config.port;
   return {
     url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+    hasTrustedJudge: await arenaHasTrustedJudge(orm.em.fork()),
     async close() {
       // Stop accepting and finish in-flight requests first, then release what they used.
       await app.close();

@@ -1,18 +1,21 @@
 /**
- * `arena judges …`: operators see every judge's standing and what the last refresh flagged, vouch
- * for judges (the seed of a new arena), and void the votes of a judge or a registration cluster.
+ * `arena judges …`: operators see every judge's standing, what the last refresh flagged and held,
+ * vouch for judges (the seed of a new arena), void the votes of a judge or a registration cluster,
+ * and release or void a hold.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ArenaError } from '../domain/errors';
 import { judgeListings } from '../infra/db/repositories/judge-standing.repository';
 import { voteFlags } from '../infra/db/repositories/leaderboard.repository';
-import { trustJudgesNamed, voidJudgesNamed } from '../services/judges';
+import { holdListings } from '../infra/db/repositories/vote-hold.repository';
+import { decideHoldNumbered, trustJudgesNamed, voidJudgesNamed } from '../services/judges';
+import type { HoldDecision } from '../domain/judges';
 import { CommandError, type Print } from './command';
 
 function standing(j: { trusted: boolean; established: boolean; voided: boolean }): string {
   if (j.voided) return 'voided';
   if (j.trusted) return 'trusted';
-  return j.established ? 'established' : 'new';
+  return j.established ? 'established' : 'probation';
 }
 
 /** Every judge's standing, then the flags of the last refresh with their reasons. */
@@ -56,6 +59,43 @@ export async function listJudges(em: EntityManager, print: Print): Promise<void>
     const agent = f.agent_id === null ? '' : ` on agent ${f.agent_id} ${f.agent_name ?? ''}`.trimEnd();
     print(`${f.kind}\t${who}${agent}\t${f.votes} votes\tp = ${f.p_value.toExponential(2)}\t${f.reason}`);
   }
+  const holds = await holdListings(em);
+  const open = holds.filter((h) => h.decision === null);
+  print(
+    `${open.length} hold(s) waiting for a decision (arena judges release <id> | void-hold <id> --reason …)` +
+      (holds.length > open.length ? `, ${holds.length - open.length} decided:` : ':'),
+  );
+  for (const h of holds) {
+    print(
+      [
+        `hold ${h.id}`,
+        h.decision ?? 'held',
+        `agent ${h.agent_id} ${h.agent_name}`,
+        `${h.held_votes} votes held`,
+        `since ${new Date(h.held_ms).toISOString().slice(0, 16).replace('T', ' ')}`,
+        `p = ${h.p_value.toExponential(2)}`,
+        h.reason,
+      ].join('\t'),
+    );
+  }
+  if (!judges.some((j) => j.trusted && !j.voided))
+    print('No judge is trusted, so no vote counts: vouch for judges with `arena judges trust <username>`.');
+}
+
+/** Releases or voids a hold's votes. */
+export async function decideHoldCommand(
+  em: EntityManager,
+  holdId: number,
+  decision: HoldDecision,
+  reason: string,
+  print: Print,
+): Promise<void> {
+  const done = await asCommand(decideHoldNumbered(em, holdId, decision, reason));
+  print(
+    decision === 'released'
+      ? `released hold ${holdId}: ${done.votes} vote(s) count from the next refresh; ${done.corrected} Elo change(s) given back now`
+      : `voided hold ${holdId}: ${done.votes} vote(s) never count; their Elo changes stay taken back`,
+  );
 }
 
 /** Vouches for judges: their votes count from the next refresh. */

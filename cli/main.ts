@@ -10,7 +10,7 @@ import { replayCommand, type ReplayOptions } from './replay';
 import { RESET_POINTS, resetCommand } from './reset';
 import { listArenaFaults, listTampered, type TamperedOptions } from './coding';
 import { fitFromExport, type FitOptions } from './leaderboard';
-import { listJudges, trustJudgesCommand, voidJudgesCommand } from './judges';
+import { decideHoldCommand, listJudges, trustJudgesCommand, voidJudgesCommand } from './judges';
 import { addTask, importHumanEval, listTasks, setTasksActive } from './tasks';
 import { withTemporal } from './temporal';
 
@@ -227,7 +227,9 @@ export async function main(
     .option('--json', 'print the board as JSON')
     .option('--bootstrap <n>', 'intervals from n bootstrap resamples instead of the closed form, to compare')
     .action((opts: FitOptions) => fitFromExport(opts, print));
-  const judges = program.command('judges').description("judges: their standing, the refresh's flags, trust and voids");
+  const judges = program
+    .command('judges')
+    .description("judges: their standing, the refresh's flags and holds, trust, voids and decisions on holds");
   judges
     .command('list', { isDefault: true })
     .description(
@@ -246,6 +248,24 @@ export async function main(
     .requiredOption('--reason <text>', 'why, for the record')
     .action((names: string[], opts: { reason: string }) =>
       db((orm) => voidJudgesCommand(orm.em.fork(), names, opts.reason, print)),
+    );
+  const holdId = (value: string) => {
+    if (!/^[1-9][0-9]{0,9}$/.test(value)) throw new CommandError(`not a hold id: ${value} (see arena judges)`);
+    return Number(value);
+  };
+  judges
+    .command('release <hold>')
+    .description('release a hold: its votes count from the next refresh, their Elo changes given back now')
+    .option('--reason <text>', 'why, for the record', 'reviewed by an operator')
+    .action((hold: string, opts: { reason: string }) =>
+      db((orm) => decideHoldCommand(orm.em.fork(), holdId(hold), 'released', opts.reason, print)),
+    );
+  judges
+    .command('void-hold <hold>')
+    .description('void a hold: its votes never count (their Elo changes stay taken back)')
+    .requiredOption('--reason <text>', 'why, for the record')
+    .action((hold: string, opts: { reason: string }) =>
+      db((orm) => decideHoldCommand(orm.em.fork(), holdId(hold), 'voided', opts.reason, print)),
     );
 
   try {

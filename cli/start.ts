@@ -62,7 +62,7 @@ export async function runEmbeddedStack(): Promise<void> {
   process.on('unhandledRejection', (reason) => crashed(reason));
 
   try {
-    const { runtime, apiUrl, temporalUiUrl } = await startStack(config);
+    const { runtime, apiUrl, temporalUiUrl, hasTrustedJudge } = await startStack(config);
     startupFinished = true;
     console.log(
       [
@@ -73,6 +73,12 @@ export async function runEmbeddedStack(): Promise<void> {
         `  Data folder:  ${config.dataDir}`,
         ...(started.postgres || started.temporal ? [`  Server logs:  ${path.join(config.dataDir, 'logs')}`] : []),
         `  Temporal:     ${runtime.temporalAddress} (namespace ${runtime.temporalNamespace})`,
+        ...(hasTrustedJudge
+          ? []
+          : [
+              '  Votes:        none counts yet: no judge is trusted. Vouch for judges with',
+              '                npm run arena -- judges trust <username>',
+            ]),
         'Press Ctrl-C to stop.',
         '',
       ].join('\n'),
@@ -84,7 +90,9 @@ export async function runEmbeddedStack(): Promise<void> {
   }
 }
 
-async function startStack(config: Config): Promise<{ runtime: RuntimeConfig; apiUrl: string; temporalUiUrl?: string }> {
+async function startStack(
+  config: Config,
+): Promise<{ runtime: RuntimeConfig; apiUrl: string; temporalUiUrl?: string; hasTrustedJudge: boolean }> {
   const logDir = path.join(config.dataDir, 'logs');
   const fileLog = (name: string) => {
     const file = openLogFile(logDir, name, config.retention);
@@ -156,7 +164,7 @@ async function startStack(config: Config): Promise<{ runtime: RuntimeConfig; api
   const api = await startApi(runtime, worker.connection);
   started.api = { name: 'API', stop: () => api.close() };
   checkpoint();
-  return { runtime, apiUrl: api.url, temporalUiUrl: temporalServer.uiUrl };
+  return { runtime, apiUrl: api.url, temporalUiUrl: temporalServer.uiUrl, hasTrustedJudge: api.hasTrustedJudge };
 }
 
 /** Like Promise.all, but waits for every promise before failing, so nothing is left starting unseen. */

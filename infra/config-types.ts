@@ -53,8 +53,6 @@ export interface ArenaSettings {
   judgeEstablishVotes: number;
   /** Votes per client address (an IPv6 /64) per UTC day, across all its accounts. */
   addressDailyVotes: number;
-  /** Live battles an account may have started and not yet voted on (running or open) at once. */
-  openLiveBattles: number;
   leaderboardIntervalSeconds: number;
   /** Votes an agent needs for a rank on the leaderboard; with fewer it is listed as provisional. */
   minVotes: number;

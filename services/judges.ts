@@ -1,14 +1,16 @@
 /**
  * What operators do to judges (`arena judges`): vouch for them, so their votes count from the next
- * refresh (the seed of a new arena), and void a judge's or a registration cluster's votes, which
- * leave the boards at the next refresh and have their Elo changes taken back.
+ * refresh (the seed of a new arena); void a judge's or a registration cluster's votes, which leave
+ * the boards at the next refresh and have their Elo changes taken back; and decide a hold on the
+ * rule-established judges' votes on one agent (release or void).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ArenaError } from '../domain/errors';
-import { lockElos, setElo } from '../infra/db/repositories/agent.repository';
 import { voidVotesOf } from '../infra/db/repositories/battle.repository';
 import { markJudgesVoided, trustJudges } from '../infra/db/repositories/judge-standing.repository';
-import { changesToReverse, insertRatingChange } from '../infra/db/repositories/rating.repository';
+import { decideHold, type HoldDecided } from '../infra/db/repositories/vote-hold.repository';
+import type { HoldDecision } from '../domain/judges';
+import { changesToReverse, correctRatings } from '../infra/db/repositories/rating.repository';
 import { accountsNamed } from '../infra/db/repositories/user.repository';
 
 /** The accounts the names stand for; a name that stands for none is an error naming it, and nothing changes. */
@@ -61,22 +63,23 @@ export async function voidJudgesNamed(
     await markJudgesVoided(tx, judgeIds, reason);
     const battles = await voidVotesOf(tx, judgeIds);
     const changes = await changesToReverse(tx, battles);
-    const elo = new Map(
-      (await lockElos(tx, [...new Set(changes.map((c) => c.agent_id))])).map((a) => [a.id, a.elo] as const),
-    );
-    for (const change of changes) {
-      const before = elo.get(change.agent_id)!;
-      const after = before - change.delta;
-      await insertRatingChange(tx, {
-        agentId: change.agent_id,
-        battleId: change.battle_id,
-        before,
-        after,
-        kind: 'void',
-      });
-      elo.set(change.agent_id, after);
-    }
-    for (const [agentId, rating] of elo) await setElo(tx, agentId, rating);
+    await correctRatings(tx, changes, 'void');
     return { judges: accounts.map((a) => a.username), votes: battles.length, reversed: changes.length };
   });
+}
+
+/**
+ * An operator decides a hold (`arena judges release|void-hold <hold id>`), in one transaction:
+ * released votes count from the next refresh, their Elo changes given back now; voided ones never
+ * count. A hold that does not exist, or was decided before, is an error naming it, and nothing changes.
+ */
+export async function decideHoldNumbered(
+  em: EntityManager,
+  holdId: number,
+  decision: HoldDecision,
+  reason: string,
+): Promise<HoldDecided> {
+  const done = await em.fork().transactional((tx) => decideHold(tx, holdId, decision, reason));
+  if (!done) throw new ArenaError('not_found', `no undecided hold ${holdId} (see arena judges)`);
+  return done;
 }

@@ -19,7 +19,14 @@ import { standingOf } from '../infra/db/repositories/judge-standing.repository';
 import type { PairTaker } from '../infra/db/repositories/pair.repository';
 import { ratingChangesOf } from '../infra/db/repositories/rating.repository';
 import { judgingWindow, type Verdict } from '../domain/arena';
-import { eloWeight, standingNote } from '../domain/judges';
+import {
+  eloWeight,
+  judgedAs,
+  leftToEstablish,
+  standingNote,
+  type EstablishingRules,
+  type StandingOfJudge,
+} from '../domain/judges';
 import { ArenaError, notFound } from '../domain/errors';
 import { tierFor } from '../domain/ratings/tiers';
 import type { RatingMove } from '../workflows/contracts';
@@ -36,13 +43,36 @@ export interface RevealedSide {
   tier: string;
 }
 
-/** Whether the judge's votes count yet, as they read it beside the reveal. */
+/** Whether the judge's votes count yet, as they read it beside the reveal and on /judge. */
 export interface JudgeStandingJson {
   established: boolean;
-  /** The share of Elo's K the judge's votes move: 1 once established, an eighth before, 0 when voided. */
+  /** The share of Elo's K the judge's votes on pool pairs move: 1 once established, 0 before and when voided. */
   elo_weight: number;
-  /** Why the vote does not count in full yet, and when it will; null when it does. */
+  /** Votes on pairs a trusted judge also voted on, and how far they agreed, as of the last refresh. */
+  compared_votes: number;
+  agreement: number | null;
+  /** Agents on which the judge's votes go against the trusted judges' beyond chance, as of the last refresh. */
+  contrary_agents: number;
+  /** What is left before the judge is established: days of account age, and compared votes. */
+  days_left: number;
+  votes_left: number;
+  /** Why the votes do not count yet, and what is left; null when they count. */
   note: string | null;
+}
+
+/** The judge's standing as the API and the website show it. */
+function standingJson(standing: StandingOfJudge, rules: EstablishingRules): JudgeStandingJson {
+  const left = standing.established ? { days: 0, votes: 0 } : leftToEstablish(standing, rules);
+  return {
+    established: standing.established,
+    elo_weight: eloWeight(judgedAs(standing), false),
+    compared_votes: standing.comparedVotes,
+    agreement: standing.agreement,
+    contrary_agents: standing.contraryAgents,
+    days_left: left.days,
+    votes_left: left.votes,
+    note: standingNote(standing, rules),
+  };
 }
 
 /** A vote's outcome as the judge sees it, on the API and the website alike. */
@@ -163,11 +193,7 @@ export async function voteOnBattle(
     winner: outcome.winner,
     a,
     b,
-    judge: {
-      established: standing.established,
-      elo_weight: eloWeight(standing),
-      note: standingNote(standing, deps.arena),
-    },
+    judge: standingJson(standing, deps.arena),
   };
 }
 
@@ -178,9 +204,7 @@ export async function judgeStanding(
   judgeId: number,
 ): Promise<JudgeStandingJson | null> {
   const standing = await standingOf(em, judgeId);
-  return standing
-    ? { established: standing.established, elo_weight: eloWeight(standing), note: standingNote(standing, arena) }
-    : null;
+  return standing ? standingJson(standing, arena) : null;
 }
 
 /** The reveal of a battle that was voted: who answered on each side and how their ratings moved. */

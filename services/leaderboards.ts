@@ -2,7 +2,7 @@
 import { IsolationLevel, type EntityManager } from '@mikro-orm/postgresql';
 import { ArenaError } from '../domain/errors';
 import { formatTimestamp } from '../domain/timestamps';
-import { LIVE, OVERALL } from '../domain/ratings/boards';
+import { OVERALL } from '../domain/ratings/boards';
 import type { ExportedVote } from '../domain/ratings/vote-export';
 import type { ClaimKind } from '../domain/ratings/claims';
 import {
@@ -17,9 +17,9 @@ import {
 import type { ArenaFaultRate } from '../domain/sandbox/pass-rate';
 import { poolCategories, publishedVotes } from '../infra/db/repositories/public-vote.repository';
 
-/** The categories with a board: the pool's, and `live`, in alphabetical order. */
+/** The categories with a board: the pool's, in alphabetical order (live battles count on no board). */
 export async function boardCategories(em: EntityManager): Promise<string[]> {
-  return [...new Set([...(await poolCategories(em)), LIVE])].sort();
+  return [...(await poolCategories(em))].sort();
 }
 
 /** The board a request names: the overall one without a category; an unknown category is refused. */

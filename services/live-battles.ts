@@ -4,12 +4,7 @@ import type { ArenaSettings } from '../infra/config';
 import { Prompt } from '../infra/db/entities/prompt.entity';
 import type { Delivery } from '../infra/db/entities/delivery.entity';
 import { eligibleAgents } from '../infra/db/repositories/agent.repository';
-import {
-  addBattle,
-  findBattle,
-  unvotedLiveBattles,
-  type BattleWithAnswers,
-} from '../infra/db/repositories/battle.repository';
+import { addBattle, findBattle, type BattleWithAnswers } from '../infra/db/repositories/battle.repository';
 import { standingOf } from '../infra/db/repositories/judge-standing.repository';
 import { asJudgeSeesIt, type Judge } from './judging';
 import { addDelivery, writtenDelivery } from '../infra/db/repositories/delivery.repository';
@@ -28,9 +23,8 @@ export interface LiveBattleRequest {
 
 /**
  * Creates the battle and its two sessions, then starts `battle-<id>`; a battle that cannot start is
- * closed as void. Refused while the person has as many live battles waiting for their vote as the
- * arena allows (`ARENA_OPEN_LIVE_BATTLES`): starting many and voting only on those one likes would
- * pick which battles count.
+ * closed as void. A live battle is the person's own comparison: its vote moves no Elo and counts on
+ * no board, so how many a person leaves unvoted buys nothing (the start is rate limited per account).
  */
 export async function startLiveBattleFor(
   em: EntityManager,
@@ -39,13 +33,6 @@ export async function startLiveBattleFor(
   { prompt: text, category, deadline_seconds: deadlineSeconds, offer_to_pool: offered = false }: LiveBattleRequest,
 ): Promise<BattleWithAnswers> {
   const { judgeId } = judge;
-  const { openLiveBattles } = deps.arena;
-  if ((await unvotedLiveBattles(em, judgeId)) >= openLiveBattles)
-    throw new ArenaError(
-      'conflict',
-      `you have ${openLiveBattles} live battle${openLiveBattles === 1 ? '' : 's'} you started and have not voted on ` +
-        `(at most ${openLiveBattles} at once): vote on them before you start another`,
-    );
   // Never an agent of an owner registered with the person, unless an operator vouches for them.
   const standing = await standingOf(em, judgeId);
   const excludedCluster = standing && !standing.trusted ? standing.cluster : null;

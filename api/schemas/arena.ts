@@ -44,16 +44,34 @@ export const voteResult = z.object({
     .object({
       established: z
         .boolean()
-        .describe("whether your votes count on the leaderboard's fitted boards (they are kept either way)"),
+        .describe(
+          'whether your votes count on the leaderboard, the export and Elo: only votes cast once you are established ever do',
+        ),
       elo_weight: z
         .number()
         .describe(
-          "the share of Elo's K your votes move: 1 once established, 0.125 before, 0 if an operator voided them",
+          "the share of Elo's K your votes on pool pairs move: 1 once established, 0 before or if an operator voided them (live battles move none)",
         ),
+      compared_votes: z
+        .number()
+        .int()
+        .describe("your votes on pairs an operator's trusted judge also voted on, as of the last leaderboard refresh"),
+      agreement: z
+        .number()
+        .nullable()
+        .describe("how often those votes agreed with the trusted judges' (0 to 1; a tie against a winner is half)"),
+      contrary_agents: z
+        .number()
+        .int()
+        .describe(
+          "agents on which your votes go against the trusted judges' beyond chance: none may, to be established",
+        ),
+      days_left: z.number().int().describe('days of account age left before you can be established'),
+      votes_left: z.number().int().describe('compared votes left before you can be established'),
       note: z
         .string()
         .nullable()
-        .describe('why your vote does not count in full yet, and when it will; null when it does'),
+        .describe('where you stand and what is left before your votes count, in a sentence; null when they count'),
     })
     .describe('your standing as a judge'),
 }) satisfies z.ZodType<VoteResult>;
@@ -81,8 +99,12 @@ export const ratingHistory = z.object({
     z.object({
       battle_id: z.number().int(),
       kind: z
-        .enum(['vote', 'void'])
-        .describe("`vote`: the vote's change; `void`: the same change taken back, because an operator voided the vote"),
+        .enum(['vote', 'void', 'hold', 'release'])
+        .describe(
+          "`vote`: the vote's change; `void`: the same change taken back, because an operator voided the vote; " +
+            '`hold`: taken back while the votes of judges established by the rule on this agent are held for review; ' +
+            '`release`: given back, an operator having released them',
+        ),
       before: z.number().int(),
       after: z.number().int(),
       delta: z.number().int(),

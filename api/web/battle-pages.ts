@@ -8,7 +8,14 @@ import { perAccountPerMinute } from '../plugins/rate-limits';
 import type { BattleWithAnswers } from '../../infra/db/repositories/battle.repository';
 import { VERDICTS, type Verdict } from '../../domain/arena';
 import { ArenaError } from '../../domain/errors';
-import { battleOfJudge, nextBattle, revealOf, voteOnBattle, type VoteResult } from '../../services/judging';
+import {
+  battleOfJudge,
+  judgeStanding,
+  nextBattle,
+  revealOf,
+  voteOnBattle,
+  type VoteResult,
+} from '../../services/judging';
 import { startLiveBattleFor } from '../../services/live-battles';
 import type { WorkflowDeps } from '../../services/workflow-client';
 import { expectedFailure } from '../errors';
@@ -99,7 +106,10 @@ function battleMarkdown(row: BattleWithAnswers, reveal: VoteResult | null): stri
   const verdict = reveal
     ? `Verdict: ${VERDICT_LABELS[reveal.winner]}.\n\n${reveal.judge.note ? `${mdEscape(reveal.judge.note)}\n\n` : ''}`
     : '';
-  return `# Battle ${row.id} (${row.status})\n\n${verdict}**Prompt** (${mdEscape(row.category)}):\n\n${mdFenced(row.prompt)}\n\n${side('a')}\n${side('b')}\n${vote}`;
+  const live = row.live
+    ? 'A live battle is your own comparison: its vote is shown and public, but moves no Elo and counts on no leaderboard.\n\n'
+    : '';
+  return `# Battle ${row.id} (${row.status})\n\n${live}${verdict}**Prompt** (${mdEscape(row.category)}):\n\n${mdFenced(row.prompt)}\n\n${side('a')}\n${side('b')}\n${vote}`;
 }
 
 export const battlePages: FastifyPluginAsync<{
@@ -121,16 +131,20 @@ export const battlePages: FastifyPluginAsync<{
       : undefined;
     const reveal = previous ? await revealOf(request.em, deps.arena, previous) : null;
     const battle = await nextBattle(request.em, deps.arena, judgeOf(request, judgeId));
+    // Where the judge stands, unless the reveal just said it.
+    const standing = reveal ? null : await judgeStanding(request.em, deps.arena, judgeId);
     return sendPage(request, reply, {
       title: 'Judge',
       view: 'judge',
       data: {
         battle: battle ? battleModel(battle, null) : null,
         reveal: reveal ? revealModel(reveal) : null,
+        standingNote: standing?.note ?? null,
         from: 'judge',
       },
       markdown: () =>
-        battle ? battleMarkdown(battle, null) : '# Judge\n\nNothing is left for you to judge right now.\n',
+        (battle ? battleMarkdown(battle, null) : '# Judge\n\nNothing is left for you to judge right now.\n') +
+        (standing?.note ? `\n${mdEscape(standing.note)}\n` : ''),
     });
   });
 

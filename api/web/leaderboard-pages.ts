@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { codingRecord } from '../../domain/sandbox/pass-rate';
 import { tierFor } from '../../domain/ratings/tiers';
 import { votesWaiting } from '../../infra/db/repositories/public-vote.repository';
+import { arenaHasTrustedJudge } from '../../infra/db/repositories/judge-standing.repository';
 import { boardCategories, readBoard, readClaimBoard } from '../../services/leaderboards';
 import { codingSuitesOf } from '../../services/profiles';
 import { honestyCell, suitesCell } from './render/coding-cells';
@@ -59,6 +60,10 @@ function playerTabs(current: 'agent' | 'model' | 'tool', category: string | unde
   }));
 }
 
+/** What the board says while no vote can count (docs/guides/judging.md#whose-votes-count). */
+const NO_TRUSTED_JUDGE =
+  'No vote counts yet: this arena has no trusted judge to measure votes against. An operator vouches for judges with `npm run arena -- judges trust <username>`.';
+
 export const leaderboardPages: FastifyPluginAsync<{
   publicUrl: string;
   minVotes: number;
@@ -73,10 +78,11 @@ export const leaderboardPages: FastifyPluginAsync<{
   app.get('/', async (request, reply) => {
     const query = boardQuery.parse(request.query);
     const styleControl = query.style_control === 'true';
-    const [board, categories, waiting] = await Promise.all([
+    const [board, categories, waiting, hasTrustedJudge] = await Promise.all([
       readBoard(request.em, { category: query.category, styleControl }),
       boardCategories(request.em),
       votesWaiting(request.em),
+      arenaHasTrustedJudge(request.em),
     ]);
     const suites = await codingSuitesOf(
       request.em,
@@ -137,12 +143,15 @@ export const leaderboardPages: FastifyPluginAsync<{
         tooFewVotes,
         category: query.category,
         waiting,
+        hasTrustedJudge,
         nextRefresh,
         refreshSeconds,
         codingBoard: categories.includes('coding'),
       },
       markdown: () =>
         `# Agent Arena ${title.toLowerCase()}\n\nBy claim: [models](${publicUrl}/claims?by=model) · [tools](${publicUrl}/claims?by=tool). Boards: ${tabs.map((t) => `[${t.label}](${publicUrl}${t.href})`).join(' · ')}. Views: ${views.map((v) => `[${v.label}](${publicUrl}${v.href})`).join(' · ')}.\n\n${
+          hasTrustedJudge ? '' : `${NO_TRUSTED_JUDGE}\n\n`
+        }${
           rows.length === 0
             ? 'No votes yet.\n'
             : mdTable(

@@ -136,10 +136,10 @@ export async function growScaleArena(pool: Pool, arena: ScaleArena, answers: num
        limit $1),
      cast_votes as (
        insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high,
-                            live, status, winner, voted_at, created_at)
+                            live, status, winner, judged_as, voted_at, created_at)
        select c.prompt_id, ($2::int[])[c.id % cardinality($2::int[]) + 1], c.session_low_id, c.session_high_id,
          c.agent_low_id, c.agent_high_id, c.session_low_id, c.session_high_id, false, 'voted',
-         case when u < 0.1 then 'tie' when u < 0.1 + 0.9 * c.low_wins then 'a' else 'b' end,
+         case when u < 0.1 then 'tie' when u < 0.1 + 0.9 * c.low_wins then 'a' else 'b' end, 'trusted',
          now() - interval '12 hours', now() - interval '12 hours'
        from chosen c, lateral (select random() + 0 * c.id as u) r)
      update arena_pairs p set shown = 1, votes = 1 from chosen c where p.id = c.id`,

@@ -11,7 +11,7 @@ import { tabulateVotes } from './vote-table';
 
 /** The board of every vote. */
 export const OVERALL = 'all';
-/** The board of live battles whose prompt's category is none of the pool's. */
+/** The category of a vote on a prompt of no pool category (a live battle's, which counts on no board). */
 export const LIVE = 'live';
 
 /** The seed of `arena leaderboard fit --bootstrap`, so a comparison run gives the same numbers twice. */

@@ -18,10 +18,17 @@
  *    uncertainty, Σ over the agent and its opponents of (∂E/∂θ)² / information, so an agent the
  *    established judges have barely seen is never "known" to be weak. z = (|O − E| − ½) / sd,
  *    two-sided normal p.
- * 4. A cell is flagged when p < alpha / (cells tested) (Bonferroni over every group and agent).
+ * 4. A cell is flagged when p < alpha / (cells tested) (Bonferroni over every group and agent; a
+ *    kind of group may be a family of its own, and the per-judge test of establishment makes each
+ *    judge's cells one).
  *
  * Clusters and addresses are tested only when two or more judges voted from them (a group of one
- * is its judge). In simulation (test/unit/ratings/concentrated-votes.test.ts) honest arenas with
+ * is its judge). The cohort is every vote marked `cohort` (the votes of judges established by the
+ * rule, not by an operator), one group whatever its judges' addresses: an owner's accounts spread
+ * over many addresses still vote together on the owner's agent. A group kind may be given a margin:
+ * the share of its votes with an agent by which it may lean before the excess is tested
+ * (z = (|O − E| − ½ − margin·n) / sd), so a mild honest preference is never flagged however many
+ * votes show it. In simulation (test/unit/ratings/concentrated-votes.test.ts) honest arenas with
  * judges of varied sharpness and tie rates flag nobody in the great majority of runs, at or below
  * the stated family-wise rate alpha; an owner's accounts voting for their agent are flagged.
  */
@@ -39,19 +46,30 @@ export interface GroupedVote {
   cluster: number;
   /** The client address the vote came from; null when not known (votes older than the address record). */
   network: string | null;
+  /** Whether the vote belongs to the cohort (tested as one group). */
+  cohort?: boolean;
   a: number;
   b: number;
   outcome: VoteOutcome;
 }
 
 export type VoteGroup =
-  { kind: 'judge'; judgeId: number } | { kind: 'cluster'; cluster: number } | { kind: 'address'; network: string };
+  | { kind: 'judge'; judgeId: number }
+  | { kind: 'cluster'; cluster: number }
+  | { kind: 'address'; network: string }
+  | { kind: 'cohort' };
 
 export interface ConcentrationOptions {
   /** Family-wise false-alarm rate over every cell tested; default 0.01. */
   alpha?: number;
   /** Votes a group needs with an agent before the pair is tested; default 10. */
   minVotes?: number;
+  /** Per kind of group, the share of its votes with an agent it may lean by before the excess is tested; default 0. */
+  margins?: Partial<Record<VoteGroup['kind'], number>>;
+  /** Over what `alpha` is the family-wise rate: every cell tested (default), or each group's cells. */
+  family?: 'all' | 'group';
+  /** Kinds of group whose cells are a family of their own, apart from every other cell tested. */
+  ownFamilies?: ReadonlyArray<VoteGroup['kind']>;
 }
 
 export interface ConcentrationFlag {
@@ -69,7 +87,7 @@ export interface ConcentrationFlag {
 
 export interface ConcentrationReport {
   flags: ConcentrationFlag[];
-  /** Group-and-agent cells tested (the Bonferroni divisor). */
+  /** Group-and-agent cells tested (the Bonferroni divisor, with `family: 'all'`). */
   tested: number;
 }
 
@@ -124,6 +142,9 @@ export function referenceModel(reference: readonly BattleVote[]): Model {
   };
 }
 
+/** Group slots per vote: its judge, cluster, address and the cohort. */
+const SLOTS = 4;
+
 /** A tested group's votes with one agent, summed. */
 interface Cell {
   group: number;
@@ -132,6 +153,8 @@ interface Cell {
   observed: number;
   expected: number;
   variance: number;
+  /** The group's sharpness as this cell reads it. */
+  beta: number;
   /** ∂E/∂θ of each opponent (by agent index), summed over the cell's votes. */
   opponentSlopes: Map<number, number>;
 }
@@ -148,7 +171,7 @@ interface VoteIndex {
   second: Int32Array;
   difference: Float64Array;
   score: Float64Array;
-  /** Three group indices per vote (judge, cluster, address), -1 for none. */
+  /** SLOTS group indices per vote (judge, cluster, address, cohort), -1 for none. */
   groupOf: Int32Array;
 }
 
@@ -171,6 +194,7 @@ function indexVotes(votes: readonly GroupedVote[], model: Model): VoteIndex {
   const judgeGroups = new Map<number, number>();
   const clusterGroups = new Map<number, number>();
   const networkGroups = new Map<string, number>();
+  const cohortGroup = new Map<number, number>();
   const groupOf = <K>(map: Map<K, number>, key: K, group: () => VoteGroup): number => {
     let index = map.get(key);
     if (index === undefined) {
@@ -200,7 +224,7 @@ function indexVotes(votes: readonly GroupedVote[], model: Model): VoteIndex {
     second: new Int32Array(n),
     difference: new Float64Array(n),
     score: new Float64Array(n),
-    groupOf: new Int32Array(3 * n).fill(-1),
+    groupOf: new Int32Array(SLOTS * n).fill(-1),
   };
   for (let k = 0; k < n; k++) {
     const vote = counted[k]!;
@@ -208,15 +232,16 @@ function indexVotes(votes: readonly GroupedVote[], model: Model): VoteIndex {
     index.second[k] = agentOf(vote.b);
     index.difference[k] = model.strength(vote.a) - model.strength(vote.b);
     index.score[k] = scoreForA(vote.outcome);
-    index.groupOf[3 * k] = groupOf(judgeGroups, vote.judgeId, () => ({ kind: 'judge', judgeId: vote.judgeId }));
+    index.groupOf[SLOTS * k] = groupOf(judgeGroups, vote.judgeId, () => ({ kind: 'judge', judgeId: vote.judgeId }));
     if (sharedClusters.has(vote.cluster))
-      index.groupOf[3 * k + 1] = groupOf(clusterGroups, vote.cluster, () => ({
+      index.groupOf[SLOTS * k + 1] = groupOf(clusterGroups, vote.cluster, () => ({
         kind: 'cluster',
         cluster: vote.cluster,
       }));
     const network = vote.network;
     if (network !== null && sharedNetworks.has(network))
-      index.groupOf[3 * k + 2] = groupOf(networkGroups, network, () => ({ kind: 'address', network }));
+      index.groupOf[SLOTS * k + 2] = groupOf(networkGroups, network, () => ({ kind: 'address', network }));
+    if (vote.cohort) index.groupOf[SLOTS * k + 3] = groupOf(cohortGroup, 0, () => ({ kind: 'cohort' }));
   }
   return index;
 }
@@ -240,7 +265,7 @@ function sharpnessOf(index: VoteIndex): Float64Array {
     }
     for (let k = 0; k < difference.length; k++) {
       const d = difference[k]!;
-      for (let slot = 3 * k; slot < 3 * k + 3; slot++) {
+      for (let slot = SLOTS * k; slot < SLOTS * k + SLOTS; slot++) {
         const g = groupOf[slot]!;
         if (g < 0) continue;
         const q = sigmoid(beta[g]! * d);
@@ -260,15 +285,55 @@ function sharpnessOf(index: VoteIndex): Float64Array {
 }
 
 /**
+ * The cohort's sharpness without each agent's votes (by agent index). The cohort's votes on the
+ * agent under test would otherwise set the sharpness they are tested with: bought wins for a weak
+ * agent make the cohort look blunt, which raises what the model expects of the agent and hides the
+ * purchase. One Newton step from the cohort's full sharpness, on its votes without the agent (the
+ * objective is smooth, and one pass over the votes serves every agent).
+ */
+function cohortSharpnessWithout(
+  index: VoteIndex,
+  beta: Float64Array,
+): { group: number; beta: Map<number, number> } | null {
+  const group = index.groups.findIndex((g) => g.kind === 'cohort');
+  if (group < 0) return null;
+  const b = beta[group]!;
+  let gradient = -SHARPNESS_PRIOR * (b - 1);
+  let curvature = SHARPNESS_PRIOR;
+  const agentGradient = new Map<number, number>();
+  const agentCurvature = new Map<number, number>();
+  const add = (map: Map<number, number>, key: number, value: number) => map.set(key, (map.get(key) ?? 0) + value);
+  for (let k = 0; k < index.first.length; k++) {
+    if (index.groupOf[SLOTS * k + 3] !== group) continue;
+    const d = index.difference[k]!;
+    const q = sigmoid(b * d);
+    const g = d * (index.score[k]! - q);
+    const h = d * d * q * (1 - q);
+    gradient += g;
+    curvature += h;
+    for (const agent of [index.first[k]!, index.second[k]!]) {
+      add(agentGradient, agent, g);
+      add(agentCurvature, agent, h);
+    }
+  }
+  const without = new Map<number, number>();
+  for (const [agent, g] of agentGradient) {
+    const step = (gradient - g) / (curvature - agentCurvature.get(agent)!);
+    without.set(agent, min(SHARPNESS_RANGE[1], max(SHARPNESS_RANGE[0], b + step)));
+  }
+  return { group, beta: without };
+}
+
+/**
  * The cells (group and agent) with at least `minVotes` votes, by key group · agents + agent.
- * Counted by sorting every vote's six keys, so the count needs no map of every cell.
+ * Counted by sorting every vote's keys (two a group), so the count needs no map of every cell.
  */
 function testedCells(index: VoteIndex, minVotes: number): Map<number, Cell> {
   const agents = index.agentIds.length;
-  const keys = new Float64Array(6 * index.first.length);
+  const keys = new Float64Array(2 * SLOTS * index.first.length);
   let used = 0;
   for (let k = 0; k < index.first.length; k++) {
-    for (let slot = 3 * k; slot < 3 * k + 3; slot++) {
+    for (let slot = SLOTS * k; slot < SLOTS * k + SLOTS; slot++) {
       const g = index.groupOf[slot]!;
       if (g < 0) continue;
       keys[used++] = g * agents + index.first[k]!;
@@ -290,6 +355,7 @@ function testedCells(index: VoteIndex, minVotes: number): Map<number, Cell> {
         observed: 0,
         expected: 0,
         variance: 0,
+        beta: 1,
         opponentSlopes: new Map(),
       });
     }
@@ -309,6 +375,7 @@ export function findConcentratedVotes(
   const model = referenceModel(reference);
   const index = indexVotes(votes, model);
   const beta = sharpnessOf(index);
+  const cohort = cohortSharpnessWithout(index, beta);
   const cells = testedCells(index, minVotes);
   const agents = index.agentIds.length;
   const strength = index.agentIds.map((id) => model.strength(id));
@@ -316,7 +383,7 @@ export function findConcentratedVotes(
   // Each tested cell's observed score, expectation and variance, from its agent's side.
   for (let k = 0; k < index.first.length; k++) {
     const scoreFirst = index.score[k]!;
-    for (let slot = 3 * k; slot < 3 * k + 3; slot++) {
+    for (let slot = SLOTS * k; slot < SLOTS * k + SLOTS; slot++) {
       const g = index.groupOf[slot]!;
       if (g < 0) continue;
       for (const [agent, opponent, score] of [
@@ -325,30 +392,40 @@ export function findConcentratedVotes(
       ] as const) {
         const cell = cells.get(g * agents + agent);
         if (!cell) continue;
-        const p = sigmoid(beta[g]! * (strength[agent]! - strength[opponent]!));
+        cell.beta = g === cohort?.group ? (cohort.beta.get(agent) ?? beta[g]!) : beta[g]!;
+        const p = sigmoid(cell.beta * (strength[agent]! - strength[opponent]!));
         cell.votes += 1;
         cell.observed += score;
         cell.expected += p;
         cell.variance += p * (1 - p);
-        cell.opponentSlopes.set(opponent, (cell.opponentSlopes.get(opponent) ?? 0) + beta[g]! * p * (1 - p));
+        cell.opponentSlopes.set(opponent, (cell.opponentSlopes.get(opponent) ?? 0) + cell.beta * p * (1 - p));
       }
     }
   }
 
   const tested = cells.size;
+  const cellsOfGroup = new Map<number, number>();
+  for (const cell of cells.values()) cellsOfGroup.set(cell.group, (cellsOfGroup.get(cell.group) ?? 0) + 1);
+  const apart = (g: number) =>
+    options.family === 'group' || (options.ownFamilies ?? []).includes(index.groups[g]!.kind);
+  let inCommon = 0;
+  for (const [g, count] of cellsOfGroup) if (!apart(g)) inCommon += count;
   const flags: ConcentrationFlag[] = [];
   for (const cell of cells.values()) {
+    const group = index.groups[cell.group]!;
+    const margin = (options.margins?.[group.kind] ?? 0) * cell.votes;
     // The model is uncertain about the agent and its opponents alike; each uncertainty moves E.
-    const slope = beta[cell.group]! * cell.variance;
+    const slope = cell.beta * cell.variance;
     let modelVariance = (slope * slope) / model.information(index.agentIds[cell.agent]!);
     for (const [opponent, opponentSlope] of cell.opponentSlopes)
       modelVariance += (opponentSlope * opponentSlope) / model.information(index.agentIds[opponent]!);
     const sd = sqrt(cell.variance + modelVariance);
-    const z = sd > 0 ? max(0, abs(cell.observed - cell.expected) - 0.5) / sd : 0;
+    const z = sd > 0 ? max(0, abs(cell.observed - cell.expected) - 0.5 - margin) / sd : 0;
     const pValue = erfc(z / Math.SQRT2);
-    if (pValue >= alpha / tested) continue;
+    const family = apart(cell.group) ? cellsOfGroup.get(cell.group)! : inCommon;
+    if (pValue >= alpha / family) continue;
     flags.push({
-      group: index.groups[cell.group]!,
+      group,
       agentId: index.agentIds[cell.agent]!,
       direction: cell.observed > cell.expected ? 'for' : 'against',
       votes: cell.votes,

@@ -8,8 +8,12 @@ export const ELO_SCALE = 400;
 /** A judge's verdict on a battle, as the rating rules take it. */
 export type VoteOutcome = Verdict;
 
-/** A row of an agent's rating history: a vote's change, or (`void`) the same change taken back by an operator. */
-export type RatingChangeKind = 'vote' | 'void';
+/**
+ * A row of an agent's rating history: a vote's change; the same change taken back by an operator's
+ * void (`void`) or by a hold on the votes (`hold`); or a held change given back when an operator
+ * released the hold (`release`).
+ */
+export type RatingChangeKind = 'vote' | 'void' | 'hold' | 'release';
 
 export interface EloMove {
   before: number;

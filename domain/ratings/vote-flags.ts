@@ -8,5 +8,10 @@
  */
 export type FlagKind = 'outlier' | 'judge' | 'cluster' | 'address';
 
-/** Why a published vote is not counted: its judge is not established yet, it was flagged, or an operator voided it. */
-export type UncountedReason = 'new-judge' | 'flagged' | 'voided';
+/**
+ * Why a published vote is not counted: its judge was in probation when it was cast, it was flagged,
+ * held (the rule-established cohort's votes on an agent, until an operator decides), voided by an
+ * operator, cast on a live battle (the requester's own comparison), or the arena has no trusted
+ * judge to measure anyone against.
+ */
+export type UncountedReason = 'probation' | 'flagged' | 'held' | 'voided' | 'live' | 'no-reference';

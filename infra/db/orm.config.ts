@@ -28,6 +28,7 @@ import { UserSchema } from './entities/user.entity';
 import { UserIdentitySchema } from './entities/user-identity.entity';
 import { UserPasswordSchema } from './entities/user-password.entity';
 import { VoteFlagSchema } from './entities/vote-flag.entity';
+import { VoteHoldSchema } from './entities/vote-hold.entity';
 import { WebSessionSchema } from './entities/web-session.entity';
 import { WorkItemSchema } from './entities/work-item.entity';
 import { migrationsList } from './migrations';
@@ -46,6 +47,7 @@ export const entities = [
   ClaimBoardSchema,
   PublicVoteSchema,
   VoteFlagSchema,
+  VoteHoldSchema,
   UncountedVoteSchema,
   JudgeStandingSchema,
   JudgeExposureSchema,

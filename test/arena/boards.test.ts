@@ -71,8 +71,8 @@ async function voteOn(prompt: Awaited<ReturnType<typeof answersByPrompt>>[number
         const longerA = prompt.lengths[a]! > prompt.lengths[b]!;
         const winner = j === 4 ? 'tie' : longerA !== (j === 3) ? 'a' : 'b';
         await arena.sql(
-          `insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high, status, winner, voted_at, created_at)
-           values (?, ?, ?, ?, ?, ?, ?, ?, 'voted', ?, now(), now())`,
+          `insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high, status, winner, judged_as, voted_at, created_at)
+           values (?, ?, ?, ?, ?, ?, ?, ?, 'voted', ?, 'trusted', now(), now())`,
           [
             prompt.prompt_id,
             judge,
@@ -118,7 +118,7 @@ describe('the boards', () => {
     expect((await get('/api/votes')).body.trim().split('\n')).toHaveLength(total);
   });
 
-  it("give each category a board of its prompts' votes only, and a live battle on a prompt of no pool category its own", async () => {
+  it("give each category a board of its prompts' votes only, and a live battle's vote none", async () => {
     const person = await registerJudge(arena.t);
     const started = await arena.t.app.inject({
       method: 'POST',
@@ -138,10 +138,9 @@ describe('the boards', () => {
     expect(vote.statusCode).toBe(200);
     await refresh();
 
-    expect(votesOn((await get('/api/leaderboard')).json())).toBe(total + 1);
-    const live = (await get('/api/leaderboard?category=live')).json();
-    expect(votesOn(live)).toBe(1);
-    expect(live.every((r: { provisional: boolean }) => r.provisional)).toBe(true);
+    // The live vote is the person's own comparison: no board counts it, and there is no live board.
+    expect(votesOn((await get('/api/leaderboard')).json())).toBe(total);
+    expect((await get('/api/leaderboard?category=live')).statusCode).toBe(400);
     for (const [category, cast] of Object.entries(byCategory)) {
       const rows = (await get(`/api/leaderboard?category=${category}`)).json();
       expect(votesOn(rows)).toBe(cast);
@@ -154,7 +153,7 @@ describe('the boards', () => {
     expect((await get(`/api/leaderboard?category=${unvoted!.category}`)).json()).toEqual([]);
     const unknown = await get('/api/leaderboard?category=poetry');
     expect(unknown.statusCode).toBe(400);
-    expect(unknown.json().detail).toMatch(/^category must be one of .*live.*; "poetry" is not$/);
+    expect(unknown.json().detail).toMatch(/^category must be one of .*writing.*; "poetry" is not$/);
     expect((await get('/api/leaderboard?style_control=yes')).json()).toEqual({
       detail: 'style_control must be true or false',
     });
@@ -196,7 +195,8 @@ describe('the boards', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines).toHaveLength(total + 1);
+    // Every counted vote; the live battle's is not one.
+    expect(lines).toHaveLength(total);
     const battles = await arena.sql<{ id: number; judge_id: number; agent_a_id: number }>(
       `select id, judge_id, agent_a_id from battles where status = 'voted'`,
     );
@@ -214,7 +214,7 @@ describe('the boards', () => {
     expect(new Set(pseudonymOf.values()).size).toBe(pseudonymOf.size);
     // agent-0's long, structured answer, counted as the fit counts it.
     const agent0 = arena.agents[0]!.id;
-    const side = lines.find((l) => l.agent_a_id === agent0 && l.category !== 'live');
+    const side = lines.find((l) => l.agent_a_id === agent0);
     expect([side.a_length, side.a_headers, side.a_list_items, side.a_bold]).toEqual([
       [...STYLES['/agent-0']!].length,
       2,
@@ -226,7 +226,7 @@ describe('the boards', () => {
     expect(csv.body.split('\n')[0]).toBe(
       'battle_id,prompt_id,category,judge,agent_a_id,agent_b_id,left,winner,voted_at,a_length,a_headers,a_list_items,a_bold,b_length,b_headers,b_list_items,b_bold',
     );
-    expect(csv.body.trim().split('\n')).toHaveLength(total + 2);
+    expect(csv.body.trim().split('\n')).toHaveLength(total + 1);
     const accepted = await arena.t.app.inject({ method: 'GET', url: '/api/votes', headers: { accept: 'text/csv' } });
     expect(accepted.body).toBe(csv.body);
   });

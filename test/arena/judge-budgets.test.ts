@@ -31,6 +31,16 @@ const pairOf = async (battleId: number) =>
       [battleId],
     )
   )[0]!;
+/**
+ * A judge established by the rule, not trusted: the per-address rules hold it, and it may take any
+ * pair (a judge in probation is handed only pairs a trusted judge had).
+ */
+async function registerEstablished(ip: string): Promise<Registered> {
+  const judge = await register(arena.t.app, ip);
+  await arena.sql(`insert into judge_standings (judge_id, established_at) values (?, now())`, [judge.userId]);
+  return judge;
+}
+
 /** Every battle judge/next hands this judge until it says 204, each left unvoted (each judge holds one at a time, so each is voted as a tie in the table). */
 async function everyBattleFor(who: Registered, from = who.ip): Promise<number[]> {
   const battles: number[] = [];
@@ -80,9 +90,9 @@ describe('per-address rules', () => {
 
   it('hands a pair to at most one account of an address and of a registration cluster, and refuses a second vote from either', async () => {
     // Two accounts registered together (one cluster), a third on its own that judges from the first's address.
-    const first = await register(arena.t.app, '198.51.100.30');
-    const sibling = await register(arena.t.app, '198.51.100.30');
-    const guest = await register(arena.t.app, '198.51.100.31');
+    const first = await registerEstablished('198.51.100.30');
+    const sibling = await registerEstablished('198.51.100.30');
+    const guest = await registerEstablished('198.51.100.31');
     const taken = (await next(first)).json();
     const { pair } = await pairOf(taken.battle_id);
     const siblingPairs = await Promise.all((await everyBattleFor(sibling, '198.51.100.32')).map(pairOf));
@@ -93,7 +103,7 @@ describe('per-address rules', () => {
     // A vote is refused on a pair an account of the same address has voted on, though judge/next handed it elsewhere.
     const [low, high] = pair.split('-').map(Number) as [number, number];
     expect((await vote(first, taken.battle_id)).statusCode).toBe(200);
-    const outsider = await register(arena.t.app, '198.51.100.33');
+    const outsider = await registerEstablished('198.51.100.33');
     const [forged] = await arena.sql<{ id: number }>(
       `insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high, status, created_at)
        select prompt_id, ?, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high, 'open', now()
@@ -115,7 +125,7 @@ describe('per-address rules', () => {
     const owner = arena.owners[0]!;
     const mine = arena.agents[0]!.id;
     // Registered from the owner's address the same day: the owner's cluster.
-    const sock = await register(arena.t.app, owner.ip);
+    const sock = await registerEstablished(owner.ip);
     const [cluster] = await arena.sql<{ same: boolean }>(
       `select a.registration_cluster = b.registration_cluster as same from users a, users b where a.id = ? and b.id = ?`,
       [sock.userId, owner.userId],
@@ -129,7 +139,7 @@ describe('per-address rules', () => {
   it("keeps an address from taking more than half of an agent's battles once it has taken ten", async () => {
     for (let i = 0; i < 2; i++) await arena.dispatch();
     const crowded = arena.agents[1]!.id;
-    const judge = await register(arena.t.app, '198.51.100.50');
+    const judge = await registerEstablished('198.51.100.50');
     // The address has had 12 of the agent's 20 battles so far.
     await arena.sql(
       `insert into judge_exposures (agent_id, source, battles) values (?, 'address:198.51.100.50', 12)
@@ -149,9 +159,7 @@ describe('per-address rules', () => {
     expect(battles.length).toBeGreaterThan(0);
     for (const battle of battles) expect(battle.agents).not.toContain(crowded);
     // Another address is handed the agent's pairs.
-    const elsewhere = await Promise.all(
-      (await everyBattleFor(await register(arena.t.app, '198.51.100.51'))).map(pairOf),
-    );
+    const elsewhere = await Promise.all((await everyBattleFor(await registerEstablished('198.51.100.51'))).map(pairOf));
     expect(elsewhere.some((battle) => battle.agents.includes(crowded))).toBe(true);
     // Every battle it did take was counted, in all and for its address and cluster.
     const counted = await arena.sql<{ source: string; battles: number }>(

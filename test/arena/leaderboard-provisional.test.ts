@@ -37,8 +37,8 @@ async function voted(winnerIndex: number, loserIndex: number, count: number): Pr
     const judge = await registerJudge(arena.t);
     pairs += 1;
     await arena.sql(
-      `insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high, status, winner, voted_at, created_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, 'voted', 'a', now(), now())`,
+      `insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high, status, winner, judged_as, voted_at, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, 'voted', 'a', 'trusted', now(), now())`,
       [pair!.prompt_id, judge.userId, pair!.a, pair!.b, winner.id, loser.id, 6_000_000 + pairs, 6_000_000 + pairs],
     );
   }

@@ -107,8 +107,8 @@ it('flags a judge who votes against a clear consensus and leaves their votes out
   for (const judge of judges) {
     for (let v = 0; v < 6; v++) {
       await arena.sql(
-        `insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high, status, winner, voted_at, created_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, 'voted', ?, now() - interval '3 days', now())`,
+        `insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high, status, winner, judged_as, voted_at, created_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, 'voted', ?, 'trusted', now() - interval '3 days', now())`,
         [
           pair!.prompt_id,
           judge,

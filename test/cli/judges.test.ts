@@ -89,13 +89,15 @@ describe('arena judges', () => {
       'user_id\tusername\tstanding\tcluster\taddress\tregistered\tvotes\tcounted\tuncounted\tagreement',
     );
     const line = (name: string) => printed.find((l) => l.split('\t')[1] === name)!.split('\t');
-    expect(line('sock-2').slice(2, 5)).toEqual(['new', `cluster:${judges['sock-1']} (2 accounts)`, '192.0.2.4']);
-    expect(line('loner').slice(2, 4)).toEqual(['new', `cluster:${judges.loner}`]);
+    expect(line('sock-2').slice(2, 5)).toEqual(['probation', `cluster:${judges['sock-1']} (2 accounts)`, '192.0.2.4']);
+    expect(line('loner').slice(2, 4)).toEqual(['probation', `cluster:${judges.loner}`]);
     expect(line('loner')[6]).toBe('1');
     expect(printed).toContain('3 judge(s); 1 flag(s) from the last leaderboard refresh:');
-    expect(printed.at(-1)).toBe(
+    expect(printed.slice(-3)).toEqual([
       `cluster\tcluster:${judges['sock-1']} on agent ${agents[0]} alpha\t2 votes\tp = 1.00e-5\ttwo accounts registered together voted for agent alpha`,
-    );
+      '0 hold(s) waiting for a decision (arena judges release <id> | void-hold <id> --reason …):',
+      'No judge is trusted, so no vote counts: vouch for judges with `arena judges trust <username>`.',
+    ]);
   });
 
   it('trusts judges by username or cluster, and refuses names that stand for nobody, changing nothing', async () => {
@@ -152,6 +154,41 @@ describe('arena judges', () => {
     printed.length = 0;
     await arena('judges');
     expect(printed.find((l) => l.split('\t')[1] === 'sock-1')!.split('\t')[2]).toBe('voided');
+  });
+
+  it('releases a hold by its id, giving its Elo back, and refuses a hold that is not there or was decided', async () => {
+    const [hold] = await sql<{ id: number }>(
+      `insert into vote_holds (agent_id, direction, votes, observed, expected, p_value, reason, held_at)
+       values (?, 'against', 1, 0, 0.5, 0.001, 'the judges established by the rule voted against agent beta', now()) returning id`,
+      [agents[1]],
+    );
+    // The loner's vote, held: its change taken back as a hold does.
+    await sql(`update battles set hold_id = ? where id = ?`, [hold!.id, battles[2]]);
+    const before = [await eloOf(agents[0]), await eloOf(agents[1])];
+    await sql(
+      `insert into rating_changes (agent_id, battle_id, before, after, kind, created_at) values (?, ?, ?, ?, 'hold', now()), (?, ?, ?, ?, 'hold', now())`,
+      [agents[0], battles[2], before[0], before[0]! + 16, agents[1], battles[2], before[1], before[1]! - 16],
+    );
+    await sql(`update agents set elo = elo + case when id = ? then 16 else -16 end where id in (?, ?)`, [
+      agents[0],
+      agents[0],
+      agents[1],
+    ]);
+    printed.length = 0;
+    await arena('judges');
+    expect(printed.at(-1)).toMatch(new RegExp(`^hold ${hold!.id}\theld\tagent ${agents[1]} beta\t1 votes held\t`));
+
+    expect(await arena('judges', 'release', 'twelve')).toBe(1);
+    expect(errors.at(-1)).toBe('arena: not a hold id: twelve (see arena judges)');
+    expect(await arena('judges', 'release', '99999999')).toBe(1);
+    expect(errors.at(-1)).toBe('arena: no undecided hold 99999999 (see arena judges)');
+    expect(await arena('judges', 'release', String(hold!.id))).toBe(0);
+    expect(printed.at(-1)).toBe(
+      `released hold ${hold!.id}: 1 vote(s) count from the next refresh; 2 Elo change(s) given back now`,
+    );
+    expect([await eloOf(agents[0]), await eloOf(agents[1])]).toEqual(before);
+    expect(await arena('judges', 'void-hold', String(hold!.id), '--reason', 'late')).toBe(1);
+    expect(errors.at(-1)).toBe(`arena: no undecided hold ${hold!.id} (see arena judges)`);
   });
 
   it('explains a missing database', async () => {

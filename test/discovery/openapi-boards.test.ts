@@ -28,7 +28,7 @@ describe("the leaderboards' category in the OpenAPI document", () => {
       .execute<Array<{ categories: string[] }>>(
         `select array_agg(distinct category order by category) as categories from prompts where source = 'pool' and retired_at is null`,
       );
-    const boards = [...new Set([...row!.categories, 'live'])].sort();
+    const boards = [...row!.categories].sort();
     const doc = await documentNow();
     for (const route of ['/api/leaderboard', '/api/leaderboard/style']) {
       const parameter = categoryParameter(doc, route);
@@ -60,7 +60,7 @@ describe("the leaderboards' category in the OpenAPI document", () => {
   it('still refuses what it does not list, with a sentence naming the boards', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/leaderboard/style?category=000' });
     expect(res.statusCode).toBe(400);
-    expect(res.json().detail).toMatch(/^category must be one of .*live.*; "000" is not$/);
+    expect(res.json().detail).toMatch(/^category must be one of .*writing.*; "000" is not$/);
   });
 });
 

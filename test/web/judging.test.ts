@@ -22,7 +22,7 @@ const endJudgingWindow = () => arena.sql(`update sessions set judging_until = no
 
 beforeAll(async () => {
   arena = await startArena(2, { ARENA_MIN_GAP_SECONDS: '0', ARENA_PUBLIC_URL: 'http://127.0.0.1' });
-  // Enough rounds for three pairs: one for the API's judge, one for the browser's, and the next one it is shown.
+  // Enough rounds for three pairs: one for the API's judge, two the browser's judge follows trusted judges to.
   for (let i = 0; i < 5; i++) await arena.dispatch();
   // One vote through the API by a trusted judge, so the leaderboard has rows before the browser votes.
   const judge = await registerJudge(arena.t);
@@ -40,6 +40,19 @@ beforeAll(async () => {
     [battle.battle_id],
   );
   await refreshLeaderboard();
+  // Another trusted judge votes on a pair and opens the next: a judge in probation is handed only
+  // pairs a trusted judge has, so the browser's judge follows it to these two.
+  // (From an address of its own: the browser's judge shares no slot of a pair with it.)
+  const opener = await registerJudge(arena.t, '203.0.113.9');
+  const asOpener = { headers: opener.auth, remoteAddress: opener.ip };
+  const first = (await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', ...asOpener })).json();
+  await arena.t.app.inject({
+    method: 'POST',
+    url: `/api/judge/${first.battle_id}/vote`,
+    ...asOpener,
+    payload: { winner: 'b' },
+  });
+  expect((await arena.t.app.inject({ method: 'GET', url: '/api/judge/next', ...asOpener })).statusCode).toBe(200);
   base = await arena.t.app.listen({ port: 0, host: '127.0.0.1' });
   browser = await launchBrowser();
 }, 120_000);
@@ -82,43 +95,51 @@ it('judges a pair on /judge: anonymous answers side by side, four buttons, then 
     'Tie',
     'Both bad',
   ]);
-  const answerA = (await page.locator('#side-a .answer').innerText()).trim();
   const battleId = Number((await page.locator('form.vote').getAttribute('action'))!.match(/\/battle\/(\d+)\/vote/)![1]);
+  // A new account is in probation: the page says where it stands before it votes.
+  expect(await page.locator('main .notice').innerText()).toMatch(
+    /^You are in probation: your votes count on no board and move no Elo until you are established/,
+  );
 
   await page.click('form.vote button[value=a]');
   await page.waitForURL(`${base}/judge?voted=${battleId}`);
   await screenshot(page, 'judge-reveal');
   const reveal = page.locator('.reveal');
   expect(await reveal.locator('h2').innerText()).toBe('Your vote: A is better');
-  const revealed = await reveal
-    .locator('tbody tr')
-    .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())));
+  const revealedRows = () =>
+    reveal
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())));
+  const revealed = await revealedRows();
   expect(revealed).toHaveLength(2);
-  const winnerName = answerA.replace('answer from /', '');
-  expect(revealed[0]![1]).toBe(winnerName);
-  const [eloBefore, eloAfter] = revealed[0]![3]!.split(' → ').map(Number);
-  expect(eloAfter).toBeGreaterThan(eloBefore!);
-  expect(revealed[0]![4]).toBe(`+${eloAfter! - eloBefore!}`);
-  expect(Number(revealed[1]![4])).toBe(-(eloAfter! - eloBefore!));
-  // A new account: the page says why the vote does not count on the board yet, and when it will.
+  // A vote cast in probation moves no Elo, and the reveal says why and what is left.
+  expect(revealed.map((row) => row[4])).toEqual(['0', '0']);
   expect(await reveal.locator('.standing').innerText()).toMatch(
-    /^Your votes count on the leaderboard once your account is established: 7 days old, and 20 votes/,
+    /So far \d+ of your votes were on pairs a trusted judge also voted on, .*Left before your votes count: 7 more days of account age; \d+ more compared votes\.$/,
   );
   // The next pair is on the same page, ready to judge.
   expect(await page.locator('form.vote').count()).toBe(1);
-  expect(await page.locator('form.vote').getAttribute('action')).not.toBe(`/battle/${battleId}/vote`);
+  const nextAction = (await page.locator('form.vote').getAttribute('action'))!;
+  expect(nextAction).not.toBe(`/battle/${battleId}/vote`);
 
-  // The leaderboard shows the new Elo at once, and the vote in its fit after the next refresh.
+  // Once an operator vouches for the judge, its votes from then on count: Elo at once, the board at the refresh.
+  await trustJudgesNamed(arena.t.orm.em.fork(), [judgeName]);
+  const answerA = (await page.locator('#side-a .answer').innerText()).trim();
+  await page.click('form.vote button[value=a]');
+  await page.waitForURL(/\/judge\?voted=\d+$/);
+  const counted = await revealedRows();
+  const winnerName = answerA.replace('answer from /', '');
+  expect(counted[0]![1]).toBe(winnerName);
+  const [eloBefore, eloAfter] = counted[0]![3]!.split(' → ').map(Number);
+  expect(eloAfter).toBeGreaterThan(eloBefore!);
+  expect(counted[0]![4]).toBe(`+${eloAfter! - eloBefore!}`);
+  expect(await reveal.locator('.standing').count()).toBe(0);
   const after = await eloOnLeaderboard(page);
   expect(after[winnerName]!.elo).toBe(eloAfter);
-  expect(after[winnerName]!.elo).toBeGreaterThan(before[winnerName]!.elo);
   await endJudgingWindow();
   await refreshLeaderboard();
-  expect((await eloOnLeaderboard(page))[winnerName]!.votes).toBe(before[winnerName]!.votes);
-  // Once an operator vouches for the judge, the kept vote counts from the next refresh.
-  await trustJudgesNamed(arena.t.orm.em.fork(), [judgeName]);
-  await refreshLeaderboard();
   const refreshed = await eloOnLeaderboard(page);
+  // The vote cast in probation never counts; the one cast trusted does.
   expect(refreshed[winnerName]!.votes).toBe(before[winnerName]!.votes + 1);
   await screenshot(page, 'leaderboard-after-vote');
   await page.close();

@@ -7,7 +7,7 @@ import { Prompt } from './prompt.entity';
 import { Delivery } from './delivery.entity';
 
 export class ArenaPair {
-  [OptionalProps]?: 'shown' | 'votes' | 'open' | 'dueAt' | 'createdAt';
+  [OptionalProps]?: 'shown' | 'trustedShown' | 'votes' | 'open' | 'dueAt' | 'createdAt';
   id!: number;
   prompt!: Ref<Prompt>;
   /** The two sessions in ascending id order, as battles name the pair (`pair_low`, `pair_high`). */
@@ -20,6 +20,8 @@ export class ArenaPair {
   ownerHighId!: number;
   /** Judges it was handed to. */
   shown = 0;
+  /** Trusted judges it was handed to: judges in probation take only pairs a trusted judge has (or had). */
+  trustedShown = 0;
   /** Votes cast on its battles. */
   votes = 0;
   /** False once it was handed to as many judges as a pair gets. */
@@ -54,6 +56,7 @@ export const ArenaPairSchema = new EntitySchema<ArenaPair>({
     ownerLowId: { type: 'integer' },
     ownerHighId: { type: 'integer' },
     shown: { type: 'integer', default: 0 },
+    trustedShown: { type: 'integer', default: 0 },
     votes: { type: 'integer', default: 0 },
     open: { type: 'boolean', default: true },
     dueAt: { type: 'datetime', length: 6 },

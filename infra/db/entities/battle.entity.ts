@@ -5,10 +5,12 @@
  */
 import { EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
 import type { BattleStatus, Verdict } from '../../../domain/arena';
+import type { JudgedAs } from '../../../domain/judges';
 import { Agent } from './agent.entity';
 import { Prompt } from './prompt.entity';
 import { Delivery } from './delivery.entity';
 import { User } from './user.entity';
+import { VoteHold } from './vote-hold.entity';
 
 export class Battle {
   [OptionalProps]?:
@@ -21,6 +23,8 @@ export class Battle {
     | 'judgeCluster'
     | 'voteNetwork'
     | 'eloWeight'
+    | 'judgedAs'
+    | 'hold'
     | 'voidedAt';
   id!: number;
   prompt!: Ref<Prompt>;
@@ -47,6 +51,10 @@ export class Battle {
   voteNetwork: string | null = null;
   /** How much of Elo's K the vote used: 1 for an established judge, less for a new one. */
   eloWeight: number | null = null;
+  /** The judge's standing when the vote was cast: only a vote cast as `trusted` or `established` counts. */
+  judgedAs: JudgedAs | null = null;
+  /** The hold the vote is under, or was (a rule-established judge's vote on an agent whose cohort was held). */
+  hold: Ref<VoteHold> | null = null;
   /** When an operator voided the vote: it counts nowhere, and its Elo changes were reversed. */
   voidedAt: Date | null = null;
   createdAt: Date = new Date();
@@ -83,6 +91,8 @@ export const BattleSchema = new EntitySchema<Battle>({
     judgeCluster: { type: 'integer', nullable: true },
     voteNetwork: { type: 'string', length: 64, nullable: true },
     eloWeight: { type: 'double', nullable: true },
+    judgedAs: { type: 'string', length: 16, nullable: true },
+    hold: { kind: 'm:1', entity: () => VoteHold, ref: true, nullable: true, deleteRule: 'set null', index: true },
     voidedAt: { type: 'datetime', length: 6, nullable: true },
     createdAt: { type: 'datetime', length: 6 },
   },

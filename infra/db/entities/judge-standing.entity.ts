@@ -6,7 +6,8 @@ import { EntitySchema, OptionalProps, type Ref } from '@mikro-orm/core';
 import { User } from './user.entity';
 
 export class JudgeStanding {
-  [OptionalProps]?: 'trustedAt' | 'establishedAt' | 'comparedVotes' | 'agreement' | 'voidedAt' | 'voidReason';
+  [OptionalProps]?:
+    'trustedAt' | 'establishedAt' | 'comparedVotes' | 'agreement' | 'contraryAgents' | 'voidedAt' | 'voidReason';
   judge!: Ref<User>;
   /** When an operator vouched for the judge (`arena judges trust`): established at once, and exempt from the per-address rules. */
   trustedAt: Date | null = null;
@@ -16,6 +17,8 @@ export class JudgeStanding {
   comparedVotes = 0;
   /** How often those votes agreed with the established judges' (a tie against a winner counts half); null with none. */
   agreement: number | null = null;
+  /** Agents on which its votes went against the trusted judges' fit beyond chance, at the last refresh: while any, it is not established. */
+  contraryAgents = 0;
   /** When an operator voided its votes (`arena judges void`): none count again, and their Elo changes were reversed. */
   voidedAt: Date | null = null;
   voidReason: string | null = null;
@@ -30,6 +33,7 @@ export const JudgeStandingSchema = new EntitySchema<JudgeStanding>({
     establishedAt: { type: 'datetime', length: 6, nullable: true },
     comparedVotes: { type: 'integer', default: 0 },
     agreement: { type: 'double', nullable: true },
+    contraryAgents: { type: 'integer', default: 0 },
     voidedAt: { type: 'datetime', length: 6, nullable: true },
     voidReason: { type: 'text', nullable: true },
   },

@@ -3,6 +3,7 @@ import type { EntityManager, RequiredEntityData } from '@mikro-orm/postgresql';
 import type { AgentMode } from '../../../domain/agent-state';
 import type { BattleStatus, Verdict } from '../../../domain/arena';
 import type { DeliveryStatus } from '../../../domain/deliveries';
+import type { HoldDecision, JudgedAs } from '../../../domain/judges';
 import { Battle } from '../entities/battle.entity';
 import { TAKE_OPEN_PAIR, takeOpenPairParams, type HandOutRules, type PairTaker } from './pair.repository';
 import { onlyRow, run } from './sql';
@@ -107,16 +108,6 @@ export async function pairVotedFrom(
   return rows.length > 0;
 }
 
-/** Live battles a judge started and has not voted on: running, or open for the vote. */
-export async function unvotedLiveBattles(em: EntityManager, judgeId: number): Promise<number> {
-  const rows = await run<{ n: number }>(
-    em,
-    `select count(*)::int as n from battles where judge_id = ? and live and status in ('running', 'open')`,
-    [judgeId],
-  );
-  return onlyRow(rows, 'unvoted live battles').n;
-}
-
 /**
  * A new battle for this judge on the open pair due first that they may take (TAKE_OPEN_PAIR; the
  * pair counted shown in the same statement, so a pair counted shown always has its battle), read
@@ -196,18 +187,21 @@ export async function lockBattleToVote(em: EntityManager, battleId: number): Pro
   return row;
 }
 
-/** The vote: its verdict, the share of Elo's K it moved, and (a voided judge's) that it is void from the start. */
+/**
+ * The vote: its verdict, the judge's standing then, the share of Elo's K it moved, the hold it joined
+ * as cast, and (a voided judge's) that it is void from the start.
+ */
 export async function markBattleVoted(
   em: EntityManager,
   battleId: number,
-  vote: { winner: Verdict; eloWeight: number; voided: boolean },
+  vote: { winner: Verdict; judgedAs: JudgedAs; eloWeight: number; holdId: number | null },
 ): Promise<void> {
   await run(
     em,
-    `update battles set status = 'voted', winner = ?, elo_weight = ?, voted_at = now(),
+    `update battles set status = 'voted', winner = ?, judged_as = ?, elo_weight = ?, hold_id = ?, voted_at = now(),
        voided_at = case when ? then now() end
      where id = ?`,
-    [vote.winner, vote.eloWeight, vote.voided, battleId],
+    [vote.winner, vote.judgedAs, vote.eloWeight, vote.holdId, vote.judgedAs === 'voided', battleId],
   );
 }
 
@@ -253,13 +247,21 @@ export async function battleStatus(em: EntityManager, battleId: number): Promise
   return onlyRow(rows, `status of battle ${battleId}`).status;
 }
 
-/** A vote as the refresh tests it: who cast it (their cluster and standing), from where, and on which agents. */
+/** A vote as the refresh tests it: who cast it (their cluster and standing, then and now), from where, and on which agents. */
 export interface CastVote {
   battle_id: number;
   judge_id: number;
   cluster: number;
   vote_network: string | null;
+  live: boolean;
+  /** The judge's standing when the vote was cast. */
+  judged_as: JudgedAs | null;
+  /** The judge's standing now: an operator's trusted judge (the reference), or established at all. */
+  trusted: boolean;
   established: boolean;
+  /** The hold the vote is under or was, and the operator's decision on it (null while held). */
+  hold_id: number | null;
+  hold_decision: HoldDecision | null;
   agent_a_id: number;
   agent_b_id: number;
   winner: Verdict;
@@ -270,9 +272,11 @@ export function castVotes(em: EntityManager): Promise<CastVote[]> {
   return run<CastVote>(
     em,
     `select b.id as battle_id, b.judge_id, coalesce(u.registration_cluster, u.id) as cluster, b.vote_network,
+       b.live, b.judged_as, coalesce(s.trusted_at is not null and s.voided_at is null, false) as trusted,
        coalesce(s.established_at is not null and s.voided_at is null, false) as established,
-       b.agent_a_id, b.agent_b_id, b.winner
+       b.hold_id, h.decision as hold_decision, b.agent_a_id, b.agent_b_id, b.winner
      from battles b join users u on u.id = b.judge_id left join judge_standings s on s.judge_id = b.judge_id
+       left join vote_holds h on h.id = b.hold_id
      where b.status = 'voted' and b.voided_at is null order by b.id`,
   );
 }

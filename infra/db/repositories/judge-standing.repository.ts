@@ -1,10 +1,11 @@
 /**
- * The owner of `judge_standings`: operator trust, establishment by age and agreement, and voids;
+ * The owner of `judge_standings`: operator trust, establishment by age and agreement with the
+ * operator's trusted judges, and voids;
  * and what the vote, the website and the operator CLI read of a judge's standing.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ESTABLISHING_AGREEMENT, type EstablishingRules, type StandingOfJudge } from '../../../domain/judges';
-import { run } from './sql';
+import { onlyRow, run } from './sql';
 
 /** A judge's standing, cluster and age as a vote reads them. */
 export interface JudgeRecord extends StandingOfJudge {
@@ -18,12 +19,22 @@ export async function standingOf(em: EntityManager, judgeId: number): Promise<Ju
     `select coalesce(s.established_at is not null, false) as established,
        coalesce(s.trusted_at is not null, false) as trusted, coalesce(s.voided_at is not null, false) as voided,
        coalesce(s.compared_votes, 0) as "comparedVotes", s.agreement,
+       coalesce(s.contrary_agents, 0) as "contraryAgents",
        floor(extract(epoch from now() - u.created_at) / 86400)::int as "ageDays",
        coalesce(u.registration_cluster, u.id) as cluster
      from users u left join judge_standings s on s.judge_id = u.id where u.id = ?`,
     [judgeId],
   );
   return row;
+}
+
+/** Whether any judge is an operator's trusted one (not voided): without one, no vote counts. */
+export async function arenaHasTrustedJudge(em: EntityManager): Promise<boolean> {
+  const rows = await run<{ n: number }>(
+    em,
+    `select count(*)::int as n from judge_standings where trusted_at is not null and voided_at is null`,
+  );
+  return onlyRow(rows, 'trusted judges').n > 0;
 }
 
 /** An operator vouches for these judges: established at once (their votes count from the next refresh). */
@@ -58,15 +69,18 @@ const pairVerdict = (b: string) =>
 
 /**
  * For every judge with votes who is neither established nor voided: how many of their pool votes
- * were on pairs an established judge also voted on, and how far they agreed (`verdictAgreement` of
+ * were on pairs a trusted judge also voted on, and how far they agreed (`verdictAgreement` of
  * domain/judges.ts: 1 the same verdict, a half a winner against neither, 0 opposite winners;
- * averaged over the established judges on the pair, then over the pairs). Those who earn it are
- * established now, unless they are among `notNow` (flagged by this refresh). Returns them.
+ * averaged over the trusted judges on the pair, then over the pairs), with the agents on which
+ * their votes went against the trusted judges' fit (`contrary`, by judge). Those who earn it
+ * (`earnsEstablishment`) are established now, unless they are among `notNow` (flagged by this
+ * refresh). Returns them.
  */
 export async function establishJudges(
   em: EntityManager,
   rules: EstablishingRules,
   notNow: readonly number[],
+  contrary: ReadonlyMap<number, number>,
 ): Promise<number[]> {
   const rows = await run<{ judge_id: number; established: boolean }>(
     em,
@@ -79,19 +93,29 @@ export async function establishJudges(
        from battles c
        join battles e on e.pair_low = c.pair_low and e.pair_high = c.pair_high and e.judge_id <> c.judge_id
          and e.status = 'voted' and e.voided_at is null
-       join judge_standings x on x.judge_id = e.judge_id and x.established_at is not null and x.voided_at is null
+       join judge_standings x on x.judge_id = e.judge_id and x.trusted_at is not null and x.voided_at is null
        where c.judge_id in (select id from candidates) and c.status = 'voted' and not c.live and c.voided_at is null
+         and not e.live
        group by c.judge_id, c.pair_low, c.pair_high),
      totals as (select judge_id, count(*)::int as votes, avg(score)::float8 as agreement from compared group by judge_id)
-     insert into judge_standings (judge_id, compared_votes, agreement, established_at)
-     select c.id, coalesce(t.votes, 0), t.agreement,
+     insert into judge_standings (judge_id, compared_votes, agreement, contrary_agents, established_at)
+     select c.id, coalesce(t.votes, 0), t.agreement, coalesce(k.agents, 0),
        case when u.created_at <= now() - make_interval(days => ?) and coalesce(t.votes, 0) >= ?
-              and coalesce(t.agreement, 0) >= ? and not (c.id = any(?::int[])) then now() end
+              and coalesce(t.agreement, 0) >= ? and coalesce(k.agents, 0) = 0 and not (c.id = any(?::int[])) then now() end
      from candidates c join users u on u.id = c.id left join totals t on t.judge_id = c.id
+       left join unnest(?::int[], ?::int[]) as k(judge_id, agents) on k.judge_id = c.id
      on conflict (judge_id) do update set compared_votes = excluded.compared_votes, agreement = excluded.agreement,
+       contrary_agents = excluded.contrary_agents,
        established_at = coalesce(judge_standings.established_at, excluded.established_at)
      returning judge_id, established_at is not null as established`,
-    [rules.judgeEstablishDays, rules.judgeEstablishVotes, ESTABLISHING_AGREEMENT, `{${notNow.join(',')}}`],
+    [
+      rules.judgeEstablishDays,
+      rules.judgeEstablishVotes,
+      ESTABLISHING_AGREEMENT,
+      `{${notNow.join(',')}}`,
+      `{${[...contrary.keys()].join(',')}}`,
+      `{${[...contrary.values()].join(',')}}`,
+    ],
   );
   // Candidates were not established before: any that is now became so in this statement.
   return rows.filter((r) => r.established).map((r) => r.judge_id);

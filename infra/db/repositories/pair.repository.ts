@@ -92,7 +92,9 @@ export const SHARE_FLOOR = 10;
  * `exposed` (the battles handed out with each agent, per address and cluster).
  *
  * A judge may take a pair when: neither agent is theirs; both answers have at least the margin of
- * judging left; they never had it; and, unless an operator trusts them, neither agent is of an
+ * judging left; they never had it; a judge in probation, only when a trusted judge had it (so its
+ * votes are compared, and a flood of new accounts cannot take the pairs the trusted judges would:
+ * they have first call; with no trusted judge in the arena, any pair); and, unless an operator trusts them, neither agent is of an
  * owner in their registration cluster, no account of their address or cluster had the pair, and
  * neither holds more than half of either agent's battles (past `SHARE_FLOOR`). Read through the partial index on
  * open pairs by due time, so the cost does not depend on how many answers a prompt has; locked rows
@@ -101,7 +103,9 @@ export const SHARE_FLOOR = 10;
  */
 export const TAKE_OPEN_PAIR = `me as (
        select u.id, coalesce(u.registration_cluster, u.id) as cluster, ?::text as network,
-         coalesce(s.trusted_at is not null and s.voided_at is null, false) as trusted
+         coalesce(s.trusted_at is not null and s.voided_at is null, false) as trusted,
+         coalesce(s.established_at is not null and s.voided_at is null, false) as established,
+         exists (select 1 from judge_standings t where t.trusted_at is not null and t.voided_at is null) as has_trusted
        from users u left join judge_standings s on s.judge_id = u.id where u.id = ?),
      picked as (
        select p.id from arena_pairs p cross join me
@@ -110,6 +114,8 @@ export const TAKE_OPEN_PAIR = `me as (
        where p.open and p.due_at > now() + make_interval(secs => ?)
          and sl.judging_until > now() + make_interval(secs => ?) and sh.judging_until > now() + make_interval(secs => ?)
          and p.owner_low_id <> me.id and p.owner_high_id <> me.id
+         -- A judge in probation is compared: it takes only pairs a trusted judge has (the trusted get first call).
+         and (me.established or not me.has_trusted or p.trusted_shown > 0)
          and (me.trusted or (coalesce(ol.registration_cluster, ol.id) <> me.cluster
                              and coalesce(oh.registration_cluster, oh.id) <> me.cluster))
          and not exists (select 1 from battles j
@@ -126,8 +132,9 @@ export const TAKE_OPEN_PAIR = `me as (
        for update of p skip locked),
      taken as (
        update arena_pairs p set shown = p.shown + 1, open = p.shown + 1 < ?,
+         trusted_shown = p.trusted_shown + case when me.trusted then 1 else 0 end,
          due_at = least(p.due_at, now() + make_interval(secs => ?))
-       from picked where p.id = picked.id
+       from picked cross join me where p.id = picked.id
        returning p.id, p.prompt_id, p.session_low_id, p.session_high_id, p.agent_low_id, p.agent_high_id),
      started as (
        update sessions s set judging_until = now() + make_interval(secs => ?)

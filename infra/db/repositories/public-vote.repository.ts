@@ -20,8 +20,8 @@ const OUT_OF_JUDGING = (s: string) => `coalesce(${s}.judging_until <= now(), tru
 
 /**
  * Votes cast that will count but are not published yet: their answers are still in judging, or they
- * are ready and the next refresh publishes them. Voided votes, and those cast after an answer had
- * left judging (never published), are not waiting for anything.
+ * are ready and the next refresh publishes them. Voided votes, live and probation votes (never
+ * counted), and those cast after an answer had left judging (never published), are not waiting for anything.
  */
 export async function votesWaiting(em: EntityManager): Promise<number> {
   const [row] = await run<{ n: number }>(
@@ -29,7 +29,7 @@ export async function votesWaiting(em: EntityManager): Promise<number> {
     `select count(*)::int as n from battles b
      join sessions sa on sa.id = b.session_a_id
      join sessions sb on sb.id = b.session_b_id
-     where b.status = 'voted' and b.voided_at is null
+     where b.status = 'voted' and b.voided_at is null and not b.live and b.judged_as in ('trusted', 'established')
        and not exists (select 1 from public_votes v where v.battle_id = b.id)
        and b.voted_at <= coalesce(sa.judging_until, b.voted_at) and b.voted_at <= coalesce(sb.judging_until, b.voted_at)`,
   );
