@@ -653,8 +653,11 @@ export class Connection {
           ? undefined
           : setTimeout(() => {
               if (!this.pending.delete(id)) return;
-              this.settled();
-              reject(new PeerTimeout('not settled in time'));
+              // A peer past its time limit is not waited on again (a blocked request's timeout does the
+              // same): the wire breaks, and every call after fails at once with this reason.
+              const error = new PeerTimeout('not settled in time');
+              this.fail(error);
+              reject(error);
             }, timeoutMs);
       this.pending.set(id, {
         done: (message) => {
