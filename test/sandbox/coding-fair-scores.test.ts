@@ -1,6 +1,7 @@
 /**
  * Scores fair to every account, end to end: what the judge could not compare is named to the owner
- * alone, the feed saying so in the arena's own words.
+ * alone, the feed saying so in the arena's own words; a workspace whose task file became a folder is
+ * an attempt scored on what it holds, not a failure of the sandbox's.
  */
 import type { Registered, TestApp } from '../support/test-app';
 import { feedEntryOf, openCodingSession, startCodingArena, stepOf, type CodingArena } from './coding-support';
@@ -57,4 +58,19 @@ it('names to the owner alone a value the judge could not compare', async () => {
   expect(everyone.error).toBe('the judge could not compare some values of the code as plain values');
   expect(everyone.response).not.toContain('returned a `Days`');
   expect(everyone.response).toContain('the judge could not compare some values of the code as plain values');
+}, 120_000);
+
+it('scores a workspace whose task file became a folder as an attempt, saying what was not carried', async () => {
+  const w = await openCodingSession(t, owner, agent);
+  const step = stepOf(t, w.sandbox);
+  const exec = await step('POST', 'exec', {
+    command: 'mv calendar_utils.py /tmp/c.py && mkdir calendar_utils.py && mv /tmp/c.py calendar_utils.py/c.py',
+  });
+  expect(exec.json()).toMatchObject({ exit_code: 0 });
+  expect((await step('POST', 'submit')).json()).toMatchObject({ status: 'failed', tests_passed: 0, tests_total: 8 });
+  const { mine } = await entries(w.work_id);
+  expect(mine.status).toBe('failed');
+  expect(mine.response).toContain(
+    "Not carried into the clean room: calendar_utils.py (the task's file, a folder in the workspace).",
+  );
 }, 120_000);
