@@ -12,6 +12,7 @@ import { codingStepsOf, trimCodingSteps } from '../infra/db/repositories/coding-
 import { finishBenchmarkRun } from '../infra/db/repositories/benchmark-run.repository';
 import { findCodingTask, isTaskActive } from '../infra/db/repositories/coding-task.repository';
 import { hashToken, sessionToken } from '../domain/credentials';
+import { UNCOMPARED } from '../domain/sandbox/harness-report';
 import { codingTranscript } from '../domain/sandbox/transcript';
 import { codingArenaFaultsTotal, codingSessionsTotal } from '../infra/metrics';
 import type { DeliveryStatus } from '../domain/deliveries';
@@ -116,17 +117,24 @@ export function codingSessionActivities({ orm, sandbox, encryptionKey }: Activit
       scoreNote?: string;
       /** The agent's files not carried into the clean room. */
       leftOut?: string[];
+      /** Values the judge could not compare: the owner's version of the error (they name the code's classes). */
+      uncompared?: string[];
     }): Promise<DeliveryOutcome> {
       const [summary, steps] = await Promise.all([
         codingSummaryOf(orm.em, input.sessionId),
         codingStepsOf(orm.em, input.sessionId),
       ]);
+      const { uncompared, ...score } = input;
+      // The public sentence in the feed; the names of the code's classes only in the owner's version.
+      const compared = uncompared?.length
+        ? { error: score.error ?? UNCOMPARED, errorDetail: uncompared.join('; ') }
+        : {};
       const response = codingTranscript(
         summary,
         steps.map((s) => ({ ...s, n: s.n ?? 0 })),
-        input,
+        { ...score, uncompared: Boolean(uncompared?.length) },
       );
-      const { status, wrote } = await endCodingSession(orm.em, input.sessionId, { ...input, response });
+      const { status, wrote } = await endCodingSession(orm.em, input.sessionId, { ...score, ...compared, response });
       // Counted and logged once, like every delivery: only the call that wrote the outcome.
       if (wrote) {
         codingSessionsTotal.inc({ status });

@@ -89,6 +89,7 @@ export function createCodingSessionEndActivities({ orm, sandbox }: WorkspaceDeps
         total: score.total,
         ...(score.tampered ? { tampered: score.tampered } : {}),
         ...(score.unread ? { unread: score.unread } : {}),
+        ...(score.uncompared ? { uncompared: score.uncompared } : {}),
         ...(score.leftOut.length > 0 ? { leftOut: score.leftOut.slice(0, 20).map((name) => name.slice(0, 200)) } : {}),
       };
     },

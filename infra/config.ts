@@ -213,7 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerMetricsPort: e.ARENA_WORKER_METRICS_PORT,
     metricsToken: e.ARENA_METRICS_TOKEN,
     sandboxTasksDir: sandboxTasksDir(e),
-    sandbox: sandboxSettings(e),
+    sandbox: sandboxSettings(e, path.resolve(e.ARENA_DATA_DIR)),
     retention: {
       workItemDays: e.ARENA_WORK_ITEM_RETENTION_DAYS,
       temporalDays: e.ARENA_TEMPORAL_RETENTION_DAYS,

@@ -11,6 +11,7 @@ import { createCodingSessionEndActivities, createWorkspaceActivities } from '../
 import { isolationWarning, probeOf } from '../infra/sandbox/isolation';
 import { sessionEndQueueOf } from '../workflows/contracts';
 import { SandboxRuntime, sandboxTaskQueue } from '../infra/sandbox/runtime';
+import { SandboxFolderError } from '../infra/sandbox/sandbox-folder';
 import {
   ConfigError,
   loadConfig,
@@ -49,6 +50,7 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
     connection = await NativeConnection.connect(temporalConnectionOptions(config));
     // Coding sessions' steps come to this worker's own queue: the workspaces it prepared are here.
     const sandbox = new SandboxRuntime(config.sandbox, sandboxTaskQueue(config.taskQueue));
+    await sandbox.claimFolder();
     await sandbox.sweep(orm.em);
     const sandboxWorker = await Worker.create({
       connection,
@@ -151,7 +153,7 @@ export async function runWorkerProcess(): Promise<void> {
 
 if (require.main === module) {
   runWorkerProcess().catch((err: unknown) => {
-    console.error(err instanceof ConfigError ? err.message : err);
+    console.error(err instanceof ConfigError || err instanceof SandboxFolderError ? err.message : err);
     process.exit(1);
   });
 }

@@ -363,6 +363,7 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
       ...(report.tampered ? { tampered: report.tampered } : {}),
       ...(report.unread ? { scoreNote: report.unread } : {}),
       ...(report.leftOut ? { leftOut: report.leftOut } : {}),
+      ...(report.uncompared ? { uncompared: report.uncompared } : {}),
     });
     score = {
       status: outcome.status,

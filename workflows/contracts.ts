@@ -279,6 +279,8 @@ export interface CodingRun {
   unread?: string;
   /** Files of the agent's not carried into the clean room (links, or past the size budget), the first 20. */
   leftOut?: string[];
+  /** Values of the code's the judge could not compare, for the owner only (they name the code's classes). */
+  uncompared?: string[];
 }
 
 /** The queue beside a worker's step queue that ends its sessions (stop, score, remove): never behind steps. */

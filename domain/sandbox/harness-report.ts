@@ -15,6 +15,11 @@ export interface HarnessScore {
   tamperedDetail?: string;
   /** The run gave no score the arena believes (no report, a report that does not fit the task). Scores 0. */
   unread?: string;
+  /**
+   * Values of the code's the judge could not use as plain values (`returned a \`Days\`, which the
+   * judge cannot compare as a number`), for the owner only: they name classes the code chose.
+   */
+  uncompared?: string[];
 }
 
 const reportSchema = z.object({
@@ -24,12 +29,16 @@ const reportSchema = z.object({
   errors: z.array(z.string()).default([]),
   tampered: z.string().nullable(),
   detail: z.string().nullable().optional(),
+  uncompared: z.array(z.string()).default([]),
 });
 
 export type HarnessReport = z.infer<typeof reportSchema>;
 
 /** The most of a harness's detail that is kept: it may quote names the code under test chose. */
 const MAX_DETAIL_CHARS = 1000;
+/** The most notes of values the judge could not compare that are kept, and of each one. */
+const MAX_UNCOMPARED = 5;
+const MAX_UNCOMPARED_CHARS = 200;
 
 const shortened = (reason: string) =>
   reason.length <= MAX_DETAIL_CHARS ? reason : `${reason.slice(0, MAX_DETAIL_CHARS - 1)}…`;
@@ -55,6 +64,9 @@ function tamperedOf(report: HarnessReport): Pick<HarnessScore, 'tampered' | 'tam
     return { tampered: said, ...(report.detail ? { tamperedDetail: shortened(report.detail) } : {}) };
   return { tampered: TAMPERED.machinery, tamperedDetail: shortened(said) };
 }
+
+/** The feed's sentence for values the judge could not compare; the owner's view of the error names them. */
+export const UNCOMPARED = 'the judge could not compare some values of the code as plain values';
 
 export const NO_REPORT =
   'the harness did not report: the hidden tests could not be loaded, or the run ended before they finished';
@@ -93,5 +105,12 @@ export function scoreHarnessRun(reportText: string, nonce: string, testsTotal: n
   }
   const ids = new Set(report.tests.map((test) => test.id));
   if (ids.size !== report.tests.length) return { ...zero, tampered: TAMPERED.testTwice };
-  return { passed: report.tests.filter((test) => test.outcome === 'passed').length, total: testsTotal };
+  const uncompared = report.uncompared
+    .slice(0, MAX_UNCOMPARED)
+    .map((note) => (note.length <= MAX_UNCOMPARED_CHARS ? note : `${note.slice(0, MAX_UNCOMPARED_CHARS - 1)}…`));
+  return {
+    passed: report.tests.filter((test) => test.outcome === 'passed').length,
+    total: testsTotal,
+    ...(uncompared.length > 0 ? { uncompared } : {}),
+  };
 }

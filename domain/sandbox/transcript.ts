@@ -4,6 +4,7 @@
  * are cut so the whole stays within a feed entry's size.
  */
 import { MAX_RESPONSE_CHARS } from '../deliveries';
+import { UNCOMPARED } from './harness-report';
 
 export interface TranscriptStep {
   n: number;
@@ -97,6 +98,8 @@ export interface TranscriptScore {
   scoreNote?: string;
   /** The agent's files left out of the clean room. */
   leftOut?: readonly string[];
+  /** The judge could not compare some values of the code (the owner's view of the error names them). */
+  uncompared?: boolean;
 }
 
 /** The lines under the score that say how it came about, when there is more to say than the count. */
@@ -105,6 +108,7 @@ function scoreNotes(score: TranscriptScore): string {
   if (score.tampered) notes.push(`**Tampered with**: ${score.tampered}. The run scores 0.`);
   if (score.scoreNote) notes.push(`Scored 0: ${score.scoreNote}.`);
   if (score.leftOut?.length) notes.push(`Not carried into the clean room: ${score.leftOut.join(', ')}.`);
+  if (score.uncompared) notes.push(`Note: ${UNCOMPARED} (the error names them to the owner).`);
   return notes.map((note) => `\n${note}`).join('');
 }
 

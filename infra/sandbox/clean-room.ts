@@ -2,7 +2,9 @@
  * Scoring in a clean room: a fresh folder the agent never touched, holding the task's starting files,
  * overlaid with the regular files the agent changed or added, and the hidden tests from the catalogue.
  * The arena's harness runs them there, in a read-only sandbox. The workspace the agent worked in is
- * read (never followed through a link) and never run again.
+ * read (never followed through a link) and never run again. Whatever the workspace holds (a task file
+ * turned into a folder, names that cannot be read back) makes a clean room and a score: only the
+ * arena's own failures stop a scoring.
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
@@ -66,7 +68,7 @@ export async function scoreInCleanRoom(
   run: Run = runIsolated,
 ): Promise<CleanRoomScore> {
   const room = cleanRoomDirOf(workspace);
-  const { carried, leftOut } = await changedFiles(workspace.dir, task.files, settings.quota);
+  const { carried, leftOut, replaced } = await changedFiles(workspace.dir, task.files, settings.quota);
   const judge = { dir: `${room}-judge`, scratch: `${room}-scratch` };
   const clear = () =>
     Promise.all([room, judge.dir, judge.scratch].map((dir) => fs.rm(dir, { recursive: true, force: true })));
@@ -76,7 +78,12 @@ export async function scoreInCleanRoom(
     const interpreters = await interpretersInSandbox(probeOf(settings));
     if (task.language === 'python' && !interpreters.python3) throw new Error('python3 is not installed on this worker');
     const nonce = randomBytes(24).toString('hex');
-    await writeFiles(room, [...task.files, ...carried]);
+    // A starting file the agent turned into a folder is not put back: the folder's files stand there.
+    await writeFiles(
+      room,
+      task.files.filter((file) => !replaced.includes(file.path)),
+    );
+    leftOut.push(...(await writeCarried(room, carried)));
     const report = await judgedRun(room, judge, workspace.uid, task, settings, nonce, run);
     return { ...scoreHarnessRun(report, nonce, task.testsTotal), leftOut };
   } finally {
@@ -157,24 +164,35 @@ async function judgedRun(
 
 /**
  * The agent's regular files that differ from the starting files or are new, within the quota's budget
- * (bytes and files, in name order). Links, devices and sockets are left out, never followed.
+ * (bytes and files, in name order). Links, devices and sockets are left out, never followed, and so is
+ * what cannot be read back (a name that is not UTF-8); `replaced` are the starting files the agent
+ * turned into folders.
  */
 export async function changedFiles(
   dir: string,
   starting: readonly WorkspaceFile[],
   budget: DiskQuota,
-): Promise<{ carried: WorkspaceFile[]; leftOut: string[] }> {
+): Promise<{ carried: WorkspaceFile[]; leftOut: string[]; replaced: string[] }> {
   const original = new Map(starting.map((file) => [file.path, Buffer.from(file.content)]));
   const carried: WorkspaceFile[] = [];
   const leftOut: string[] = [];
+  const replaced: string[] = [];
   let bytes = 0;
   let files = 0;
   const walk = async (relative: string): Promise<void> => {
-    const entries = await fs.readdir(path.join(dir, relative), { withFileTypes: true });
+    const entries = await fs.readdir(path.join(dir, relative), { withFileTypes: true }).catch(() => undefined);
+    if (!entries) {
+      leftOut.push(`${relative} (could not be read)`);
+      return;
+    }
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       const name = relative ? `${relative}/${entry.name}` : entry.name;
       if (NOT_CARRIED.has(name) || NOT_CARRIED.has(entry.name)) continue;
       if (entry.isDirectory()) {
+        if (original.has(name)) {
+          replaced.push(name);
+          leftOut.push(`${name} (the task's file, a folder in the workspace)`);
+        }
         await walk(name);
         continue;
       }
@@ -183,7 +201,11 @@ export async function changedFiles(
         continue;
       }
       if (entry.name.endsWith('.pyc')) continue;
-      const content = await readRegularFile(path.join(dir, name));
+      const content = await readRegularFile(path.join(dir, name)).catch(() => null);
+      if (content === null) {
+        leftOut.push(`${name} (could not be read)`);
+        continue;
+      }
       if (content === undefined) {
         leftOut.push(`${name} (not a regular file)`);
         continue;
@@ -199,7 +221,7 @@ export async function changedFiles(
     }
   };
   await walk('');
-  return { carried, leftOut };
+  return { carried, leftOut, replaced };
 }
 
 /** A file's bytes, opened without following a link; undefined when it is not a regular file. */
@@ -213,6 +235,28 @@ async function readRegularFile(file: string): Promise<Buffer | undefined> {
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The agent's files, over the starting ones: a starting file where the agent has a folder goes, and a
+ * file that cannot be written here (a path too long for the clean room) is left out. What was left out.
+ */
+async function writeCarried(room: string, carried: readonly WorkspaceFile[]): Promise<string[]> {
+  const leftOut: string[] = [];
+  for (const file of carried) {
+    try {
+      const folders = file.path.split('/').slice(0, -1);
+      for (let i = 1; i <= folders.length; i++) {
+        const folder = path.join(room, ...folders.slice(0, i));
+        const stat = await fs.lstat(folder).catch(() => undefined);
+        if (stat && !stat.isDirectory()) await fs.rm(folder, { force: true });
+      }
+      await writeFiles(room, [file]);
+    } catch {
+      leftOut.push(`${file.path} (could not be written to the clean room)`);
+    }
+  }
+  return leftOut;
 }
 
 /** Writes the files in order (a later one replaces an earlier one), folders 755 and files 644, owned by the worker. */

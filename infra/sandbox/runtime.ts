@@ -12,6 +12,7 @@ import { ArenaError } from '../../domain/errors';
 import { endedDeliveriesAmong } from '../db/repositories/coding.repository';
 import { leaseSandboxUid, releaseSandboxUid } from '../db/repositories/sandbox-uid.repository';
 import { HostUidLocks } from './host-uid-locks';
+import { claimSandboxFolder, isArenasFolder } from './sandbox-folder';
 import type { SandboxSettings } from './settings';
 import type { StoredTaskFile } from '../db/entities/coding-task.entity';
 import { cleanRoomDirOf, scoreInCleanRoom, type CleanRoomScore, type ScoredTask } from './clean-room';
@@ -53,6 +54,15 @@ export class SandboxRuntime {
 
   check(): Promise<IsolationCheck> {
     return checkIsolation(probeOf(this.settings));
+  }
+
+  /**
+   * Claims the sandbox folder for this arena at the worker's start, or throws SandboxFolderError with
+   * a sentence naming it. Where isolation is unavailable no session starts anyway (the check says why).
+   */
+  async claimFolder(): Promise<void> {
+    if (!(await this.check()).ok) return;
+    await claimSandboxFolder(this.settings.dir, this.settings.arena, probeOf(this.settings).uid);
   }
 
   /**
@@ -162,6 +172,8 @@ export class SandboxRuntime {
    * before its clean-up. Workspaces of running sessions stay: another worker on this machine may hold them.
    */
   async sweep(em: EntityManager): Promise<void> {
+    // Another arena's folder (or one not yet claimed) holds no workspace of this arena's.
+    if (!(await isArenasFolder(this.settings.dir, this.settings.arena))) return;
     const names = await fs.readdir(this.settings.dir).catch(() => [] as string[]);
     const ids = [...new Set(names.map((n) => /^([1-9][0-9]{0,9})(?:-score)?$/.exec(n)?.[1]).filter(Boolean))].map(
       Number,

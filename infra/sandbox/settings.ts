@@ -2,6 +2,7 @@
  * The coding sandbox's settings: its ARENA_SANDBOX_* variables (part of the service's one checked
  * environment, infra/config.ts) and the settings they become.
  */
+import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
@@ -89,7 +90,10 @@ export interface CodingCapacity {
 
 /** Coding sandbox sessions on this worker: where workspaces live, which uids they run as, and their limits. */
 export interface SandboxSettings {
+  /** ARENA_SANDBOX_DIR: the arena's own folder for workspaces on this machine. */
   dir: string;
+  /** The arena the folder is kept for, by its data folder: a worker claims `dir` for it, and removes workspaces only there. */
+  arena: string;
   /** Each live session leases a uid of its own in `uidBase .. uidBase + uidCount - 2`; the last one is the isolation check's. */
   uidBase: number;
   uidCount: number;
@@ -102,13 +106,25 @@ export interface SandboxSettings {
   stepRetentionDays: number;
 }
 
+/**
+ * The default sandbox folder of the arena whose data folder is `dataDir`: one of its own on the
+ * machine, in the OS temp folder, since the data folder is private to its owner and the sessions'
+ * users could not reach a workspace inside it.
+ */
+export function defaultSandboxDir(dataDir: string): string {
+  const key = createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 12);
+  return path.join(os.tmpdir(), `arena-sandbox-${key}`);
+}
+
 export function sandboxTasksDir(e: SandboxEnv): string {
   return e.ARENA_SANDBOX_TASKS_DIR ? path.resolve(e.ARENA_SANDBOX_TASKS_DIR) : DEFAULT_SANDBOX_TASKS_DIR;
 }
 
-export function sandboxSettings(e: SandboxEnv): SandboxSettings {
+/** The sandbox's settings; `dataDir` is the arena's data folder (resolved), which names its default sandbox folder. */
+export function sandboxSettings(e: SandboxEnv, dataDir: string): SandboxSettings {
   return {
-    dir: e.ARENA_SANDBOX_DIR ? path.resolve(e.ARENA_SANDBOX_DIR) : path.join(os.tmpdir(), 'arena-sandbox'),
+    dir: e.ARENA_SANDBOX_DIR ? path.resolve(e.ARENA_SANDBOX_DIR) : defaultSandboxDir(dataDir),
+    arena: dataDir,
     uidBase: e.ARENA_SANDBOX_UID_BASE,
     uidCount: e.ARENA_SANDBOX_UID_COUNT,
     maxSteps: e.ARENA_CODING_MAX_STEPS,

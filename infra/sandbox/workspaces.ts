@@ -124,7 +124,8 @@ export async function prepareWorkspaceRoot(dir: string): Promise<void> {
   if (stat.uid !== process.getuid?.())
     throw new Error(`ARENA_SANDBOX_DIR ${dir} belongs to uid ${stat.uid}, not to the worker: choose another folder`);
   if ((stat.mode & 0o777) !== ROOT_MODE) await fs.chmod(dir, ROOT_MODE);
-  for (let above = path.dirname(dir); ; above = path.dirname(above)) {
+  // The folders above it as the kernel walks them: a link on the way leads through its target's.
+  for (let above = path.dirname(await fs.realpath(dir)); ; above = path.dirname(above)) {
     const mode = (await fs.stat(above)).mode & 0o777;
     if ((mode & 0o001) === 0) {
       throw new Error(

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { ARENA_MARKER } from '../../infra/sandbox/sandbox-folder';
 import type { Registered, TestApp } from '../support/test-app';
 import { codingWork, feedEntryOf, startCodingArena, stepOf, type CodingArena } from './coding-support';
 
@@ -95,7 +96,7 @@ describe('a coding session in pull mode', () => {
     const after = await step('POST', 'exec', { command: 'ls' });
     expect(after.statusCode).toBe(409);
     expect(after.json().detail).toBe('the session has ended (passed)');
-    expect(fs.readdirSync(sandboxDir)).toEqual([]);
+    expect(fs.readdirSync(sandboxDir)).toEqual([ARENA_MARKER]);
 
     // The agent's page counts it: one task passed of one attempted, with the pass rate's interval.
     const page = await t.app.inject({

@@ -176,6 +176,8 @@ export async function recordCodingSummary(em: EntityManager, sessionId: number, 
 export interface CodingOutcome {
   status: DeliveryStatus;
   error?: string;
+  /** The owner's version of `error`, where it differs (it may name what the agent's code chose). */
+  errorDetail?: string;
   /** An `error` that is the arena's own failure: shown, not counted against the agent. */
   notAgentsFault?: boolean;
   testsPassed?: number;
@@ -200,7 +202,7 @@ export async function endCodingSession(
     const ended = await run<{ status: DeliveryStatus; benchmark_run_id: number | null }>(
       tx,
       `with s as (
-         update sessions set status = ?, error = ?, response = ?, completed_at = now(),
+         update sessions set status = ?, error = ?, error_detail = ?, response = ?, completed_at = now(),
            latency_ms = (extract(epoch from now() - created_at) * 1000)::int
          where id = ? and status in ('pending', 'running') returning id, status)
        update coding_sessions c set tests_passed = ?, tests_total = ?, tampered = ?, arena_fault = ?, ended_at = now()
@@ -209,6 +211,7 @@ export async function endCodingSession(
         o.status,
         // The feed's error of a run found tampered with is the reason it scored 0.
         storableText(o.error ?? (o.tampered ? `tampered with: ${o.tampered}` : '')) || null,
+        o.errorDetail === undefined ? null : storableText(o.errorDetail),
         storableText(o.response),
         sessionId,
         o.testsPassed ?? null,

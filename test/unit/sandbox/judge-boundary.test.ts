@@ -5,33 +5,8 @@
  * what a call does to its arguments is seen; a candidate that hangs, dies or breaks the protocol
  * fails the tests that waited on it, and one that breaks the protocol is marked tampered with.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { TAMPERED } from '../../../domain/sandbox/harness-report';
-import type { SandboxTask } from '../../../infra/sandbox/task-catalogue';
-import { runHarness } from '../../support/sandbox-tasks';
-
-/** Runs `tests` (a unittest module) against `code` (the module `subject`); the outcome of each test by name. */
-async function judged(code: string, tests: string, options: { callSeconds?: number } = {}) {
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-boundary-'));
-  try {
-    fs.writeFileSync(path.join(folder, 'subject.py'), code);
-    fs.mkdirSync(path.join(folder, '.hidden-tests'));
-    fs.writeFileSync(path.join(folder, '.hidden-tests', 'test_boundary.py'), tests);
-    const task = { manifest: { language: 'python', tests_total: 50, limits: { test_timeout_seconds: 60 } } };
-    const run = await runHarness(task as unknown as SandboxTask, folder, options);
-    const report = JSON.parse(run.report.trim().split('\n').at(-1) ?? '{}') as {
-      tests: Array<{ id: string; outcome: string }>;
-      tampered: string | null;
-      detail: string | null;
-    };
-    const outcomes = Object.fromEntries(report.tests.map((t) => [t.id.split('.').at(-1)!, t.outcome]));
-    return { outcomes, tampered: report.tampered, detail: report.detail, score: run.score };
-  } finally {
-    fs.rmSync(folder, { recursive: true, force: true });
-  }
-}
+import { judgedPython } from '../../support/judged-runs';
 
 const header = 'import math, unittest\nimport subject\n\nclass T(unittest.TestCase):\n';
 const test = (name: string, body: string) =>
@@ -72,7 +47,7 @@ describe('the judge and its candidate', () => {
         'round_trip',
         'data = {"a": [1, 2.5, "x"], "b": (None, {7})}\nself.assertEqual(subject.identity(data), data)',
       );
-    const run = await judged(code, tests);
+    const run = await judgedPython(code, tests);
     expect(run.outcomes).toEqual({ test_values: 'passed', test_round_trip: 'passed' });
     expect(run.tampered).toBeNull();
   });
@@ -107,7 +82,7 @@ describe('the judge and its candidate', () => {
       test('always_equal', 'self.assertEqual(subject.anything(), 3)') +
       test('always_true', 'self.assertTrue(subject.yes())') +
       test('not_a_value', 'self.assertNotEqual(subject.Counter(1), 1)');
-    const run = await judged(code, tests);
+    const run = await judgedPython(code, tests);
     expect(run.outcomes).toEqual({
       test_object: 'passed',
       test_always_equal: 'failed',
@@ -137,7 +112,7 @@ describe('the judge and its candidate', () => {
       ) +
       test('own_class', 'with self.assertRaises(subject.ParseError):\n    subject.parse("y")') +
       test('no_error', 'self.assertEqual(subject.parse("12"), 12)');
-    const run = await judged(code, tests);
+    const run = await judgedPython(code, tests);
     expect(run.outcomes).toEqual({
       test_builtin: 'passed',
       test_base: 'passed',
@@ -174,7 +149,7 @@ describe('the judge and its candidate', () => {
         'sharing_seen',
         'base = {"db": {"host": "a"}}\ncopy = subject.shallow(base)\ncopy["db"]["host"] = "b"\nself.assertEqual(base["db"]["host"], "b")',
       );
-    const run = await judged(code, tests);
+    const run = await judgedPython(code, tests);
     expect(run.outcomes).toEqual({
       test_fake_clock: 'passed',
       test_judge_error: 'passed',
@@ -190,7 +165,7 @@ describe('the judge and its candidate', () => {
       test('a_quick', 'self.assertEqual(subject.quick(), 1)') +
       test('b_hangs', 'subject.forever()') +
       test('c_after', 'self.assertEqual(subject.quick(), 1)');
-    const run = await judged(code, tests, { callSeconds: 1 });
+    const run = await judgedPython(code, tests, { callSeconds: 1 });
     expect(run.outcomes).toEqual({ test_a_quick: 'passed', test_b_hangs: 'error', test_c_after: 'error' });
     expect(run.tampered).toBeNull();
   });
@@ -202,7 +177,7 @@ describe('the judge and its candidate', () => {
       test('a_quick', 'self.assertEqual(subject.quick(), 1)') +
       test('b_dies', 'subject.die()') +
       test('c_after', 'self.assertEqual(subject.quick(), 1)');
-    const run = await judged(code, tests);
+    const run = await judgedPython(code, tests);
     expect(run.outcomes).toEqual({ test_a_quick: 'passed', test_b_dies: 'error', test_c_after: 'error' });
     expect(run.score.passed).toBe(1);
   });
@@ -212,7 +187,7 @@ describe('the judge and its candidate', () => {
       'import os\ndef quick():\n    return 1\ndef scribble():\n    os.write(9, b"\\x00\\x00\\x00\\x05hello")\n    return 1\n';
     const tests =
       header + test('a_quick', 'self.assertEqual(subject.quick(), 1)') + test('b_scribbles', 'subject.scribble()');
-    const run = await judged(code, tests);
+    const run = await judgedPython(code, tests);
     expect(run.outcomes).toEqual({ test_a_quick: 'passed', test_b_scribbles: 'error' });
     expect(run.tampered).toBe(TAMPERED.protocol);
     expect(run.detail).toBe('a frame that is not JSON');

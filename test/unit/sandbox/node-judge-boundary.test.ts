@@ -12,41 +12,8 @@
  * wins a loose `==`, a forged node:assert AssertionError; and those the old harness already held
  * (node:assert patched, process.exitCode, a report written to every descriptor), still held.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { TAMPERED } from '../../../domain/sandbox/harness-report';
-import type { SandboxTask } from '../../../infra/sandbox/task-catalogue';
-import { runHarness } from '../../support/sandbox-tasks';
-
-/** Runs `tests` (node:test files under .hidden-tests/) against `code` (files of the code under test); each test's outcome by name. */
-async function judged(
-  code: Record<string, string>,
-  tests: Record<string, string>,
-  options: { callSeconds?: number } = {},
-) {
-  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-node-boundary-'));
-  try {
-    for (const [file, text] of Object.entries(code)) {
-      fs.mkdirSync(path.dirname(path.join(folder, file)), { recursive: true });
-      fs.writeFileSync(path.join(folder, file), text);
-    }
-    fs.mkdirSync(path.join(folder, '.hidden-tests'));
-    for (const [file, text] of Object.entries(tests)) fs.writeFileSync(path.join(folder, '.hidden-tests', file), text);
-    const task = { manifest: { language: 'javascript', tests_total: 50, limits: { test_timeout_seconds: 60 } } };
-    const run = await runHarness(task as unknown as SandboxTask, folder, options);
-    const report = JSON.parse(run.report.trim().split('\n').at(-1) ?? '{}') as {
-      tests: Array<{ id: string; outcome: string }>;
-      errors: string[];
-      tampered: string | null;
-      detail: string | null;
-    };
-    const outcomes = Object.fromEntries(report.tests.map((t) => [t.id.split(' > ').at(-1)!, t.outcome]));
-    return { outcomes, errors: report.errors, tampered: report.tampered, detail: report.detail, score: run.score };
-  } finally {
-    fs.rmSync(folder, { recursive: true, force: true });
-  }
-}
+import { judgedNode } from '../../support/judged-runs';
 
 const header = (imports: string) =>
   `import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport loose from 'node:assert';\nimport { ${imports} } from '../subject.mjs';\n\n`;
@@ -91,7 +58,7 @@ describe('the JavaScript judge and its candidate', () => {
           "const data = { a: [1, 2.5, 'x'], b: new Map([['k', new Set([null])]]) };\nassert.deepEqual(identity(data), data);",
         ),
     };
-    const run = await judged(code, tests);
+    const run = await judgedNode(code, tests);
     expect(run.outcomes).toEqual({ values: 'passed', 'round trip': 'passed' });
     expect(run.tampered).toBeNull();
   });
@@ -118,7 +85,7 @@ describe('the JavaScript judge and its candidate', () => {
         test('not a plain object', 'assert.notDeepStrictEqual(counterLike(), { count: 1 });') +
         test('no primitive value', 'loose.equal(counterLike(), 1);'),
     };
-    const run = await judged(code, tests);
+    const run = await judgedNode(code, tests);
     expect(run.outcomes).toEqual({ object: 'passed', 'not a plain object': 'passed', 'no primitive value': 'failed' });
   });
 
@@ -149,7 +116,7 @@ describe('the JavaScript judge and its candidate', () => {
         test('not an error', "assert.throws(() => thrown(), (value) => value === 'a string');") +
         test('no error', "assert.equal(parse('12'), 12);"),
     };
-    const run = await judged(code, tests);
+    const run = await judgedNode(code, tests);
     expect(run.outcomes).toEqual({
       builtin: 'passed',
       base: 'passed',
@@ -194,7 +161,7 @@ describe('the JavaScript judge and its candidate', () => {
           true,
         ),
     };
-    const run = await judged(code, tests);
+    const run = await judgedNode(code, tests);
     expect(run.outcomes).toEqual({
       callback: 'passed',
       'judge error': 'passed',
@@ -222,7 +189,7 @@ describe('the JavaScript judge and its candidate', () => {
         '',
       ].join('\n'),
     };
-    const run = await judged(code, tests);
+    const run = await judgedNode(code, tests);
     expect(run.outcomes).toEqual({ required: 'passed' });
   });
 
@@ -235,7 +202,7 @@ describe('the JavaScript judge and its candidate', () => {
         test('b hangs', 'forever();') +
         test('c after', 'assert.equal(quick(), 1);'),
     };
-    const run = await judged(code, tests, { callSeconds: 1 });
+    const run = await judgedNode(code, tests, { callSeconds: 1 });
     expect(run.outcomes).toEqual({ 'a quick': 'passed', 'b hangs': 'failed', 'c after': 'failed' });
     expect(run.tampered).toBeNull();
   });
@@ -249,7 +216,7 @@ describe('the JavaScript judge and its candidate', () => {
         test('b dies', 'die();') +
         test('c after', 'assert.equal(quick(), 1);'),
     };
-    const run = await judged(code, tests);
+    const run = await judgedNode(code, tests);
     expect(run.outcomes).toEqual({ 'a quick': 'passed', 'b dies': 'failed', 'c after': 'failed' });
     expect(run.score.passed).toBe(1);
   });
@@ -269,7 +236,7 @@ describe('cheats from inside the code’s process, now on the other side of the 
       ].join('\n'),
     };
     const tests = { 'answer.test.mjs': header('answer') + test('answer', 'assert.equal(answer(), 7919);') };
-    const run = await judged(code, tests);
+    const run = await judgedNode(code, tests);
     expect(run.outcomes).toEqual({ answer: 'failed' });
   });
 
@@ -290,7 +257,7 @@ describe('cheats from inside the code’s process, now on the other side of the 
         test('includes', "assert.ok(tags().includes('b'));") +
         test('inherited', 'assert.equal(config().debug, true);'),
     };
-    const run = await judged(code, tests);
+    const run = await judgedNode(code, tests);
     expect(run.outcomes).toEqual({ includes: 'failed', inherited: 'failed' });
   });
 
@@ -311,7 +278,7 @@ describe('cheats from inside the code’s process, now on the other side of the 
         test('toPrimitive', 'loose.equal(byToPrimitive(), 42);') +
         test('proxy', 'loose.equal(byProxy(), 42);'),
     };
-    const run = await judged(code, tests);
+    const run = await judgedNode(code, tests);
     expect(run.outcomes).toEqual({ valueOf: 'failed', toPrimitive: 'failed', proxy: 'failed' });
   });
 
@@ -327,7 +294,7 @@ describe('cheats from inside the code’s process, now on the other side of the 
     const tests = {
       'forged.test.mjs': header('check') + test('forged', 'assert.throws(() => check(), assert.AssertionError);'),
     };
-    const run = await judged(code, tests);
+    const run = await judgedNode(code, tests);
     expect(run.outcomes).toEqual({ forged: 'failed' });
   });
 
@@ -352,7 +319,7 @@ describe('cheats from inside the code’s process, now on the other side of the 
         '',
       ].join('\n'),
     };
-    const run = await judged(code, tests);
+    const run = await judgedNode(code, tests);
     expect(run.outcomes).toEqual({ patched: 'failed' });
   });
 
@@ -380,7 +347,7 @@ describe('cheats from inside the code’s process, now on the other side of the 
       'scribble.test.mjs':
         header('quick, scribble') + test('a quick', 'assert.equal(quick(), 1);') + test('b scribbles', 'scribble();'),
     };
-    const run = await judged(code, tests);
+    const run = await judgedNode(code, tests);
     expect(run.outcomes).toEqual({ 'a quick': 'passed', 'b scribbles': 'failed' });
     expect(run.tampered).toBe(TAMPERED.protocol);
     expect(run.detail).toMatch(/past the wire's limit|not JSON|not a message/);

@@ -5,7 +5,7 @@ import { loadConfig } from '../../../infra/config';
 describe('sandbox settings', () => {
   it('default to a folder in the OS temp folder, a uid range clear of the usual ones and modest limits', () => {
     expect(loadConfig({}).sandbox).toMatchObject({
-      dir: path.join(os.tmpdir(), 'arena-sandbox'),
+      dir: expect.stringMatching(new RegExp(`^${os.tmpdir()}/arena-sandbox-[0-9a-f]{12}$`)),
       uidBase: 200_000,
       uidCount: 100_000,
       limits: {

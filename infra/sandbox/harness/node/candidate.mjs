@@ -40,6 +40,7 @@ process.on('exit', () => {
 });
 
 const codec = new Codec({
+  namesClasses: true,
   /** A function of the judge's (a test's listener, fake clock or operation): calling it is a request. */
   proxyOf(id, kind) {
     if (kind === 'object') return new Proxy({}, {});

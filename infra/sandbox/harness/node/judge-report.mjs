@@ -12,6 +12,8 @@ export const state = {
   errors: [],
   tampered: null,
   detail: null,
+  /** Values of the code's the judge could not use as plain values, for the owner (they name its classes). */
+  uncompared: [],
   reporting: false,
   reported: false,
   finish: () => undefined,
@@ -20,8 +22,8 @@ export const state = {
 export function writeReport(tests) {
   if (state.reported) return;
   state.reported = true;
-  const { nonce, errors, tampered, detail } = state;
-  const line = JSON.stringify({ nonce, harness: 'node-judge', tests, errors, tampered, detail }) + '\n';
+  const { nonce, errors, tampered, detail, uncompared } = state;
+  const line = JSON.stringify({ nonce, harness: 'node-judge', tests, errors, tampered, detail, uncompared }) + '\n';
   const bytes = Buffer.from(line, 'utf8');
   for (let written = 0; written < bytes.length;) written += fs.writeSync(state.reportFd, bytes, written);
   state.finish();

@@ -37,6 +37,22 @@ const CALL_SECONDS = 30;
 /** The arena's own sentence for a run found tampered with: never words the code under test chose. */
 const BROKE_PROTOCOL = 'the code under test sent the judge a message the protocol does not allow';
 
+/** How many values the judge could not compare it names, for the owner alone. */
+const MAX_UNCOMPARED = 5;
+
+/** How the owner's note names a class of the code's: its name when it reads as one, in backticks. */
+function classNamed(name) {
+  return typeof name === 'string' && /^[A-Za-z_$][A-Za-z0-9_$]{0,39}$/.test(name)
+    ? `a \`${name}\``
+    : 'an object of its own class';
+}
+
+/** Notes, for the owner, a value of the code's the judge could not use as the test's plain value. */
+function uncompared(className, what) {
+  const note = `returned ${classNamed(className)}, which the judge cannot ${what}`;
+  if (!state.uncompared.includes(note) && state.uncompared.length < MAX_UNCOMPARED) state.uncompared.push(note);
+}
+
 const testsRoot = fs.realpathSync(path.resolve(process.argv[2]));
 state.reportFd = Number(process.argv[3]);
 const readFd = Number(process.argv[4]);
@@ -78,13 +94,14 @@ const WIRED_SYMBOLS = new Map([
 /** The prototype every handle claims: no value's, so a handle is never deep-equal to a value. */
 const HANDLE_PROTOTYPE = Object.freeze(Object.create(null));
 
-function noPrimitive(id) {
+function noPrimitive(id, className) {
   return function toPrimitive(hint) {
     // A string for messages (`${value}`); never a number or a default, so `==` and `<` cannot be won.
     if (hint === 'string') {
       const text = ask('str', { t: id });
       if (typeof text === 'string') return text;
     }
+    uncompared(className, hint === 'number' ? 'read as a number' : 'compare as a plain value');
     throw new TypeError('a value of the code under test that is not plain data has no primitive value here');
   };
 }
@@ -95,7 +112,7 @@ function proxyOf(id, kind, data) {
   return new Proxy(target, {
     get(_target, key) {
       if (typeof key === 'symbol') {
-        if (key === Symbol.toPrimitive) return noPrimitive(id);
+        if (key === Symbol.toPrimitive) return noPrimitive(id, data?.n);
         if (WIRED_SYMBOLS.has(key)) return ask('get', { t: id, s: WIRED_SYMBOLS.get(key) });
         return undefined;
       }

@@ -10,7 +10,10 @@
  *
  * A value crosses as data when it is plain: undefined, null, booleans, numbers (NaN, the infinities
  * and -0 too), BigInts, strings (lone surrogates too), and arrays, plain objects, Maps, Sets and Dates
- * of plain values, decoded on the other side into objects of its own making. Anything else (a
+ * of plain values, decoded on the other side into objects of its own making. A boxed primitive, and
+ * an instance of a subclass of Array, Map, Set, Date, Number, String or Boolean, crosses as the plain
+ * value it holds, read with the built-in type's own methods: what the subclass overrides (valueOf,
+ * toString, its iterator, entries) is not the value, and decides nothing. Anything else (a
  * function, a class's instance, a Proxy, a promise) crosses as a handle: the other side gets a proxy of
  * its own. A promise's handle becomes a promise of the receiver's, settled when the peer's settles
  * (a request the peer answers once it has). Exceptions cross as the receiver's built-in error types
@@ -50,15 +53,16 @@ const BUILTIN_PROTOTYPES = new Map(Object.entries(BUILTIN_ERRORS).map(([name, cl
 const { getPrototypeOf, keys, defineProperty, create } = Object;
 const { isArray } = Array;
 const ObjectProto = Object.prototype;
-const ArrayProto = Array.prototype;
-const MapProto = Map.prototype;
-const SetProto = Set.prototype;
-const DateProto = Date.prototype;
 const PromiseProto = Promise.prototype;
 const promiseThen = Promise.prototype.then;
 const dateTime = Date.prototype.getTime;
 const mapEntries = Map.prototype.entries;
 const setValues = Set.prototype.values;
+const numberValue = Number.prototype.valueOf;
+const stringValue = String.prototype.valueOf;
+const booleanValue = Boolean.prototype.valueOf;
+const bigintValue = BigInt.prototype.valueOf;
+const symbolValue = Symbol.prototype.valueOf;
 const stringify = JSON.stringify;
 const parse = JSON.parse;
 
@@ -84,16 +88,30 @@ function errorClassBase(fn) {
   }
 }
 
-/** A plain container's tag: A(rray), O(bject), M(ap), S(et), D(ate); undefined for anything else. */
+/**
+ * A plain value's tag: A(rray), O(bject), M(ap), S(et), D(ate), B(oxed primitive); undefined for
+ * anything else. Known by the engine's own marks (an array, a Map's internal slots), not by the
+ * prototype: a subclass's instance holds the same plain value.
+ */
 function plainKind(value) {
   if (types.isProxy(value)) return undefined;
   const proto = getPrototypeOf(value);
-  if (proto === ArrayProto && isArray(value)) return 'A';
   if (proto === ObjectProto || proto === null) return 'O';
-  if (proto === MapProto && types.isMap(value)) return 'M';
-  if (proto === SetProto && types.isSet(value)) return 'S';
-  if (proto === DateProto && types.isDate(value)) return 'D';
+  if (isArray(value)) return 'A';
+  if (types.isMap(value)) return 'M';
+  if (types.isSet(value)) return 'S';
+  if (types.isDate(value)) return 'D';
+  if (types.isBoxedPrimitive(value)) return 'B';
   return undefined;
+}
+
+/** The primitive a boxed one holds, read with its built-in type's own valueOf. */
+function unboxed(value) {
+  if (types.isNumberObject(value)) return numberValue.call(value);
+  if (types.isStringObject(value)) return stringValue.call(value);
+  if (types.isBooleanObject(value)) return booleanValue.call(value);
+  if (types.isBigIntObject(value)) return bigintValue.call(value);
+  return symbolValue.call(value);
 }
 
 function encodeNumber(n) {
@@ -107,7 +125,9 @@ const KINDS = new Set(['function', 'error-class', 'object', 'promise']);
 export class Codec {
   /**
    * `side.proxyOf(id, kind, data)` makes this side's proxy of a peer's handle; `side.promiseOf(id)`
-   * this side's promise for a peer's promise.
+   * this side's promise for a peer's promise. The candidate's side names the class of an object it
+   * sends as a handle (`side.namesClasses`), so the judge can tell the owner what it could not
+   * compare; the judge's side never names its own.
    */
   constructor(side) {
     this.side = side;
@@ -148,7 +168,16 @@ export class Codec {
     const kind = types.isPromise(value) && getPrototypeOf(value) === PromiseProto ? 'promise' : 'object';
     // The peer awaits it (a request that comes in its own time): until then its rejection is not unhandled.
     if (kind === 'promise') promiseThen.call(value, undefined, () => undefined);
-    return { H: this.export(value), k: kind };
+    const data = { H: this.export(value), k: kind };
+    if (kind === 'object' && this.side.namesClasses) {
+      try {
+        const name = getPrototypeOf(value)?.constructor?.name;
+        if (typeof name === 'string') data.n = name.slice(0, 100);
+      } catch {
+        // A class whose name cannot be read goes unnamed.
+      }
+    }
+    return data;
   }
 
   encode(value, memo = new Map(), depth = 0) {
@@ -177,6 +206,7 @@ export class Codec {
     const kind = plainKind(value);
     if (kind === undefined) return this.handleOf(value);
     if (kind === 'D') return { D: encodeNumber(dateTime.call(value)) };
+    if (kind === 'B') return this.encode(unboxed(value), memo, depth + 1);
     const number = memo.size + 1;
     memo.set(value, number);
     const next = depth + 1;
@@ -623,8 +653,11 @@ export class Connection {
           ? undefined
           : setTimeout(() => {
               if (!this.pending.delete(id)) return;
-              this.settled();
-              reject(new PeerTimeout('not settled in time'));
+              // A peer past its time limit is not waited on again (a blocked request's timeout does the
+              // same): the wire breaks, and every call after fails at once with this reason.
+              const error = new PeerTimeout('not settled in time');
+              this.fail(error);
+              reject(error);
             }, timeoutMs);
       this.pending.set(id, {
         done: (message) => {

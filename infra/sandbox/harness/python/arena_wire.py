@@ -4,7 +4,10 @@ The judge runs the hidden tests; the candidate runs the code under test, as anot
 of its own. They speak over two pipes in length-prefixed JSON frames. A value crosses as data when it
 is plain (None, booleans, integers of any size, floats with NaN, the infinities and -0, strings,
 bytes, complex numbers, and lists, tuples, dicts, sets and frozensets of plain values), decoded on
-the other side into objects of its own making: no class of the peer's ever crosses. Anything else
+the other side into objects of its own making: no class of the peer's ever crosses. A value of a
+subclass of a plain type (an IntEnum member, a `class Days(int)`) crosses as the plain value it
+holds, read with the base type's own methods, and a numpy-style scalar as its `.item()`: what the
+subclass overrides (`__eq__`, `__str__`, `__iter__`) is not the value, and decides nothing. Anything else
 crosses as an opaque handle: the peer gets a proxy it can call, and (the judge only) read attributes
 of, each use a message back. Exceptions cross as their built-in type (or a name, for a class of the
 peer's own, under its nearest built-in base) and message. The codec is data only (no pickle, no
@@ -17,6 +20,7 @@ it, so a caller sees what a call did to them, and which parts of the result are 
 
 import base64
 import builtins
+import collections
 import json
 import os
 import select
@@ -29,6 +33,42 @@ MAX_DEPTH = 200
 MAX_MESSAGE_CHARS = 2000
 
 _MUTABLE = (list, dict, set, bytearray)
+_IMMUTABLE = (int, float, complex, str, bytes, tuple, frozenset)
+
+
+def _plain_base(kind):
+    """The plain type a value of `kind` is an instance of (itself, or the base a subclass derives from), or None."""
+    if kind in _MUTABLE or kind in _IMMUTABLE:
+        return kind
+    for base in _MUTABLE + _IMMUTABLE:
+        if issubclass(kind, base):
+            return base
+    return None
+
+
+def _scalar_of(base, value):
+    """The plain scalar a value of a subclass of int, float, complex, str or bytes holds, by the base's own methods."""
+    if base is int:
+        return int.__index__(value)
+    if base is float:
+        return float.__float__(value)
+    if base is complex:
+        real, imag = complex.__getnewargs__(value)
+        return complex(real, imag)
+    if base is str:
+        return str.__str__(value)
+    return bytes.__getitem__(value, slice(None))
+
+
+def _numpy_generic(kind):
+    """numpy's scalar base class when `kind` derives from it (known by name: numpy may not be installed here)."""
+    for cls in kind.__mro__:
+        if cls.__name__ == "generic" and cls.__module__ == "numpy":
+            return cls
+    return None
+
+
+_SCALARS = (type(None), bool, int, float, complex, str, bytes)
 
 
 class WireError(Exception):
@@ -102,10 +142,15 @@ def _builtin_bases(cls):
 
 
 class Codec:
-    """Values to data and back, for one side; `proxy_of` makes the local proxy of a peer's handle."""
+    """
+    Values to data and back, for one side; `proxy_of(handle, kind, class_name)` makes the local proxy
+    of a peer's handle. The candidate's side names the class of an object it sends as a handle, so the
+    judge can tell the owner what it could not compare; the judge's side never names its own.
+    """
 
-    def __init__(self, proxy_of):
+    def __init__(self, proxy_of, names_classes=False):
         self.proxy_of = proxy_of
+        self.names_classes = names_classes
         self.exported = {}
         self.export_ids = {}
         self.proxies = {}
@@ -138,6 +183,10 @@ class Codec:
         if kind == "exception-class":
             data["n"] = value.__name__
             data["b"] = _builtin_bases(value)
+        elif self.names_classes and kind in ("object", "callable"):
+            name = getattr(type(value), "__name__", None)
+            if type(name) is str:
+                data["n"] = name[:100]
         return data
 
     def encode(self, value, memo=None):
@@ -149,27 +198,32 @@ class Codec:
             return value
         if depth > MAX_DEPTH:
             raise ValueError("a value nested deeper than %d" % MAX_DEPTH)
-        if kind in _MUTABLE:
+        base = _plain_base(kind)
+        if base in _MUTABLE:
             seen = memo.get(id(value))
             if seen is not None:
                 return {"R": seen[0]}
             # The value is kept alive with its number, so no other object can reuse its id meanwhile.
             memo[id(value)] = (len(memo) + 1, value)
             number = len(memo)
-            if kind is list:
-                return {"L": [self._encode(item, memo, depth + 1) for item in value], "m": number}
-            if kind is dict:
+            # Read through the base type's own methods: a subclass's __iter__ or items() is not its contents.
+            if base is list:
+                return {"L": [self._encode(item, memo, depth + 1) for item in list.__iter__(value)], "m": number}
+            if base is dict:
+                items = collections.OrderedDict.items if issubclass(kind, collections.OrderedDict) else dict.items
                 return {
-                    "D": [[self._encode(k, memo, depth + 1), self._encode(v, memo, depth + 1)] for k, v in value.items()],
+                    "D": [[self._encode(k, memo, depth + 1), self._encode(v, memo, depth + 1)] for k, v in items(value)],
                     "m": number,
                 }
-            if kind is set:
-                return {"S": [self._encode(item, memo, depth + 1) for item in value], "m": number}
-            return {"BA": base64.b64encode(bytes(value)).decode("ascii"), "m": number}
-        if kind is tuple:
-            return {"T": [self._encode(item, memo, depth + 1) for item in value]}
-        if kind is frozenset:
-            return {"F": [self._encode(item, memo, depth + 1) for item in value]}
+            if base is set:
+                return {"S": [self._encode(item, memo, depth + 1) for item in set.__iter__(value)], "m": number}
+            return {"BA": base64.b64encode(bytearray.__getitem__(value, slice(None))).decode("ascii"), "m": number}
+        if base is tuple:
+            return {"T": [self._encode(item, memo, depth + 1) for item in tuple.__iter__(value)]}
+        if base is frozenset:
+            return {"F": [self._encode(item, memo, depth + 1) for item in frozenset.__iter__(value)]}
+        if base is not None and kind is not base:
+            return self._encode(_scalar_of(base, value), memo, depth + 1)
         if kind is bytes:
             return {"B": base64.b64encode(value).decode("ascii")}
         if kind is complex:
@@ -177,6 +231,14 @@ class Codec:
         own = getattr(value, "_arena_peer_handle", None)
         if own is not None and self.proxies.get(own) is value:
             return {"P": own}
+        generic = _numpy_generic(kind)
+        if generic is not None:
+            try:
+                item = generic.item(value)
+            except Exception:
+                item = value
+            if type(item) in _SCALARS or _plain_base(type(item)) in _IMMUTABLE:
+                return self._encode(item, memo, depth + 1)
         return self.handle_of(value)
 
     def encode_error(self, error):
@@ -264,7 +326,7 @@ class Codec:
                 return self.peer_class(handle, data.get("n"), data.get("b"))
             proxy = self.proxies.get(handle)
             if proxy is None:
-                proxy = self.proxy_of(handle, data.get("k"))
+                proxy = self.proxy_of(handle, data.get("k"), data.get("n"))
                 self.proxies[handle] = proxy
             return proxy
         raise WireError("a value that is not of the codec")

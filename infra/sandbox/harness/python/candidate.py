@@ -43,7 +43,7 @@ def main():
         def __repr__(self):
             return "<a callable of the judge's>"
 
-    codec = arena_wire.Codec(lambda handle, kind: JudgeProxy(handle))
+    codec = arena_wire.Codec(lambda handle, kind, class_name: JudgeProxy(handle), names_classes=True)
 
     DUNDERS = {
         "len": len,

@@ -27,6 +27,33 @@ CALL_SECONDS = 30
 #: The arena's own sentences for a run found tampered with: never words the code under test chose.
 BROKE_PROTOCOL = "the code under test sent the judge a message the protocol does not allow"
 
+#: How many values the judge could not compare it names, for the owner alone.
+MAX_UNCOMPARED = 5
+
+#: What a test's plain value is, as the owner's note says the judge could not compare a handle with it.
+PLAIN_KINDS = {
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+    complex: "a number",
+    str: "a string",
+    bytes: "bytes",
+    bytearray: "bytes",
+    list: "a list",
+    tuple: "a tuple",
+    dict: "a dict",
+    set: "a set",
+    frozenset: "a set",
+    type(None): "None",
+}
+
+
+def class_named(name):
+    """How the owner's note names a class of the code's: its name when it reads as one, in backticks."""
+    if isinstance(name, str) and 0 < len(name) <= 40 and name.isascii() and name.isidentifier():
+        return "a `%s`" % name
+    return "an object of its own class"
+
 
 def read_nonce():
     line = sys.stdin.readline().strip()
@@ -54,7 +81,13 @@ def main():
 
     import arena_wire
 
-    state = {"tampered": None, "detail": None}
+    state = {"tampered": None, "detail": None, "uncompared": []}
+
+    def uncompared(value, what):
+        """Notes, for the owner, a value of the code's the judge could not use as the test's plain value."""
+        note = "returned %s, which the judge cannot %s" % (class_named(value._arena_class), what)
+        if note not in state["uncompared"] and len(state["uncompared"]) < MAX_UNCOMPARED:
+            state["uncompared"].append(note)
 
     class CandidateBroke(Exception):
         """The candidate cannot answer any more: it broke the protocol, died or hung."""
@@ -91,11 +124,20 @@ def main():
     class CandidateValue:
         """A value of the candidate's that is not plain data: reached only by messages."""
 
-        __slots__ = ("_arena_peer_handle", "_arena_kind", "__weakref__")
+        __slots__ = ("_arena_peer_handle", "_arena_kind", "_arena_class", "__weakref__")
 
-        def __init__(self, handle, kind):
+        def __init__(self, handle, kind, class_name):
             self._arena_peer_handle = handle
             self._arena_kind = kind
+            self._arena_class = class_name
+
+        def __eq__(self, other):
+            # Never equal to a value (identity decides, as before): noted, so the owner learns why a test failed.
+            if type(other) in PLAIN_KINDS:
+                uncompared(self, "compare as %s" % PLAIN_KINDS[type(other)])
+            return NotImplemented
+
+        __hash__ = object.__hash__
 
         def __getattr__(self, name):
             # Protocols the judge's own libraries probe for (__deepcopy__, __length_hint__) are not the candidate's to answer.
@@ -135,6 +177,7 @@ def main():
 
         def __bool__(self):
             # An object that calls itself true would pass assertTrue without being True.
+            uncompared(self, "read as a boolean")
             raise TypeError("a value of the code under test that is not plain data has no truth value here")
 
         def __repr__(self):
@@ -149,12 +192,12 @@ def main():
             handle = self.__dict__.get("_arena_peer_handle")
             return settled(request("get", t=handle, n=name))
 
-    def proxy_of(handle, kind):
+    def proxy_of(handle, kind, class_name):
         if kind == "module":
             module = CandidateModule("candidate")
             module._arena_peer_handle = handle
             return module
-        return CandidateValue(handle, kind if isinstance(kind, str) else "value")
+        return CandidateValue(handle, kind if isinstance(kind, str) else "value", class_name)
 
     def handle_request(message):
         # The candidate may only call what the judge gave it (a test's fake clock): nothing else.
@@ -246,6 +289,7 @@ def main():
         "errors": load_errors,
         "tampered": state["tampered"],
         "detail": state["detail"],
+        "uncompared": state["uncompared"],
     }
     data = (json.dumps(report) + "\n").encode("utf-8")
     while data:
