@@ -32,12 +32,14 @@
  * judges of varied sharpness and tie rates flag nobody in the great majority of runs, at or below
  * the stated family-wise rate alpha; an owner's accounts voting for their agent are flagged.
  */
-import { BradleyTerrySolver } from './bt-fit';
-import { ELO_SCALE, scoreForA, type VoteOutcome } from './elo';
-import { pairTotals, tabulateVotes, type BattleVote } from './vote-table';
+import { scoreForA, type VoteOutcome } from './elo';
+import { erfc, referenceModel, sigmoid, type Model } from './reference-model';
+import type { BattleVote } from './vote-table';
+
+export { erfc } from './reference-model';
 
 // Bound once: inside a vm context every global lookup such as `Math.exp` goes through the context's interceptors.
-const { abs, exp, max, min, sqrt, LN10 } = Math;
+const { abs, max, min, sqrt } = Math;
 
 /** A vote as this test groups it. */
 export interface GroupedVote {
@@ -91,56 +93,9 @@ export interface ConcentrationReport {
   tested: number;
 }
 
-/** The reference model's prior: sd 400 Elo, in natural-log strength units. */
-const PRIOR_SD_NATS = (400 * LN10) / ELO_SCALE;
-const PRIOR_PRECISION = 1 / (PRIOR_SD_NATS * PRIOR_SD_NATS);
 /** How strongly a group's sharpness is pulled toward the model's (β = 1), in the units of its curvature. */
 const SHARPNESS_PRIOR = 4;
 const SHARPNESS_RANGE: readonly [number, number] = [0.25, 4];
-
-interface Model {
-  strength(agentId: number): number;
-  information(agentId: number): number;
-}
-
-/** Strengths and Fisher information fitted to the reference votes; agents it never saw sit at the prior. */
-export function referenceModel(reference: readonly BattleVote[]): Model {
-  const table = tabulateVotes(reference);
-  const n = table.agentIds.length;
-  const theta = new Float64Array(n);
-  const information = new Float64Array(n);
-  if (n > 0) {
-    const solver = new BradleyTerrySolver(table.pairs, {
-      priorPrecision: PRIOR_PRECISION,
-      tolerance: 1e-6,
-      maxIterations: 100,
-    });
-    const pairCount = table.pairs.first.length;
-    const score = new Float64Array(pairCount);
-    const games = new Float64Array(pairCount);
-    pairTotals(table, new Int32Array(table.outcomeKeys.length).fill(1), score, games);
-    solver.solve(score, games, theta);
-    for (let p = 0; p < pairCount; p++) {
-      const i = table.pairs.first[p]!;
-      const j = table.pairs.second[p]!;
-      const q = sigmoid(theta[i]! - theta[j]!);
-      information[i]! += games[p]! * q * (1 - q);
-      information[j]! += games[p]! * q * (1 - q);
-    }
-  }
-  const index = new Map<number, number>();
-  table.agentIds.forEach((id, i) => index.set(id, i));
-  return {
-    strength: (agentId) => {
-      const i = index.get(agentId);
-      return i === undefined ? 0 : theta[i]!;
-    },
-    information: (agentId) => {
-      const i = index.get(agentId);
-      return PRIOR_PRECISION + (i === undefined ? 0 : information[i]!);
-    },
-  };
-}
 
 /** Group slots per vote: its judge, cluster, address and the cohort. */
 const SLOTS = 4;
@@ -437,34 +392,4 @@ export function findConcentratedVotes(
   }
   flags.sort((x, y) => x.pValue - y.pValue || y.z - x.z || x.agentId - y.agentId);
   return { flags, tested };
-}
-
-function sigmoid(x: number): number {
-  return x >= 0 ? 1 / (1 + exp(-x)) : exp(x) / (1 + exp(x));
-}
-
-/**
- * The complementary error function, by the Chebyshev fit of Numerical Recipes (relative error below
- * 1.2e-7 everywhere), which is all a threshold of 1e-4 or so needs.
- */
-export function erfc(x: number): number {
-  const z = abs(x);
-  const t = 1 / (1 + 0.5 * z);
-  const r =
-    t *
-    exp(
-      -z * z -
-        1.26551223 +
-        t *
-          (1.00002368 +
-            t *
-              (0.37409196 +
-                t *
-                  (0.09678418 +
-                    t *
-                      (-0.18628806 +
-                        t *
-                          (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
-    );
-  return x >= 0 ? r : 2 - r;
 }
