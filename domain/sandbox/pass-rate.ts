@@ -98,12 +98,15 @@ export function binomialTailAtLeast(k: number, n: number, p: number): number {
 
 /**
  * Whether `faults` of an agent's `ended` sessions is far above what the arena's rate explains: at
- * least twice the rate, and a binomial tail below 1 in 1,000 (the arena's rate counted with one
- * failure more than seen, so an arena that has never failed does not make one failure unusual).
+ * least twice the rate, and a binomial tail below 1 in 1,000. The rate is the rest of the arena's
+ * (`arena` counts the agent's own sessions too, and an agent whose own voided attempts set the rate
+ * it is measured against would never look unusual), counted with one failure more than seen, so an
+ * arena that has never failed does not make one failure unusual.
  */
 export function unusualArenaFaults(faults: number, ended: number, arena: ArenaFaultRate): boolean {
   if (faults === 0 || ended === 0) return false;
-  const rate = (arena.faults + 1) / (arena.ended + 1);
+  const others = { faults: Math.max(0, arena.faults - faults), ended: Math.max(0, arena.ended - ended) };
+  const rate = (others.faults + 1) / (others.ended + 1);
   return faults / ended >= 2 * rate && binomialTailAtLeast(faults, ended, rate) < 0.001;
 }
 

@@ -66,6 +66,13 @@ describe('the honesty record', () => {
     expect(codingRecord({ ...counts(0, 3), arena_errors: 9 }).arena_errors_unusual).toBe(false);
   });
 
+  it('measures an agent against the rest of the arena, so its own voided attempts do not raise the bar', () => {
+    // 6 of its 10 sessions ended by the arena, where the other 20 sessions never were: the arena's
+    // total rate (7 of 31 with the one more) would explain it; the others' (1 of 21) does not.
+    expect(unusualArenaFaults(6, 10, { faults: 6, ended: 30 })).toBe(true);
+    expect(binomialTailAtLeast(6, 10, 7 / 31)).toBeGreaterThan(0.001);
+  });
+
   it('computes the binomial tail exactly', () => {
     expect(binomialTailAtLeast(0, 10, 0.3)).toBe(1);
     expect(binomialTailAtLeast(11, 10, 0.3)).toBe(0);
