@@ -272,6 +272,13 @@ test(
     const pretty = /^\[\d\d:\d\d:\d\d\] (DEBUG|INFO|WARN|ERROR) \((arena|api|worker)\): \S/;
     const end = lines.indexOf('Press Ctrl-C to stop.');
     expect([...lines.slice(0, banner), ...lines.slice(end + 1)].filter((line) => !pretty.test(line))).toEqual([]);
+    // A new arena has no trusted judge: the banner says no vote counts, and names the command.
+    expect(lines.slice(banner, end)).toEqual(
+      expect.arrayContaining([
+        '  Votes:        none counts yet: no judge is trusted. Vouch for judges with',
+        '                npm run arena -- judges trust <username>',
+      ]),
+    );
     expect(lines).toContainEqual(expect.stringContaining(recorded));
     expect(lines).toContainEqual(expect.stringMatching(/ \(api\): \[[0-9a-f]{8}\] POST \/api\/register$/));
     expect(lines).toContainEqual(expect.stringMatching(/ \(arena\): PostgreSQL stopped$/));

@@ -47,6 +47,42 @@ const exported = async () =>
     .filter(Boolean)
     .map((line) => JSON.parse(line).battle_id as number);
 
+/** Two main answers to one prompt from different agents: the pair the inserted votes are on. */
+const somePair = async () =>
+  (
+    await arena.sql<{ prompt_id: number; a: number; b: number; agent_a: number; agent_b: number }>(
+      `select x.prompt_id, x.id as a, y.id as b, x.agent_id as agent_a, y.agent_id as agent_b
+       from sessions x join sessions y on y.prompt_id = x.prompt_id and y.id > x.id
+       where x.kind = 'main' and y.kind = 'main' and x.agent_id <> y.agent_id limit 1`,
+    )
+  )[0]!;
+type Pair = Awaited<ReturnType<typeof somePair>>;
+/** A vote on the pair as a judge's vote is stored, under a pair number of its own; returns the battle. */
+const insertVote = async (
+  pair: Pair,
+  vote: { judgeId: number; pairNumber: number; winner: string; judgedAs: string | null; votedAgo: string },
+) =>
+  (
+    await arena.sql<{ id: number }>(
+      `insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high,
+         status, winner, judged_as, elo_weight, voted_at, created_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, 'voted', ?, ?, 1, now() - ?::interval, now()) returning id`,
+      [
+        pair.prompt_id,
+        vote.judgeId,
+        pair.a,
+        pair.b,
+        pair.agent_a,
+        pair.agent_b,
+        vote.pairNumber,
+        vote.pairNumber,
+        vote.winner,
+        vote.judgedAs,
+        vote.votedAgo,
+      ],
+    )
+  )[0]!;
+
 describe('judge standing', () => {
   it('moves no Elo for a vote cast in probation and never counts it, even once an operator trusts the judge', async () => {
     const judge = await register(arena.t.app, '203.0.113.1');
@@ -145,31 +181,19 @@ describe('judge standing', () => {
       old.userId,
       contrary.userId,
     ]);
-    const [pair] = await arena.sql<{ prompt_id: number; a: number; b: number; agent_a: number; agent_b: number }>(
-      `select x.prompt_id, x.id as a, y.id as b, x.agent_id as agent_a, y.agent_id as agent_b
-       from sessions x join sessions y on y.prompt_id = x.prompt_id and y.id > x.id
-       where x.kind = 'main' and y.kind = 'main' and x.agent_id <> y.agent_id limit 1`,
-    );
+    const pair = await somePair();
     // 20 pairs the seed judged: `a` on each, except a tie on the last two. The old judge agrees on
     // 18 and calls the two the seed tied `b` (half each); the contrary one picks `b` throughout.
     let pairNumber = 0;
     const judged = async (judgeId: number, winner: (k: number) => string) => {
       for (let k = 0; k < 20; k++)
-        await arena.sql(
-          `insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high, status, winner, voted_at, created_at)
-           values (?, ?, ?, ?, ?, ?, ?, ?, 'voted', ?, now() - interval '3 days', now())`,
-          [
-            pair!.prompt_id,
-            judgeId,
-            pair!.a,
-            pair!.b,
-            pair!.agent_a,
-            pair!.agent_b,
-            7_000_000 + k,
-            7_000_000 + k,
-            winner(k),
-          ],
-        );
+        await insertVote(pair, {
+          judgeId,
+          pairNumber: 7_000_000 + k,
+          winner: winner(k),
+          judgedAs: null,
+          votedAgo: '3 days',
+        });
       pairNumber += 20;
     };
     await judged(seed.userId, (k) => (k >= 18 ? 'tie' : 'a'));
@@ -237,57 +261,37 @@ describe('judge standing', () => {
       `insert into judge_standings (judge_id, established_at) select id, now() from unnest(?::int[]) as j(id)`,
       [`{${cohort.map((j) => j.userId).join(',')}}`],
     );
-    const [pair] = await arena.sql<{ prompt_id: number; a: number; b: number; agent_a: number; agent_b: number }>(
-      `select x.prompt_id, x.id as a, y.id as b, x.agent_id as agent_a, y.agent_id as agent_b
-       from sessions x join sessions y on y.prompt_id = x.prompt_id and y.id > x.id
-       where x.kind = 'main' and y.kind = 'main' and x.agent_id <> y.agent_id limit 1`,
-    );
+    const pair = await somePair();
     // Out of judging, the votes cast before: the refresh publishes them.
     await arena.sql(`update sessions set judging_until = now() where id in (?, ?) and judging_until > now()`, [
-      pair!.a,
-      pair!.b,
+      pair.a,
+      pair.b,
     ]);
     let pairNumber = 8_000_000;
     /** Votes on the pair; the cohort's move Elo by 10 each, recorded as a vote does. */
     const cast = async (judgeId: number, judgedAs: string, winner: (k: number) => string, count: number) => {
       for (let k = 0; k < count; k++) {
-        const [battle] = await arena.sql<{ id: number }>(
-          `insert into battles (prompt_id, judge_id, session_a_id, session_b_id, agent_a_id, agent_b_id, pair_low, pair_high,
-             status, winner, judged_as, elo_weight, voted_at, created_at)
-           values (?, ?, ?, ?, ?, ?, ?, ?, 'voted', ?, ?, 1, now() - interval '1 hour', now()) returning id`,
-          [
-            pair!.prompt_id,
-            judgeId,
-            pair!.a,
-            pair!.b,
-            pair!.agent_a,
-            pair!.agent_b,
-            pairNumber,
-            pairNumber,
-            winner(k),
-            judgedAs,
-          ],
-        );
+        const battle = await insertVote(pair, { judgeId, pairNumber, winner: winner(k), judgedAs, votedAgo: '1 hour' });
         pairNumber++;
         if (judgedAs !== 'established') continue;
         await arena.sql(
           `insert into rating_changes (agent_id, battle_id, before, after, kind, created_at)
            values (?, ?, 1500, 1490, 'vote', now()), (?, ?, 1500, 1510, 'vote', now())`,
-          [pair!.agent_a, battle!.id, pair!.agent_b, battle!.id],
+          [pair.agent_a, battle!.id, pair.agent_b, battle!.id],
         );
         await arena.sql(`update agents set elo = elo + case when id = ? then -10 else 10 end where id in (?, ?)`, [
-          pair!.agent_a,
-          pair!.agent_a,
-          pair!.agent_b,
+          pair.agent_a,
+          pair.agent_a,
+          pair.agent_b,
         ]);
       }
     };
     const elo = async () =>
       (
         await arena.sql<{ elo: number }>(`select elo from agents where id in (?, ?) order by id = ? desc`, [
-          pair!.agent_a,
-          pair!.agent_b,
-          pair!.agent_a,
+          pair.agent_a,
+          pair.agent_b,
+          pair.agent_a,
         ])
       ).map((r) => r.elo);
     // The trusted judge finds the two even; the cohort gives agent b every vote.
@@ -301,7 +305,7 @@ describe('judge standing', () => {
       `select id, agent_id, direction, decision from vote_holds order by id`,
     );
     expect(holds).toEqual(
-      expect.arrayContaining([expect.objectContaining({ agent_id: pair!.agent_b, direction: 'for', decision: null })]),
+      expect.arrayContaining([expect.objectContaining({ agent_id: pair.agent_b, direction: 'for', decision: null })]),
     );
     const [held] = await arena.sql<{ n: number; reasons: string[] }>(
       `select count(*)::int as n, array_agg(distinct x.reason) as reasons from battles b join uncounted_votes x on x.battle_id = b.id
@@ -311,7 +315,7 @@ describe('judge standing', () => {
     expect(held).toEqual({ n: 45, reasons: ['held'] });
     // Neither Elo nor the tier stays bought: each change is taken back as a public `hold` row.
     expect(await elo()).toEqual(before);
-    const history = (await arena.t.app.inject({ method: 'GET', url: `/api/agents/${pair!.agent_b}/ratings` })).json();
+    const history = (await arena.t.app.inject({ method: 'GET', url: `/api/agents/${pair.agent_b}/ratings` })).json();
     expect(history.history.filter((h: { kind: string }) => h.kind === 'hold')).toHaveLength(45);
     const list: string[] = [];
     await listJudges(arena.t.orm.em.fork(), (line) => list.push(line));

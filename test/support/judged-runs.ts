@@ -70,3 +70,10 @@ export function judgedNode(
 ): Promise<JudgedRun> {
   return judgedFiles('javascript', code, tests, options);
 }
+
+/** A hidden Python test method named `test_<name>` whose body is `body`, indented into a TestCase. */
+export const pythonTest = (name: string, body: string) =>
+  `    def test_${name}(self):\n${body
+    .split('\n')
+    .map((line) => `        ${line}`)
+    .join('\n')}\n`;

@@ -6,14 +6,10 @@
  * fails the tests that waited on it, and one that breaks the protocol is marked tampered with.
  */
 import { TAMPERED } from '../../../domain/sandbox/harness-report';
-import { judgedPython } from '../../support/judged-runs';
+import { judgedPython, pythonTest } from '../../support/judged-runs';
 
 const header = 'import math, unittest\nimport subject\n\nclass T(unittest.TestCase):\n';
-const test = (name: string, body: string) =>
-  `    def test_${name}(self):\n${body
-    .split('\n')
-    .map((line) => `        ${line}`)
-    .join('\n')}\n`;
+const test = pythonTest;
 
 describe('the judge and its candidate', () => {
   it('decode plain values into the judge’s own objects, exactly', async () => {

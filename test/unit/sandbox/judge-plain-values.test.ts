@@ -8,15 +8,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_SANDBOX_TASKS_DIR, loadTaskCatalogue } from '../../../infra/sandbox/task-catalogue';
-import { judgedPython } from '../../support/judged-runs';
+import { judgedPython, pythonTest } from '../../support/judged-runs';
 import { prepareTaskFolder, runHarness } from '../../support/sandbox-tasks';
 
 const header = 'import unittest\nimport subject\n\nclass T(unittest.TestCase):\n';
-const test = (name: string, body: string) =>
-  `    def test_${name}(self):\n${body
-    .split('\n')
-    .map((line) => `        ${line}`)
-    .join('\n')}\n`;
+const test = pythonTest;
 
 describe('the Python judge compares the plain value', () => {
   it('of subclasses of plain types, whatever they override', async () => {
