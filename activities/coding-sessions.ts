@@ -18,13 +18,14 @@ import { codingArenaFaultsTotal, codingSessionsTotal } from '../infra/metrics';
 import type { DeliveryStatus } from '../domain/deliveries';
 import { isAgentActive } from '../domain/agent-state';
 import { Agent } from '../infra/db/entities/agent.entity';
+import { uidRangeOf } from '../infra/sandbox/settings';
 import { deliveryInputOf, type CodingSessionInput, type DeliveryOutcome } from '../workflows/contracts';
 import type { ActivityDeps } from './deps';
 import { logDeliveryEnd } from './record-outcome';
 
 /** Why a session could not start when every uid of the range is held by a live session. */
-export const noFreeUid = (uidCount: number) =>
-  `the sandbox has no free user for another session (all ${uidCount - 1} are in use); try again later`;
+export const noFreeUid = (sessionUids: number) =>
+  `the sandbox has no free user for another session (all ${sessionUids} are in use); try again later`;
 
 export function codingSessionActivities({ orm, sandbox, encryptionKey }: ActivityDeps) {
   return {
@@ -45,7 +46,7 @@ export function codingSessionActivities({ orm, sandbox, encryptionKey }: Activit
       if (!task || !session) return { ok: false, reason: `coding task ${taskId} is not in the catalogue` };
       // A uid no other live session holds: its process limit and its files are the session's own.
       const uid = await sandbox.leaseUid(orm.em, sessionId);
-      if (uid === undefined) return { ok: false, reason: noFreeUid(sandbox.settings.uidCount) };
+      if (uid === undefined) return { ok: false, reason: noFreeUid(uidRangeOf(sandbox.settings).sessions) };
       await sandbox.prepare(sessionId, uid, task.files);
       await markWorkspaceReady(orm.em, sessionId, {
         queue: sandbox.taskQueue,

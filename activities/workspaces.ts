@@ -10,7 +10,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { SandboxLanguage } from '../domain/sandbox/languages';
 import { findCodingStep, recordCodingStep } from '../infra/db/repositories/coding-step.repository';
 import { findCodingTask } from '../infra/db/repositories/coding-task.repository';
-import { recordTamperDetail } from '../infra/db/repositories/coding.repository';
+import { findCodingSession, recordTamperDetail } from '../infra/db/repositories/coding.repository';
 import type { SandboxRuntime } from '../infra/sandbox/runtime';
 import { codingStepLatency } from '../infra/metrics';
 import type { CodingRun } from '../workflows/contracts';
@@ -71,15 +71,21 @@ export function createCodingSessionEndActivities({ orm, sandbox }: WorkspaceDeps
     async scoreCleanRoom({ sessionId, taskId }: { sessionId: number; taskId: string }): Promise<CodingRun> {
       const task = await findCodingTask(orm.em, taskId);
       if (!task) throw new Error(`coding task ${taskId} not found`);
+      const session = await findCodingSession(orm.em, sessionId);
+      if (!session) throw new Error(`coding session ${sessionId} not found`);
       const score = await heartbeating(
         () =>
-          sandbox.score(sessionId, {
-            language: task.language as SandboxLanguage,
-            files: task.files,
-            hiddenTests: task.hidden_tests,
-            testsTotal: task.manifest.tests_total,
-            timeoutSeconds: task.manifest.limits.test_timeout_seconds,
-          }),
+          sandbox.score(
+            sessionId,
+            {
+              language: task.language as SandboxLanguage,
+              files: task.files,
+              hiddenTests: task.hidden_tests,
+              testsTotal: task.manifest.tests_total,
+              timeoutSeconds: task.manifest.limits.test_timeout_seconds,
+            },
+            session.owner_id,
+          ),
         HEARTBEAT_EVERY_MS,
       );
       // Only operators read what the judge saw: the feed gets the arena's own sentence.

@@ -158,6 +158,7 @@ async function startStack(
   say('starting the worker');
   const worker = await startWorker(runtime);
   started.worker = { name: 'worker', stop: () => worker.close() };
+  if (worker.cpuSharing) say(`note: ${worker.cpuSharing}`);
   checkpoint();
   say('starting the API');
   // On the worker's connection: new workflows' first tasks come back with the start, to this worker.

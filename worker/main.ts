@@ -31,6 +31,8 @@ export interface RunningWorker {
   close(): Promise<void>;
   /** Settles when the worker stops: resolves after a shutdown, rejects with the error that stopped it on its own. */
   stopped: Promise<void>;
+  /** Why scorings share the CPU by process rather than by scoring here, when the sandbox runs but has no cpu groups. */
+  cpuSharing: string | undefined;
 }
 
 export interface WorkerExtras {
@@ -97,14 +99,19 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
     }
     const running = Promise.all([worker.run(), sandboxWorker.run(), sessionEndWorker.run()]).then(() => undefined);
     const conn = connection;
+    const cpuSharing =
+      (await sandbox.check()).ok && sandbox.cpu.unavailable
+        ? `scorings share the CPU by process, not by scoring (${sandbox.cpu.unavailable})`
+        : undefined;
     return {
       connection: conn,
       stopped: running,
+      cpuSharing,
       async close() {
         // The workers may already have stopped on their own (a fatal error); closing stays safe.
         for (const w of [worker, sandboxWorker, sessionEndWorker]) if (w.getState() === 'RUNNING') w.shutdown();
         await running.catch(() => undefined);
-        await Promise.allSettled([conn.close(), orm.close(), webhooks.close()]);
+        await Promise.allSettled([conn.close(), orm.close(), webhooks.close(), sandbox.cpu.remove()]);
       },
     };
   } catch (err) {
@@ -128,6 +135,7 @@ export async function runWorkerProcess(): Promise<void> {
   const worker = await startWorker(config);
   const sandboxWarning = await isolationWarning(probeOf(config.sandbox));
   if (sandboxWarning) console.warn(`worker: warning: ${sandboxWarning}`);
+  if (worker.cpuSharing) console.warn(`worker: note: ${worker.cpuSharing}`);
   const metrics = await serveMetrics(config.workerMetricsPort, config.host, config.metricsToken);
   console.log(`worker polling task queue ${config.taskQueue} on ${config.temporalAddress}; metrics at ${metrics.url}`);
   let stopping = false;

@@ -14,6 +14,7 @@ import { prepareWorkspace, removeWorkspace, type Workspace } from '../../infra/s
 import { installWorkerRuntime } from '../../worker/runtime';
 import { STEP_COMMAND } from '../sandbox/step-command';
 import { ENGINE_STEP_TASK_QUEUE, ENGINE_TASK_QUEUE } from './task-queue';
+import { uidRangeOf } from '../../infra/sandbox/settings';
 
 /** A worker on the step queue running the isolated command, with the workspace it runs in. */
 async function startStepWorker(
@@ -21,8 +22,9 @@ async function startStepWorker(
   dir: string,
 ): Promise<{ worker: Worker; workspace: Workspace }> {
   const settings = { ...loadConfig().sandbox, dir };
-  // A uid at the top of the range, below the isolation check's: the bench's sessions lease from the bottom.
-  const workspace = await prepareWorkspace(1_999_999_998, settings.uidBase + settings.uidCount - 3, [], settings);
+  // The sessions' part's last uid but one: the bench's sessions lease from the bottom, its judges from a block above.
+  const uid = settings.uidBase + uidRangeOf(settings).sessions - 2;
+  const workspace = await prepareWorkspace(1_999_999_998, uid, [], settings);
   const check = await checkIsolation(probeOf(settings));
   if (!check.ok) throw new Error(check.reason);
   const worker = await Worker.create({

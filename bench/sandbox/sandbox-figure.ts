@@ -26,6 +26,7 @@ import { prepareWorkspace, removeWorkspace } from '../../infra/sandbox/workspace
 import { openSession, TASK, type Session } from './coding-session';
 import { STEP_COMMAND } from './step-command';
 import { stepTimeline, type StepTimeline, type TimedRequest } from './step-timeline';
+import { uidRangeOf } from '../../infra/sandbox/settings';
 
 export interface SandboxResult {
   steps: number;
@@ -97,8 +98,8 @@ async function engineFloor(ctx: { stack: BenchStack }, sandboxDir: string, steps
 
 /** The same command isolated directly in this process: the spawn the worker makes, nothing around it. */
 async function bareSpawns(sandboxDir: string, settings: SandboxSettings, steps: number): Promise<number[]> {
-  // A uid at the top of the range, below the isolation check's: the arena's sessions lease from the bottom.
-  const uid = settings.uidBase + settings.uidCount - 2;
+  // The sessions' part's last uid: the arena's sessions lease from the bottom, its judges from a block above.
+  const uid = settings.uidBase + uidRangeOf(settings).sessions - 1;
   const workspace = await prepareWorkspace(1_999_999_999, uid, [], { ...settings, dir: sandboxDir });
   const check = await checkIsolation(probeOf(settings));
   if (!check.ok) throw new Error(check.reason);

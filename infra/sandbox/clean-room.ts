@@ -21,11 +21,13 @@ import {
   HARNESS_MOUNT,
   SCRATCH_MOUNT,
 } from './harness';
+import type { CpuGroups } from './cpu-groups';
 import { interpretersInSandbox, probeOf, runIsolated, type IsolatedRun } from './isolation';
+import { JudgeUids } from './judge-uids';
 import { SANDBOX_WORKSPACE } from './sandbox-arguments';
-import type { DiskQuota, SandboxSettings } from './settings';
+import { uidRangeOf, type DiskQuota, type SandboxSettings } from './settings';
 import { HIDDEN_TESTS_DIR } from './task-catalogue';
-import type { Workspace, WorkspaceFile } from './workspaces';
+import { mountQuota, unmountIfMounted, type Workspace, type WorkspaceFile } from './workspaces';
 
 /** What scoring needs of a task: its files as stored, how many hidden tests it has, and their time limit. */
 export interface ScoredTask {
@@ -50,29 +52,44 @@ export function cleanRoomDirOf(workspace: Pick<Workspace, 'dir'>): string {
   return `${workspace.dir}-score`;
 }
 
-/** What scoring needs of the sandbox's settings: limits, the quota, and the range whose last uid the judge runs as. */
-export type ScoringSettings = Pick<SandboxSettings, 'limits' | 'quota' | 'uidBase' | 'uidCount'>;
+/** What scoring needs of the sandbox's settings: limits, the quota, and the range the judge's uid is leased from. */
+export type ScoringSettings = Pick<SandboxSettings, 'limits' | 'quota' | 'uidBase' | 'uidCount' | 'capacity'>;
 
 type Run = (run: IsolatedRun) => ReturnType<typeof runIsolated>;
 
+/** Where a scoring's judge gets its resources, and how its sandboxes run (tests replace `run`). */
+export interface ScoringResources {
+  /** The judges' uids on this host; a fresh lease per scoring. */
+  judges?: JudgeUids;
+  /** The host's cpu control groups, where it has them: the scoring runs in one of its own. */
+  cpu?: CpuGroups;
+  run?: Run;
+}
+
 /**
  * Scores the workspace: builds the clean room, runs the hidden tests on it, and removes it. The tests
- * run in a judge process of their own, in a sandbox apart as the range's last uid, with the code under
- * test loaded in a candidate process as the session's uid, reached only over a pipe. Nothing of the
- * session may be running (the caller stopped it).
+ * run in a judge process of their own, in a sandbox apart as a uid leased for this scoring alone, with
+ * the code under test loaded in a candidate process as the session's uid, reached only over a pipe.
+ * The judge's scratch folder has the workspace's disk quota. Nothing of the session may be running
+ * (the caller stopped it).
  */
 export async function scoreInCleanRoom(
   workspace: Workspace,
   task: ScoredTask,
   settings: ScoringSettings,
-  run: Run = runIsolated,
+  resources: ScoringResources = {},
 ): Promise<CleanRoomScore> {
   const room = cleanRoomDirOf(workspace);
   const { carried, leftOut, replaced } = await changedFiles(workspace.dir, task.files, settings.quota);
   const judge = { dir: `${room}-judge`, scratch: `${room}-scratch` };
-  const clear = () =>
-    Promise.all([room, judge.dir, judge.scratch].map((dir) => fs.rm(dir, { recursive: true, force: true })));
+  const clear = async () => {
+    await unmountIfMounted(judge.scratch);
+    await Promise.all([room, judge.dir, judge.scratch].map((dir) => fs.rm(dir, { recursive: true, force: true })));
+  };
   await clear();
+  const judges = resources.judges ?? new JudgeUids(uidRangeOf(settings));
+  const judgeUid = await judges.lease();
+  const cpuGroup = await resources.cpu?.scoring(judgeUid);
   try {
     await fs.mkdir(room, { mode: 0o755 });
     const interpreters = await interpretersInSandbox(probeOf(settings));
@@ -84,34 +101,50 @@ export async function scoreInCleanRoom(
       task.files.filter((file) => !replaced.includes(file.path)),
     );
     leftOut.push(...(await writeCarried(room, carried)));
-    const report = await judgedRun(room, judge, workspace.uid, task, settings, nonce, run);
+    const report = await judgedRun(
+      room,
+      { ...judge, uid: judgeUid, cpuGroup },
+      workspace.uid,
+      task,
+      settings,
+      nonce,
+      resources.run ?? runIsolated,
+    );
     return { ...scoreHarnessRun(report, nonce, task.testsTotal), leftOut };
   } finally {
-    await clear();
+    try {
+      await judges.release(judgeUid);
+    } finally {
+      await clear();
+      await resources.cpu?.close(cpuGroup);
+    }
   }
 }
 
 /**
- * The hidden tests run by the judge, as the range's last uid, in a sandbox showing only its own folder
- * (the hidden tests), the harness and its scratch folder; the code under test loaded by the candidate,
- * as the session's uid, in a sandbox showing the clean room read-only, the harness and the scratch
- * folder read-only. Their wires meet here, and nowhere else. The judge's report is the score; the
- * candidate is ended once the judge is done.
+ * The hidden tests run by the judge, as its leased uid, in a sandbox showing only its own folder (the
+ * hidden tests), the harness and its scratch folder; the code under test loaded by the candidate, as
+ * the session's uid, in a sandbox showing the clean room read-only, the harness and the scratch
+ * folder read-only. Their wires meet here, and nowhere else. Both run in the scoring's cpu group. The
+ * judge's report is the score; the candidate is ended once the judge is done.
  */
 async function judgedRun(
   room: string,
-  judge: { dir: string; scratch: string },
+  judge: { dir: string; scratch: string; uid: number; cpuGroup: string | undefined },
   candidateUid: number,
   task: ScoredTask,
   settings: ScoringSettings,
   nonce: string,
   run: Run,
 ): Promise<string> {
-  const judgeUid = settings.uidBase + settings.uidCount - 1;
+  const judgeUid = judge.uid;
   await fs.mkdir(judge.dir, { mode: 0o755 });
   await writeFiles(judge.dir, task.hiddenTests);
   await fs.mkdir(judge.scratch, { mode: 0o755 });
-  await fs.chown(judge.scratch, judgeUid, judgeUid);
+  // A file system of the quota's size: the tests' temporary files cannot fill the worker's disk.
+  await mountQuota({ dir: judge.scratch, uid: judgeUid }, settings.quota);
+  // The candidate reads what a test hands it there.
+  await fs.chmod(judge.scratch, 0o755);
   const interpreters = await interpretersInSandbox(probeOf(settings));
   if (task.language === 'python') await compilePythonHarness(interpreters.python3 ?? 'python3');
   const tools = { harnessDir: HARNESS_MOUNT, python: interpreters.python3 ?? 'python3', node: interpreters.node };
@@ -132,6 +165,7 @@ async function judgedRun(
     },
     wire: { from: toCandidate, to: toJudge },
     signal: candidateDone.signal,
+    cpuGroup: judge.cpuGroup,
   });
   // Whatever becomes of the candidate is the judge's to count: its own end is never the score.
   candidate.catch(() => undefined);
@@ -154,6 +188,7 @@ async function judgedRun(
       },
       wire: { from: toJudge, to: toCandidate },
       report: true,
+      cpuGroup: judge.cpuGroup,
     });
     return judged.report ?? '';
   } finally {

@@ -9,20 +9,31 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ArenaError } from '../../domain/errors';
+import { FairSlots } from '../../domain/sandbox/fair-slots';
 import { endedDeliveriesAmong } from '../db/repositories/coding.repository';
 import { leaseSandboxUid, releaseSandboxUid } from '../db/repositories/sandbox-uid.repository';
+import { CpuGroups } from './cpu-groups';
 import { HostUidLocks } from './host-uid-locks';
+import { JudgeUids } from './judge-uids';
 import { claimSandboxFolder, isArenasFolder } from './sandbox-folder';
-import type { SandboxSettings } from './settings';
+import { uidRangeOf, type SandboxSettings } from './settings';
 import type { StoredTaskFile } from '../db/entities/coding-task.entity';
 import { cleanRoomDirOf, scoreInCleanRoom, type CleanRoomScore, type ScoredTask } from './clean-room';
-import { checkIsolation, probeOf, runIsolated, type IsolatedResult, type IsolationCheck } from './isolation';
+import {
+  checkIsolation,
+  IsolationUnavailableError,
+  probeOf,
+  runIsolated,
+  type IsolatedResult,
+  type IsolationCheck,
+} from './isolation';
 import { stopProcessesOf } from './session-processes';
 import {
   findWorkspace,
   prepareWorkspace,
   readWorkspaceFile,
   removeWorkspace,
+  unmountIfMounted,
   workspaceDirOf,
   writeWorkspaceFile,
   WorkspaceLostError,
@@ -38,6 +49,32 @@ export function sandboxTaskQueue(sharedQueue: string): string {
 
 const SESSION_ENDED = 'the session has ended: its deadline passed, or it was submitted or cancelled';
 
+/** Scorings tried in all when the arena's own part fails (a sandbox that could not start, a judge that did not report). */
+const SCORING_TRIES = 3;
+const SCORING_RETRY_MS = 1_000;
+
+/**
+ * A scoring, run again while the arena's own part fails: it throws (a sandbox that could not start),
+ * or its judge did not report. A workspace that is gone, or a machine that cannot isolate, is not
+ * tried again; the last try's answer or error stands.
+ */
+export async function triedAgain(
+  scoring: () => Promise<CleanRoomScore>,
+  tries = SCORING_TRIES,
+  waitMs = SCORING_RETRY_MS,
+): Promise<CleanRoomScore> {
+  for (let attempt = 1; ; attempt++) {
+    let score: CleanRoomScore | undefined;
+    try {
+      score = await scoring();
+    } catch (err) {
+      if (err instanceof WorkspaceLostError || err instanceof IsolationUnavailableError || attempt >= tries) throw err;
+    }
+    if (score && (score.unread === undefined || attempt >= tries)) return score;
+    await new Promise((resolve) => setTimeout(resolve, waitMs * attempt));
+  }
+}
+
 export class SandboxRuntime {
   /** Sessions being ended here: no step of theirs starts a command any more. */
   private readonly stopped = new Set<number>();
@@ -45,12 +82,22 @@ export class SandboxRuntime {
   private readonly running = new Map<number, number>();
   /** The uids this process's sessions hold on the host, whatever arena and database they belong to. */
   private readonly hostLocks = new HostUidLocks();
+  /** The uids this process's judges hold, one per scoring. */
+  private readonly judges: JudgeUids;
+  /** The scorings this worker runs at once, shared fairly among accounts. */
+  readonly scoringSlots: FairSlots;
+  /** The host's cpu control groups, once the worker has started (`claimFolder`). */
+  cpu: CpuGroups = CpuGroups.none('the worker has not started');
 
   constructor(
     readonly settings: SandboxSettings,
     /** This worker's own task queue. */
     readonly taskQueue: string,
-  ) {}
+  ) {
+    this.judges = new JudgeUids(uidRangeOf(settings));
+    const slots = settings.capacity.scoringSlots;
+    this.scoringSlots = new FairSlots(slots, Math.max(1, Math.floor(slots / 2)));
+  }
 
   check(): Promise<IsolationCheck> {
     return checkIsolation(probeOf(this.settings));
@@ -63,6 +110,7 @@ export class SandboxRuntime {
   async claimFolder(): Promise<void> {
     if (!(await this.check()).ok) return;
     await claimSandboxFolder(this.settings.dir, this.settings.arena, probeOf(this.settings).uid);
+    this.cpu = await CpuGroups.open(this.settings.dir);
   }
 
   /**
@@ -73,7 +121,7 @@ export class SandboxRuntime {
   async leaseUid(em: EntityManager, sessionId: number): Promise<number | undefined> {
     const heldElsewhere: number[] = [];
     for (;;) {
-      const uid = await leaseSandboxUid(em, sessionId, this.settings, heldElsewhere);
+      const uid = await leaseSandboxUid(em, sessionId, uidRangeOf(this.settings), heldElsewhere);
       if (uid === undefined) return undefined;
       if (await this.hostLocks.hold(uid)) return uid;
       // Another arena on this machine holds it: this lease goes, and the next uid is tried.
@@ -123,6 +171,7 @@ export class SandboxRuntime {
           stdin: request.stdin as string | undefined,
           timeoutSeconds: Math.min(request.timeout_seconds as number, left),
           limits: this.settings.limits,
+          cpuGroup: this.cpu.steps,
         });
         return { ...result };
       }
@@ -154,15 +203,32 @@ export class SandboxRuntime {
     await stopProcessesOf(workspace.uid, () => this.running.has(sessionId));
   }
 
-  /** Scores what the session left, in a clean room; stops it first, unless `stop` already did and nothing of it runs. */
-  async score(sessionId: number, task: ScoredTask): Promise<CleanRoomScore> {
+  /**
+   * Scores what the session left, in a clean room; stops it first, unless `stop` already did and nothing
+   * of it runs. The scoring waits for one of the worker's scoring slots, behind the account's own
+   * scorings first (`account`: the agent's owner). The arena's own failures are tried again: a sandbox
+   * that could not start, a judge that did not report; a workspace gone or a machine that cannot
+   * isolate is not.
+   */
+  async score(sessionId: number, task: ScoredTask, account: number): Promise<CleanRoomScore> {
     if (!this.stopped.has(sessionId) || this.running.has(sessionId)) await this.stop(sessionId);
-    return scoreInCleanRoom(await this.workspace(sessionId), task, this.settings);
+    const workspace = await this.workspace(sessionId);
+    const release = await this.scoringSlots.take(account);
+    try {
+      return await triedAgain(() =>
+        scoreInCleanRoom(workspace, task, this.settings, { judges: this.judges, cpu: this.cpu }),
+      );
+    } finally {
+      release();
+    }
   }
 
   async remove(sessionId: number): Promise<void> {
     const dir = workspaceDirOf(sessionId, this.settings);
-    await fs.rm(cleanRoomDirOf({ dir }), { recursive: true, force: true });
+    const room = cleanRoomDirOf({ dir });
+    // A scoring cut short (its worker stopped) leaves its clean room, the judge's folder and its scratch file system.
+    await unmountIfMounted(`${room}-scratch`);
+    for (const left of [room, `${room}-judge`, `${room}-scratch`]) await fs.rm(left, { recursive: true, force: true });
     await removeWorkspace({ sessionId, dir });
     this.stopped.delete(sessionId);
   }
@@ -175,9 +241,9 @@ export class SandboxRuntime {
     // Another arena's folder (or one not yet claimed) holds no workspace of this arena's.
     if (!(await isArenasFolder(this.settings.dir, this.settings.arena))) return;
     const names = await fs.readdir(this.settings.dir).catch(() => [] as string[]);
-    const ids = [...new Set(names.map((n) => /^([1-9][0-9]{0,9})(?:-score)?$/.exec(n)?.[1]).filter(Boolean))].map(
-      Number,
-    );
+    const ids = [
+      ...new Set(names.map((n) => /^([1-9][0-9]{0,9})(?:-score(?:-judge|-scratch)?)?$/.exec(n)?.[1]).filter(Boolean)),
+    ].map(Number);
     if (ids.length === 0) return;
     for (const id of await endedDeliveriesAmong(em, ids)) {
       await this.remove(id);

@@ -48,6 +48,8 @@ export interface IsolatedRun {
   wire?: { from: Readable; to: Writable };
   /** Ends the sandbox early, whole, when it aborts (a candidate once its judge has reported). */
   signal?: AbortSignal;
+  /** The cpu control group the sandbox runs in (cpu-groups.ts), entered before anything of it starts. */
+  cpuGroup?: string;
 }
 
 export interface IsolatedResult {
@@ -98,7 +100,18 @@ export async function spawnSandbox(
 
   const started = performance.now();
   // An empty environment: nothing of the worker's (keys, database URLs) reaches even bubblewrap.
-  const child = spawn(state.tools.prlimit, args, { stdio, env: {}, detached: true });
+  const [program, ...programArgs] = run.cpuGroup
+    ? // The shell enters the group and becomes prlimit: everything the sandbox starts is in the group.
+      [
+        '/bin/sh',
+        '-c',
+        '{ echo $$ >"$0/cgroup.procs"; } 2>/dev/null; exec "$@"',
+        run.cpuGroup,
+        state.tools.prlimit,
+        ...args,
+      ]
+    : [state.tools.prlimit, ...args];
+  const child = spawn(program!, programArgs, { stdio, env: {}, detached: true });
   // Everything is listened to before anything is awaited: a spawn that fails (no descriptors or
   // processes left) reports it on the next tick, and Node throws away the output of a child that
   // exits before anyone reads it (a bubblewrap that fails at once, with the reason in it).

@@ -21,12 +21,13 @@ export const sandboxEnv = {
   ARENA_CODING_STEPS_PER_ACCOUNT: positiveInt.max(10_000).default(2),
   ARENA_CODING_STEP_SLOTS: positiveInt.max(1_000).default(16),
   ARENA_CODING_STEP_QUEUE: z.coerce.number().int().min(0).max(10_000).default(16),
+  ARENA_CODING_SCORING_SLOTS: positiveInt.max(1_000).default(4),
   ARENA_CODING_STEP_RETENTION_DAYS: positiveInt.max(36_500).default(30),
   ARENA_SANDBOX_DIR: z.string().min(1).optional(),
   ARENA_SANDBOX_UID_BASE: positiveInt
     .min(10_000, 'must be at least 10000, clear of the system and login users')
     .default(200_000),
-  ARENA_SANDBOX_UID_COUNT: positiveInt.min(2, 'must be at least 2').default(100_000),
+  ARENA_SANDBOX_UID_COUNT: positiveInt.min(3, 'must be at least 3').default(100_000),
   ARENA_SANDBOX_MEMORY_MB: positiveInt
     .min(768, 'must be at least 768 (node reserves that much address space to start)')
     .default(1024),
@@ -42,7 +43,7 @@ export const sandboxEnv = {
 
 type SandboxEnv = z.infer<z.ZodObject<typeof sandboxEnv>>;
 
-/** The rule across variables: the uid range must fit below the kernel's "no uid". */
+/** The rules across variables: the uid range must fit below the kernel's "no uid", and hold a session's uid beside the judges'. */
 export function checkSandboxEnv(env: SandboxEnv, ctx: z.RefinementCtx): void {
   if (env.ARENA_SANDBOX_UID_BASE + env.ARENA_SANDBOX_UID_COUNT - 1 > LAST_SANDBOX_UID) {
     ctx.addIssue({
@@ -51,6 +52,28 @@ export function checkSandboxEnv(env: SandboxEnv, ctx: z.RefinementCtx): void {
       message: `the range must end at uid ${LAST_SANDBOX_UID} or below`,
     });
   }
+  if (env.ARENA_SANDBOX_UID_COUNT < env.ARENA_CODING_SCORING_SLOTS + 2) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ARENA_SANDBOX_UID_COUNT'],
+      message: `must be at least ARENA_CODING_SCORING_SLOTS + 2 (${env.ARENA_CODING_SCORING_SLOTS + 2}): a uid for each scoring's judge, one for the isolation check, and one for a session`,
+    });
+  }
+}
+
+/**
+ * How the range is shared: sessions lease `uidBase .. uidBase + sessions - 1`; the judges' own block,
+ * one uid per scoring slot, follows; the range's last uid is the isolation check's.
+ */
+export function uidRangeOf(settings: Pick<SandboxSettings, 'uidBase' | 'uidCount' | 'capacity'>): {
+  uidBase: number;
+  sessions: number;
+  judgesBase: number;
+  judges: number;
+} {
+  const judges = settings.capacity.scoringSlots;
+  const sessions = settings.uidCount - 1 - judges;
+  return { uidBase: settings.uidBase, sessions, judgesBase: settings.uidBase + sessions, judges };
 }
 
 /** What one command in a coding sandbox may use; each is a per-process limit except wall time, which the worker keeps. */
@@ -86,6 +109,8 @@ export interface CodingCapacity {
   stepSlots: number;
   /** Steps that may wait for a worker's slots; past slots + queue a step is refused (503). */
   stepQueue: number;
+  /** Scorings a worker runs at once; an account holds at most half of them while others wait. */
+  scoringSlots: number;
 }
 
 /** Coding sandbox sessions on this worker: where workspaces live, which uids they run as, and their limits. */
@@ -94,7 +119,7 @@ export interface SandboxSettings {
   dir: string;
   /** The arena the folder is kept for, by its data folder: a worker claims `dir` for it, and removes workspaces only there. */
   arena: string;
-  /** Each live session leases a uid of its own in `uidBase .. uidBase + uidCount - 2`; the last one is the isolation check's. */
+  /** Each live session leases a uid of its own, each scoring's judge another (`uidRangeOf`); the last one is the isolation check's. */
   uidBase: number;
   uidCount: number;
   limits: SandboxLimits;
@@ -133,6 +158,7 @@ export function sandboxSettings(e: SandboxEnv, dataDir: string): SandboxSettings
       stepsPerAccount: e.ARENA_CODING_STEPS_PER_ACCOUNT,
       stepSlots: e.ARENA_CODING_STEP_SLOTS,
       stepQueue: e.ARENA_CODING_STEP_QUEUE,
+      scoringSlots: e.ARENA_CODING_SCORING_SLOTS,
     },
     stepRetentionDays: e.ARENA_CODING_STEP_RETENTION_DAYS,
     limits: {

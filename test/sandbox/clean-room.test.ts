@@ -24,11 +24,12 @@ let owner: Registered;
 let agent: { id: number; webhook_secret: string };
 
 beforeAll(async () => {
-  // Three uids: two for sessions, one for the isolation check. A quota of 1 MiB and 64 files.
+  // Four uids: two for sessions, one for the judge of the one scoring slot, one for the isolation check. A quota of 1 MiB and 64 files.
   arena = await startCodingArena(
     {
       ARENA_GYM_RETRY_SECONDS: '1',
-      ARENA_SANDBOX_UID_COUNT: '3',
+      ARENA_SANDBOX_UID_COUNT: '4',
+      ARENA_CODING_SCORING_SLOTS: '1',
       ARENA_SANDBOX_DISK_MB: '1',
       ARENA_SANDBOX_DISK_FILES: '64',
     },

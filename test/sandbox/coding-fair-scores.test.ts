@@ -74,3 +74,45 @@ it('scores a workspace whose task file became a folder as an attempt, saying wha
     "Not carried into the clean room: calendar_utils.py (the task's file, a folder in the workspace).",
   );
 }, 120_000);
+
+/** python/leap-year's module, fixed, with `days` deciding what its day counts are returned as. */
+function leapYearSource(prelude: string[], days: string): string {
+  return [
+    ...prelude,
+    'def is_leap(year):',
+    '    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)',
+    'def days_in_year(year):',
+    `    return ${days.replace('N', '(366 if is_leap(year) else 365)')}`,
+    'def days_in_month(year, month):',
+    '    if not 1 <= month <= 12:',
+    '        raise ValueError("month must be 1..12")',
+    '    if month == 2:',
+    `        return ${days.replace('N', '(29 if is_leap(year) else 28)')}`,
+    `    return ${days.replace('N', '(30 if month in (4, 6, 9, 11) else 31)')}`,
+    '',
+  ].join('\n');
+}
+
+async function scoreLeapYear(source: string) {
+  const w = await openCodingSession(t, owner, agent);
+  const step = stepOf(t, w.sandbox);
+  const written = await step('PUT', 'files?path=calendar_utils.py', source, { 'content-type': 'text/plain' });
+  expect(written.statusCode).toBe(204);
+  return (await step('POST', 'submit')).json();
+}
+
+it('passes right answers returned as subclasses of int and as IntEnum members, and fails a subclass that lies', async () => {
+  const subclass = leapYearSource(['class Days(int):', '    pass'], 'Days(N)');
+  expect(await scoreLeapYear(subclass)).toMatchObject({ status: 'passed', tests_passed: 8, tests_total: 8 });
+  const members = [28, 29, 30, 31, 365, 366].map((n) => `    D${n} = ${n}`);
+  const enumerated = leapYearSource(['import enum', 'class Count(enum.IntEnum):', ...members], 'Count(N)');
+  expect(await scoreLeapYear(enumerated)).toMatchObject({ status: 'passed', tests_passed: 8, tests_total: 8 });
+  // Equal to anything by its own __eq__, but holding 365 in a leap year: the plain value is compared.
+  const lying = leapYearSource(
+    ['class Days(int):', '    def __eq__(self, other):', '        return True', '    __hash__ = int.__hash__'],
+    'Days(365)',
+  );
+  const lied = await scoreLeapYear(lying);
+  expect(lied.status).toBe('failed');
+  expect(lied.tests_passed).toBeLessThan(8);
+}, 240_000);

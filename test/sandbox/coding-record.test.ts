@@ -26,7 +26,12 @@ let agent: { id: number; webhook_secret: string };
 beforeAll(async () => {
   // Two uids for sessions: a third live session finds none and ends as the arena's own error.
   arena = await startCodingArena(
-    { ARENA_GYM_RETRY_SECONDS: '3600', ARENA_SANDBOX_UID_COUNT: '3', ARENA_SANDBOX_RATE_LIMIT: '1000' },
+    {
+      ARENA_GYM_RETRY_SECONDS: '3600',
+      ARENA_SANDBOX_UID_COUNT: '4',
+      ARENA_CODING_SCORING_SLOTS: '1',
+      ARENA_SANDBOX_RATE_LIMIT: '1000',
+    },
     'counted',
   );
   ({ t, owner, agent } = arena);

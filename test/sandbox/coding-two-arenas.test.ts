@@ -6,8 +6,12 @@
 import { openCodingSession, startCodingArena, stepOf, type CodingArena } from './coding-support';
 import { until } from '../support/wait';
 
-// Two leasable uids (the range's last is the isolation check's), far from every other test file's.
-const RANGE = { ARENA_SANDBOX_UID_BASE: String(3_000_000 + (process.pid % 997) * 10), ARENA_SANDBOX_UID_COUNT: '3' };
+// Two uids for sessions (then a judge's and the isolation check's), far from every other test file's.
+const RANGE = {
+  ARENA_SANDBOX_UID_BASE: String(3_000_000 + (process.pid % 997) * 10),
+  ARENA_SANDBOX_UID_COUNT: '4',
+  ARENA_CODING_SCORING_SLOTS: '1',
+};
 
 let staging: CodingArena;
 let production: CodingArena;

@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, type SandboxSettings } from '../../infra/config';
+import { uidRangeOf } from '../../infra/sandbox/settings';
 import { findOrInstallBubblewrap } from '../../infra/embedded/bubblewrap';
 import { checkIsolation, probeOf } from '../../infra/sandbox/isolation';
 import { prepareWorkspace, unmountIfMounted, type Workspace, type WorkspaceFile } from '../../infra/sandbox/workspaces';
@@ -62,7 +63,7 @@ export function freshSessionId(): number {
 
 /** The uid a test gives session `sessionId`: where a lease for it would start looking in the range. */
 export function uidFor(settings: SandboxSettings, sessionId: number): number {
-  return settings.uidBase + (sessionId % (settings.uidCount - 1));
+  return settings.uidBase + (sessionId % uidRangeOf(settings).sessions);
 }
 
 /** A real workspace holding `files`, for a fresh session id with a uid of its own. */

@@ -8,18 +8,19 @@ const STALE_LEASE = '10 minutes';
 const LEASE_TRIES = 20;
 
 /**
- * The uid of the sandbox's range that `sessionId` holds while it lives: the one it leased already (a
- * retried preparation), else the first free one from `sessionId`'s place in the range on, other than
- * `excluded` (held by another arena on the machine); undefined when every one is held. The range's
- * last uid is the isolation check's and never leased.
+ * The uid of the sessions' part of the sandbox's range (`uidBase .. uidBase + sessions - 1`) that
+ * `sessionId` holds while it lives: the one it leased already (a retried preparation), else the first
+ * free one from `sessionId`'s place in the range on, other than `excluded` (held by another arena on
+ * the machine); undefined when every one is held. The judges' block and the isolation check's uid
+ * follow that part, and are never leased to a session.
  */
 export async function leaseSandboxUid(
   em: EntityManager,
   sessionId: number,
-  range: { uidBase: number; uidCount: number },
+  range: { uidBase: number; sessions: number },
   excluded: readonly number[] = [],
 ): Promise<number | undefined> {
-  const leasable = range.uidCount - 1;
+  const leasable = range.sessions;
   await run(
     em,
     `delete from sandbox_uid_leases l using sessions s

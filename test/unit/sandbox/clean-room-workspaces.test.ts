@@ -63,7 +63,7 @@ async function scored() {
       report: `${JSON.stringify(report)}\n`,
     };
   };
-  const score = await scoreInCleanRoom(workspace, task, settings, run);
+  const score = await scoreInCleanRoom(workspace, task, settings, { run });
   return { score, room };
 }
 

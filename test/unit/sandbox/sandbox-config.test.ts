@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../../infra/config';
+import { uidRangeOf } from '../../../infra/sandbox/settings';
 
 describe('sandbox settings', () => {
   it('default to a folder in the OS temp folder, a uid range clear of the usual ones and modest limits', () => {
@@ -56,6 +57,11 @@ describe('sandbox settings', () => {
     expect(() => loadConfig({ ARENA_SANDBOX_UID_BASE: '4294960000', ARENA_SANDBOX_UID_COUNT: '100000' })).toThrow(
       'ARENA_SANDBOX_UID_COUNT: the range must end at uid 4294967294 or below',
     );
+    expect(() => loadConfig({ ARENA_SANDBOX_UID_COUNT: '5' })).toThrow(
+      "ARENA_SANDBOX_UID_COUNT: must be at least ARENA_CODING_SCORING_SLOTS + 2 (6): a uid for each scoring's judge, one for the isolation check, and one for a session",
+    );
+    const { sandbox } = loadConfig({ ARENA_SANDBOX_UID_COUNT: '6' });
+    expect(uidRangeOf(sandbox)).toEqual({ uidBase: 200_000, sessions: 1, judgesBase: 200_001, judges: 4 });
   });
 
   it('refuse a memory limit node and python cannot start under', () => {

@@ -11,7 +11,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { loadConfig, type SandboxSettings } from '../../../infra/config';
 import { SandboxRuntime } from '../../../infra/sandbox/runtime';
 import { claimSandboxFolder, SandboxFolderError } from '../../../infra/sandbox/sandbox-folder';
-import { prepareWorkspaceRoot } from '../../../infra/sandbox/workspaces';
+import { mountQuota, prepareWorkspace, prepareWorkspaceRoot } from '../../../infra/sandbox/workspaces';
 import { removeSandboxScratch, sandboxScratch } from '../../sandbox/support';
 
 let settings: SandboxSettings;
@@ -71,4 +71,20 @@ it('claims a folder for one arena: another arena is refused it, and sweeps nothi
   );
   await other.sweep(noDatabase);
   await expect(fs.stat(path.join(dir, '17'))).resolves.toBeDefined();
+});
+
+it("removes what a scoring cut short left beside a workspace: the clean room, the judge's folder and its scratch file system", async () => {
+  const dir = path.join(scratch, 'sandbox');
+  const runtime = new SandboxRuntime({ ...settings, dir, arena: '/srv/arena-a' }, 'queue');
+  await runtime.claimFolder();
+  const uid = settings.uidBase + 17;
+  await prepareWorkspace(17, uid, [], runtime.settings);
+  await fs.mkdir(path.join(dir, '17-score'));
+  await fs.mkdir(path.join(dir, '17-score-judge'));
+  await fs.mkdir(path.join(dir, '17-score-scratch'));
+  await mountQuota({ dir: path.join(dir, '17-score-scratch'), uid }, settings.quota);
+  await runtime.remove(17);
+  await runtime.cpu.remove();
+  expect(await fs.readdir(dir)).toEqual(['.arena-data-dir']);
+  expect(await fs.readFile('/proc/self/mounts', 'utf8')).not.toContain(path.join(dir, '17'));
 });
