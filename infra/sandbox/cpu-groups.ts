@@ -23,28 +23,27 @@ export class CpuGroups {
   ) {}
 
   /**
-   * The arena's groups on this host, named after its sandbox folder (one per arena on a machine); empty
-   * scoring groups a stopped worker left are removed.
+   * The arena's groups on this host, named after its sandbox folder (one per arena on a machine).
+   * Groups that workers killed on this host left behind, empty, are removed (one in use refuses).
    */
   static async open(sandboxDir: string, mount = '/sys/fs/cgroup/cpu'): Promise<CpuGroups> {
     const own = await ownCpuGroup();
     const base = path.join(mount, own ?? '/');
     if (!(await exists(path.join(base, 'cpu.shares'))))
       return new CpuGroups(undefined, 'the host has no cgroup v1 cpu controller');
+    for (const name of await fs.readdir(base).catch(() => [] as string[]))
+      if (name.startsWith('agent-arena-')) await removeIfEmpty(path.join(base, name));
     const key = createHash('sha256').update(path.resolve(sandboxDir)).digest('hex').slice(0, 12);
-    const root = path.join(base, `agent-arena-${key}`);
+    const groups = new CpuGroups(path.join(base, `agent-arena-${key}`));
     try {
-      await fs.mkdir(path.join(root, 'steps'), { recursive: true });
-      await fs.writeFile(path.join(root, 'steps', 'cpu.shares'), String(STEPS_SHARES));
+      await groups.made('steps', STEPS_SHARES);
     } catch (err) {
       return new CpuGroups(
         undefined,
         `the worker cannot make cpu control groups (${(err as NodeJS.ErrnoException).code ?? err})`,
       );
     }
-    for (const name of await fs.readdir(root).catch(() => [] as string[]))
-      if (name.startsWith('scoring-')) await fs.rmdir(path.join(root, name)).catch(() => undefined);
-    return new CpuGroups(root);
+    return groups;
   }
 
   /** No groups: CPU is shared as the kernel shares it by default. */
@@ -53,35 +52,38 @@ export class CpuGroups {
   }
 
   /** The agents' steps' group. */
-  get steps(): string | undefined {
-    return this.root && path.join(this.root, 'steps');
+  async steps(): Promise<string | undefined> {
+    return this.root ? this.made('steps', STEPS_SHARES).catch(() => undefined) : undefined;
   }
 
   /** A group of its own for the scoring whose judge runs as `judgeUid`; remove it with `close`. */
   async scoring(judgeUid: number): Promise<string | undefined> {
-    if (!this.root) return undefined;
-    const dir = path.join(this.root, `scoring-${judgeUid}`);
-    try {
-      await fs.mkdir(dir, { recursive: true });
-      await fs.writeFile(path.join(dir, 'cpu.shares'), String(SCORING_SHARES));
-      return dir;
-    } catch {
-      return undefined;
-    }
+    return this.root ? this.made(`scoring-${judgeUid}`, SCORING_SHARES).catch(() => undefined) : undefined;
   }
 
-  /** Removes a scoring's group once nothing of it runs (a group with processes left stays, and is removed at the next start). */
+  /** Removes a scoring's group once nothing of it runs (one with processes left is removed at a later start). */
   async close(dir: string | undefined): Promise<void> {
     if (dir) await fs.rmdir(dir).catch(() => undefined);
   }
 
-  /** Removes the arena's groups as its worker stops, those still in use by another worker of it on this host excepted. */
+  /** Removes the arena's groups as its worker stops, those in use (by another worker of it on this host) excepted. */
   async remove(): Promise<void> {
-    if (!this.root) return;
-    for (const name of await fs.readdir(this.root, { withFileTypes: true }).catch(() => []))
-      if (name.isDirectory()) await fs.rmdir(path.join(this.root, name.name)).catch(() => undefined);
-    await fs.rmdir(this.root).catch(() => undefined);
+    if (this.root) await removeIfEmpty(this.root);
   }
+
+  /** The arena's group `name`, made with its weight where it is not there (another worker's start may have removed it). */
+  private async made(name: string, shares: number): Promise<string> {
+    const dir = path.join(this.root!, name);
+    if (await fs.mkdir(dir, { recursive: true })) await fs.writeFile(path.join(dir, 'cpu.shares'), String(shares));
+    return dir;
+  }
+}
+
+/** Removes a group and the groups in it, but any with a process in it (and so the groups above that one). */
+async function removeIfEmpty(group: string): Promise<void> {
+  for (const entry of await fs.readdir(group, { withFileTypes: true }).catch(() => []))
+    if (entry.isDirectory()) await removeIfEmpty(path.join(group, entry.name));
+  await fs.rmdir(group).catch(() => undefined);
 }
 
 /** This process's own group in the v1 cpu hierarchy ("/" on a host, deeper in a container). */

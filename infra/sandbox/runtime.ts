@@ -171,7 +171,7 @@ export class SandboxRuntime {
           stdin: request.stdin as string | undefined,
           timeoutSeconds: Math.min(request.timeout_seconds as number, left),
           limits: this.settings.limits,
-          cpuGroup: this.cpu.steps,
+          cpuGroup: await this.cpu.steps(),
         });
         return { ...result };
       }

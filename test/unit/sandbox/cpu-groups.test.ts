@@ -40,7 +40,7 @@ it("weighs the agents' steps together at an eighth of one scoring", async () => 
   const groups = await CpuGroups.open(settings.dir, mount);
   expect(groups.unavailable).toBeUndefined();
   const root = await arenaGroup();
-  expect(groups.steps).toBe(path.join(root, 'steps'));
+  expect(await groups.steps()).toBe(path.join(root, 'steps'));
   expect(await fs.readFile(path.join(root, 'steps', 'cpu.shares'), 'utf8')).toBe('128');
   const scoring = await groups.scoring(4242);
   expect(scoring).toBe(path.join(root, 'scoring-4242'));
@@ -70,14 +70,31 @@ it('says why there are no groups where the host has no cpu controller, and runs 
   await fs.rm(path.join(mount, 'cpu.shares'));
   const groups = await CpuGroups.open(settings.dir, mount);
   expect(groups.unavailable).toBe('the host has no cgroup v1 cpu controller');
-  expect(groups.steps).toBeUndefined();
+  expect(await groups.steps()).toBeUndefined();
   expect(await groups.scoring(4244)).toBeUndefined();
   const result = await runIsolated({
     workspace,
     command: ['/bin/sh', '-c', 'echo started'],
     timeoutSeconds: 30,
     limits: settings.limits,
-    cpuGroup: groups.steps,
+    cpuGroup: await groups.steps(),
   });
   expect(result).toMatchObject({ exit_code: 0, stdout: 'started\n' });
+});
+
+it('removes the empty groups of workers killed on this host, keeps those in use, and makes its own again when removed', async () => {
+  // A killed worker's groups, empty; another arena's, with a process in its steps' group (here: a file).
+  await fs.mkdir(path.join(mount, 'agent-arena-000000000001', 'steps'), { recursive: true });
+  await fs.mkdir(path.join(mount, 'agent-arena-000000000002', 'steps'), { recursive: true });
+  await fs.writeFile(path.join(mount, 'agent-arena-000000000002', 'steps', 'cgroup.procs'), '4242\n');
+  const groups = await CpuGroups.open(settings.dir, mount);
+  const names = (await fs.readdir(mount)).filter((name) => name.startsWith('agent-arena-'));
+  expect(names).toHaveLength(2);
+  expect(names).toContain('agent-arena-000000000002');
+  expect(names).not.toContain('agent-arena-000000000001');
+  // Another worker's start removed this arena's steps' group while it was empty: the next step makes it again.
+  const steps = (await groups.steps())!;
+  await fs.rm(steps, { recursive: true });
+  expect(await groups.steps()).toBe(steps);
+  expect(await fs.readFile(path.join(steps, 'cpu.shares'), 'utf8')).toBe('128');
 });
