@@ -10,6 +10,7 @@ import {
   setCodingTaskActive,
 } from '../infra/db/repositories/coding-task.repository';
 import { humanEvalDataFile, readHumanEvalFile, type DataLine } from '../infra/sandbox/humaneval-data';
+import { removeJudgesScratch } from '../infra/sandbox/clean-room';
 import { IsolationUnavailableError } from '../infra/sandbox/isolation';
 import { loadTaskFolder, storedTask, TaskCatalogueError } from '../infra/sandbox/task-catalogue';
 import { validateTask } from '../infra/sandbox/task-validation';
@@ -111,7 +112,12 @@ export async function importHumanEval(
       }
     }
   };
-  await Promise.all(Array.from({ length: VALIDATIONS_AT_ONCE }, validateNext));
+  try {
+    await Promise.all(Array.from({ length: VALIDATIONS_AT_ONCE }, validateNext));
+  } finally {
+    // The judges' scratch file systems this command mounted (a worker keeps those it holds).
+    await removeJudgesScratch(config.sandbox.dir);
+  }
 
   const accepted = fresh.filter((t) => verdicts.get(t.id) === undefined);
   const added = new Set(await addCodingTasks(em, accepted));

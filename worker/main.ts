@@ -111,7 +111,7 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
         // The workers may already have stopped on their own (a fatal error); closing stays safe.
         for (const w of [worker, sandboxWorker, sessionEndWorker]) if (w.getState() === 'RUNNING') w.shutdown();
         await running.catch(() => undefined);
-        await Promise.allSettled([conn.close(), orm.close(), webhooks.close(), sandbox.cpu.remove()]);
+        await Promise.allSettled([conn.close(), orm.close(), webhooks.close(), sandbox.close()]);
       },
     };
   } catch (err) {

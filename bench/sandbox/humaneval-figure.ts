@@ -20,6 +20,7 @@ import { humanEvalTask, type HumanEvalTask } from '../../domain/sandbox/humaneva
 import { loadConfig } from '../../infra/config';
 import { humanEvalDataFile, readHumanEvalFile } from '../../infra/sandbox/humaneval-data';
 import { scoreAs } from '../../infra/sandbox/task-validation';
+import { removeJudgesScratch } from '../../infra/sandbox/clean-room';
 
 export interface HumanEvalResult {
   problems: number;
@@ -146,6 +147,7 @@ export async function runHumanEvalFigure(ctx: {
     );
     harnessSeconds = (performance.now() - started) / 1000;
   } finally {
+    await removeJudgesScratch(scratch);
     await fs.rm(scratch, { recursive: true, force: true });
   }
 

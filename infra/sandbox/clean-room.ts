@@ -27,6 +27,7 @@ import { JudgeUids } from './judge-uids';
 import { SANDBOX_WORKSPACE } from './sandbox-arguments';
 import { uidRangeOf, type DiskQuota, type SandboxSettings } from './settings';
 import { HIDDEN_TESTS_DIR } from './task-catalogue';
+import { HostUidLocks } from './host-uid-locks';
 import { mountQuota, unmountIfMounted, type Workspace, type WorkspaceFile } from './workspaces';
 
 /** What scoring needs of a task: its files as stored, how many hidden tests it has, and their time limit. */
@@ -81,13 +82,12 @@ export async function scoreInCleanRoom(
 ): Promise<CleanRoomScore> {
   const room = cleanRoomDirOf(workspace);
   const { carried, leftOut, replaced } = await changedFiles(workspace.dir, task.files, settings.quota);
-  const judge = { dir: `${room}-judge`, scratch: `${room}-scratch` };
-  const clear = async () => {
-    await unmountIfMounted(judge.scratch);
-    await Promise.all([room, judge.dir, judge.scratch].map((dir) => fs.rm(dir, { recursive: true, force: true })));
-  };
+  const judge = { dir: `${room}-judge` };
+  const remove = (dir: string) => fs.rm(dir, { recursive: true, force: true });
+  const clear = () => Promise.all([remove(room), remove(judge.dir)]);
+  await roomCleared(room);
   await clear();
-  const judges = resources.judges ?? new JudgeUids(uidRangeOf(settings));
+  const judges = resources.judges ?? judgesOf(settings);
   const judgeUid = await judges.lease();
   const cpuGroup = await resources.cpu?.scoring(judgeUid);
   try {
@@ -101,9 +101,10 @@ export async function scoreInCleanRoom(
       task.files.filter((file) => !replaced.includes(file.path)),
     );
     leftOut.push(...(await writeCarried(room, carried)));
+    const scratch = await judgesScratch(path.dirname(workspace.dir), judgeUid, settings.quota);
     const report = await judgedRun(
       room,
-      { ...judge, uid: judgeUid, cpuGroup },
+      { ...judge, scratch, uid: judgeUid, cpuGroup },
       workspace.uid,
       task,
       settings,
@@ -112,13 +113,77 @@ export async function scoreInCleanRoom(
     );
     return { ...scoreHarnessRun(report, nonce, task.testsTotal), leftOut };
   } finally {
-    try {
-      await judges.release(judgeUid);
-    } finally {
-      await clear();
-      await resources.cpu?.close(cpuGroup);
-    }
+    // The score need not wait for what is left to tidy: the uid stays held until nothing of it runs,
+    // and the next scoring or removal of this clean room waits for its folders to be gone.
+    void judges.release(judgeUid);
+    const cleared = clear()
+      .then(() => resources.cpu?.close(cpuGroup))
+      .catch(() => undefined);
+    clearing.set(room, cleared);
+    void cleared.then(() => {
+      if (clearing.get(room) === cleared) clearing.delete(room);
+    });
   }
+}
+
+/**
+ * The scratch folder of the judge running as `uid`, in the sandbox folder: a file system of the
+ * workspace's quota, so the tests' temporary files cannot fill the worker's disk, owned by the judge,
+ * which the candidate may read (a test hands the code a file there). Mounted once and kept between
+ * scorings (a mount and an unmount cost two processes a scoring); emptied as each scoring takes it,
+ * while its uid's lease keeps every other scoring off it.
+ */
+export async function judgesScratch(sandboxDir: string, uid: number, quota: DiskQuota): Promise<string> {
+  const dir = path.join(sandboxDir, `judge-${uid}-scratch`);
+  const [here, above] = await Promise.all([fs.lstat(dir).catch(() => undefined), fs.stat(sandboxDir)]);
+  if (here?.isDirectory() && here.dev !== above.dev) {
+    const left = await fs.readdir(dir);
+    await Promise.all(left.map((name) => fs.rm(path.join(dir, name), { recursive: true, force: true })));
+    return dir;
+  }
+  await fs.rm(dir, { recursive: true, force: true });
+  await fs.mkdir(dir, { mode: 0o755 });
+  await mountQuota({ dir, uid }, quota);
+  await fs.chmod(dir, 0o755);
+  return dir;
+}
+
+/**
+ * Unmounts and removes the judges' scratch folders in the sandbox folder that no judge on this host
+ * holds (a worker stopping, or one starting after another stopped): those held stay.
+ */
+export async function removeJudgesScratch(sandboxDir: string): Promise<void> {
+  const locks = new HostUidLocks();
+  try {
+    for (const name of await fs.readdir(sandboxDir).catch(() => [] as string[])) {
+      const uid = /^judge-([1-9][0-9]{0,9})-scratch$/.exec(name)?.[1];
+      if (!uid || !(await locks.hold(Number(uid)))) continue;
+      await unmountIfMounted(path.join(sandboxDir, name));
+      await fs.rm(path.join(sandboxDir, name), { recursive: true, force: true });
+      await locks.release(Number(uid));
+    }
+  } finally {
+    await locks.releaseAll();
+  }
+}
+
+/** Clean rooms whose folders are being removed after their score came back, by folder. */
+const clearing = new Map<string, Promise<unknown>>();
+
+/** Resolves once the clean room `room` left by a scoring of this process is removed (at once if none is being). */
+export async function roomCleared(room: string): Promise<void> {
+  await clearing.get(room);
+}
+
+const sharedJudges = new Map<string, JudgeUids>();
+
+/** One set of judges' uids per range in this process, for scorings not given one (the catalogue's checks). */
+function judgesOf(settings: ScoringSettings): JudgeUids {
+  const range = uidRangeOf(settings);
+  const key = JSON.stringify(range);
+  let judges = sharedJudges.get(key);
+  if (!judges) sharedJudges.set(key, (judges = new JudgeUids(range)));
+  return judges;
 }
 
 /**
@@ -140,11 +205,6 @@ async function judgedRun(
   const judgeUid = judge.uid;
   await fs.mkdir(judge.dir, { mode: 0o755 });
   await writeFiles(judge.dir, task.hiddenTests);
-  await fs.mkdir(judge.scratch, { mode: 0o755 });
-  // A file system of the quota's size: the tests' temporary files cannot fill the worker's disk.
-  await mountQuota({ dir: judge.scratch, uid: judgeUid }, settings.quota);
-  // The candidate reads what a test hands it there.
-  await fs.chmod(judge.scratch, 0o755);
   const interpreters = await interpretersInSandbox(probeOf(settings));
   if (task.language === 'python') await compilePythonHarness(interpreters.python3 ?? 'python3');
   const tools = { harnessDir: HARNESS_MOUNT, python: interpreters.python3 ?? 'python3', node: interpreters.node };

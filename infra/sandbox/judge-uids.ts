@@ -27,6 +27,8 @@ export class JudgeUidsExhaustedError extends Error {
 export class JudgeUids {
   /** The judges' locks, apart from the sessions' (a lock of the same process is still refused to the other). */
   private readonly locks = new HostUidLocks();
+  /** Uids this process gave back with nothing of them running: handed out again without a look. */
+  private readonly clear = new Set<number>();
 
   constructor(
     /** The sandbox's range, as `uidRangeOf` shares it. */
@@ -48,24 +50,31 @@ export class JudgeUids {
       ];
       for (const uid of candidates) {
         if (this.locks.holds(uid) || !(await this.locks.hold(uid))) continue;
+        if (this.clear.delete(uid)) return uid;
         try {
           // Processes of a worker that died holding this uid would count against the judge's limit.
           await stopProcessesOf(uid);
-        } catch (err) {
+          return uid;
+        } catch {
+          // Some cannot be stopped (uninterruptible): another uid will do.
           await this.locks.release(uid);
-          throw err;
         }
-        return uid;
       }
       if (Date.now() - started >= waitMs) throw new JudgeUidsExhaustedError(Date.now() - started);
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }
   }
 
-  /** Ends whatever still runs as the judge's uid, and gives the uid back. */
+  /**
+   * Ends whatever still runs as the judge's uid, and gives the uid back once nothing does. A scoring
+   * need not wait for it: the uid stays held meanwhile.
+   */
   async release(uid: number): Promise<void> {
     try {
       await stopProcessesOf(uid);
+      this.clear.add(uid);
+    } catch {
+      // Left to the next lease's look.
     } finally {
       await this.locks.release(uid);
     }

@@ -18,7 +18,14 @@ import { JudgeUids } from './judge-uids';
 import { claimSandboxFolder, isArenasFolder } from './sandbox-folder';
 import { uidRangeOf, type SandboxSettings } from './settings';
 import type { StoredTaskFile } from '../db/entities/coding-task.entity';
-import { cleanRoomDirOf, scoreInCleanRoom, type CleanRoomScore, type ScoredTask } from './clean-room';
+import {
+  cleanRoomDirOf,
+  removeJudgesScratch,
+  roomCleared,
+  scoreInCleanRoom,
+  type CleanRoomScore,
+  type ScoredTask,
+} from './clean-room';
 import {
   checkIsolation,
   IsolationUnavailableError,
@@ -33,7 +40,6 @@ import {
   prepareWorkspace,
   readWorkspaceFile,
   removeWorkspace,
-  unmountIfMounted,
   workspaceDirOf,
   writeWorkspaceFile,
   WorkspaceLostError,
@@ -223,12 +229,18 @@ export class SandboxRuntime {
     }
   }
 
+  /** What the worker leaves as it stops: its cpu groups, and the judges' scratch file systems no other judge holds. */
+  async close(): Promise<void> {
+    await this.cpu.remove();
+    if (await isArenasFolder(this.settings.dir, this.settings.arena)) await removeJudgesScratch(this.settings.dir);
+  }
+
   async remove(sessionId: number): Promise<void> {
     const dir = workspaceDirOf(sessionId, this.settings);
     const room = cleanRoomDirOf({ dir });
-    // A scoring cut short (its worker stopped) leaves its clean room, the judge's folder and its scratch file system.
-    await unmountIfMounted(`${room}-scratch`);
-    for (const left of [room, `${room}-judge`, `${room}-scratch`]) await fs.rm(left, { recursive: true, force: true });
+    await roomCleared(room);
+    // A scoring cut short (its worker stopped) leaves its clean room and the judge's folder.
+    for (const left of [room, `${room}-judge`]) await fs.rm(left, { recursive: true, force: true });
     await removeWorkspace({ sessionId, dir });
     this.stopped.delete(sessionId);
   }
@@ -240,9 +252,10 @@ export class SandboxRuntime {
   async sweep(em: EntityManager): Promise<void> {
     // Another arena's folder (or one not yet claimed) holds no workspace of this arena's.
     if (!(await isArenasFolder(this.settings.dir, this.settings.arena))) return;
+    await removeJudgesScratch(this.settings.dir);
     const names = await fs.readdir(this.settings.dir).catch(() => [] as string[]);
     const ids = [
-      ...new Set(names.map((n) => /^([1-9][0-9]{0,9})(?:-score(?:-judge|-scratch)?)?$/.exec(n)?.[1]).filter(Boolean)),
+      ...new Set(names.map((n) => /^([1-9][0-9]{0,9})(?:-score(?:-judge)?)?$/.exec(n)?.[1]).filter(Boolean)),
     ].map(Number);
     if (ids.length === 0) return;
     for (const id of await endedDeliveriesAmong(em, ids)) {

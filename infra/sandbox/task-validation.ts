@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { SandboxLanguage } from '../../domain/sandbox/languages';
-import { scoreInCleanRoom } from './clean-room';
+import { cleanRoomDirOf, roomCleared, scoreInCleanRoom } from './clean-room';
 import { probeOf } from './isolation';
 import type { SandboxSettings } from './settings';
 import { prepareWorkspaceRoot } from './workspaces';
@@ -63,6 +63,7 @@ export async function scoreAs(task: TaskToValidate, changes: readonly File[], se
       settings,
     );
   } finally {
+    await roomCleared(cleanRoomDirOf({ dir }));
     await fs.rm(dir, { recursive: true, force: true });
   }
 }

@@ -8,9 +8,9 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { SandboxSettings } from '../../../infra/config';
-import { scoreInCleanRoom, type ScoredTask } from '../../../infra/sandbox/clean-room';
+import { cleanRoomDirOf, roomCleared, scoreInCleanRoom, type ScoredTask } from '../../../infra/sandbox/clean-room';
 import type { IsolatedRun } from '../../../infra/sandbox/isolation';
-import { removeSandboxScratch, sandboxScratch } from '../../sandbox/support';
+import { removeSandboxDir, removeSandboxScratch, sandboxScratch } from '../../sandbox/support';
 
 let settings: SandboxSettings;
 let scratch: string;
@@ -25,7 +25,8 @@ beforeEach(async () => {
   await fs.writeFile(path.join(workspace.dir, 'app.py'), 'print(1)\n');
   await fs.writeFile(path.join(workspace.dir, 'lib', 'util.py'), 'X = 1\n');
 });
-afterEach(() => fs.rm(scratch, { recursive: true, force: true }));
+// The judge's scratch file system stays mounted in the folder between scorings.
+afterEach(() => removeSandboxDir(scratch));
 afterAll(() => removeSandboxScratch(settings));
 
 const task: ScoredTask = {
@@ -64,6 +65,8 @@ async function scored() {
     };
   };
   const score = await scoreInCleanRoom(workspace, task, settings, { run });
+  // Its folders are removed after the score comes back (the scratch folder's file system among them).
+  await roomCleared(cleanRoomDirOf(workspace));
   return { score, room };
 }
 

@@ -11,7 +11,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { loadConfig, type SandboxSettings } from '../../../infra/config';
 import { SandboxRuntime } from '../../../infra/sandbox/runtime';
 import { claimSandboxFolder, SandboxFolderError } from '../../../infra/sandbox/sandbox-folder';
-import { mountQuota, prepareWorkspace, prepareWorkspaceRoot } from '../../../infra/sandbox/workspaces';
+import { prepareWorkspace, prepareWorkspaceRoot, unmountIfMounted } from '../../../infra/sandbox/workspaces';
+import { judgesScratch, removeJudgesScratch } from '../../../infra/sandbox/clean-room';
+import { HostUidLocks } from '../../../infra/sandbox/host-uid-locks';
 import { removeSandboxScratch, sandboxScratch } from '../../sandbox/support';
 
 let settings: SandboxSettings;
@@ -73,18 +75,47 @@ it('claims a folder for one arena: another arena is refused it, and sweeps nothi
   await expect(fs.stat(path.join(dir, '17'))).resolves.toBeDefined();
 });
 
-it("removes what a scoring cut short left beside a workspace: the clean room, the judge's folder and its scratch file system", async () => {
+it("removes what a scoring cut short left beside a workspace: the clean room and the judge's folder", async () => {
   const dir = path.join(scratch, 'sandbox');
   const runtime = new SandboxRuntime({ ...settings, dir, arena: '/srv/arena-a' }, 'queue');
   await runtime.claimFolder();
-  const uid = settings.uidBase + 17;
-  await prepareWorkspace(17, uid, [], runtime.settings);
+  await prepareWorkspace(17, settings.uidBase + 17, [], runtime.settings);
   await fs.mkdir(path.join(dir, '17-score'));
   await fs.mkdir(path.join(dir, '17-score-judge'));
-  await fs.mkdir(path.join(dir, '17-score-scratch'));
-  await mountQuota({ dir: path.join(dir, '17-score-scratch'), uid }, settings.quota);
   await runtime.remove(17);
-  await runtime.cpu.remove();
+  await runtime.close();
   expect(await fs.readdir(dir)).toEqual(['.arena-data-dir']);
-  expect(await fs.readFile('/proc/self/mounts', 'utf8')).not.toContain(path.join(dir, '17'));
+});
+
+it("keeps a judge's scratch file system between scorings, emptied as each takes it, and mounts it again when gone", async () => {
+  const dir = path.join(scratch, 'sandbox');
+  await prepareWorkspaceRoot(dir);
+  const uid = settings.uidBase + 23;
+  const quota = { bytes: 1024 * 1024, files: 64 };
+  const first = await judgesScratch(dir, uid, quota);
+  expect(first).toBe(path.join(dir, `judge-${uid}-scratch`));
+  const mounted = async () => (await fs.readFile('/proc/self/mounts', 'utf8')).includes(` ${first} tmpfs `);
+  expect(await mounted()).toBe(true);
+  expect((await fs.stat(first)).uid).toBe(uid);
+  // A test's temporary files, left by the scoring before.
+  await fs.mkdir(path.join(first, 'tmp123'));
+  await fs.writeFile(path.join(first, 'tmp123', 'data.txt'), 'a hidden test wrote this');
+  expect(await judgesScratch(dir, uid, quota)).toBe(first);
+  expect(await fs.readdir(first)).toEqual([]);
+  // Past the quota, a write fails: the tests cannot fill the worker's disk.
+  await expect(fs.writeFile(path.join(first, 'big'), Buffer.alloc(2 * 1024 * 1024))).rejects.toThrow(/ENOSPC/);
+  await unmountIfMounted(first);
+  await fs.writeFile(path.join(first, 'left.txt'), 'on the disk below');
+  expect(await judgesScratch(dir, uid, quota)).toBe(first);
+  expect(await mounted()).toBe(true);
+  expect(await fs.readdir(first)).toEqual([]);
+  // A stopping worker removes it, unless a judge on the host holds its uid.
+  const judge = new HostUidLocks();
+  expect(await judge.hold(uid)).toBe(true);
+  await removeJudgesScratch(dir);
+  expect(await mounted()).toBe(true);
+  await judge.release(uid);
+  await removeJudgesScratch(dir);
+  expect(await mounted()).toBe(false);
+  expect(await fs.readdir(dir)).toEqual([]);
 });
