@@ -90,6 +90,7 @@ export async function scoreInCleanRoom(
   const judges = resources.judges ?? judgesOf(settings);
   const judgeUid = await judges.lease();
   const cpuGroup = await resources.cpu?.scoring(judgeUid);
+  let ended = false;
   try {
     await fs.mkdir(room, { mode: 0o755 });
     const interpreters = await interpretersInSandbox(probeOf(settings));
@@ -111,11 +112,13 @@ export async function scoreInCleanRoom(
       nonce,
       resources.run ?? runIsolated,
     );
+    // Both sandboxes were seen to end: nothing runs as the judge's uid.
+    ended = true;
     return { ...scoreHarnessRun(report, nonce, task.testsTotal), leftOut };
   } finally {
     // The score need not wait for what is left to tidy: the uid stays held until nothing of it runs,
     // and the next scoring or removal of this clean room waits for its folders to be gone.
-    void judges.release(judgeUid);
+    void judges.release(judgeUid, { ended });
     const cleared = clear()
       .then(() => resources.cpu?.close(cpuGroup))
       .catch(() => undefined);

@@ -66,12 +66,13 @@ export class JudgeUids {
   }
 
   /**
-   * Ends whatever still runs as the judge's uid, and gives the uid back once nothing does. A scoring
-   * need not wait for it: the uid stays held meanwhile.
+   * Gives the uid back. `ended`: every sandbox of the judge's run was seen to end, so nothing of the
+   * uid runs (its sandboxes are all it ran). Otherwise whatever still runs as it is ended first, while
+   * the uid stays held; a scoring need not wait for that.
    */
-  async release(uid: number): Promise<void> {
+  async release(uid: number, { ended = false }: { ended?: boolean } = {}): Promise<void> {
     try {
-      await stopProcessesOf(uid);
+      if (!ended) await stopProcessesOf(uid);
       this.clear.add(uid);
     } catch {
       // Left to the next lease's look.
