@@ -1,4 +1,4 @@
-/** The fuzz at a small size (in `npm test`): a few examples per operation. The full size runs in test/slow/fuzz.test.ts. */
+/** The fuzz at a small size (in `npm test`): five examples per operation, no coverage phase. The full size runs in test/slow/fuzz.test.ts. */
 import { fuzzSuite } from './fuzz-suite';
 
-fuzzSuite({ examplesPerOperation: 4, minRequests: 100, minStatefulRequests: 10 });
+fuzzSuite({ phases: 'examples,fuzzing', examplesPerOperation: 5, minRequests: 150, minStatefulRequests: 10 });
