@@ -11,7 +11,7 @@ import path from 'node:path';
 const ROOT = path.resolve(__dirname, '..');
 const RESULTS = path.join(ROOT, 'bench', 'results', 'slow-set.md');
 const HEADER =
-  '# The slow set\n\nOne line per full run of `npm run test:slow` (see the README, "Tests").\n\n' +
+  '# The slow set\n\nOne line per full run of `npm run test:slow` (see the README, "Set up").\n\n' +
   '| commit | date (UTC) | result | time |\n| --- | --- | --- | --- |\n';
 
 function git(...args: string[]): string {
