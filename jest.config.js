@@ -1,13 +1,16 @@
 /**
- * Jest: TypeScript through SWC, in two projects by folder. `unit` (test/unit/) starts no stack;
- * `integration` (the rest of test/) gets one embedded PostgreSQL, one Temporal dev server and
- * Chromium per run from its global set-up.
+ * Jest: TypeScript through SWC, in three projects by folder. `unit` (test/unit/) starts no stack;
+ * `integration` (the rest of test/ but test/slow/) gets one embedded PostgreSQL, one Temporal dev
+ * server and Chromium per run from its global set-up; `slow` (test/slow/) gets the same set-up and
+ * holds the long load and fault tests, which `npm test` does not run (`npm run test:slow` does).
  */
 
 /**
  * Which project a test belongs to is its folder: everything under test/unit/ needs no PostgreSQL,
  * no Temporal dev server, no app with a database behind it and no browser (it may start a
  * loopback HTTP server, a sandboxed process or the time-skipping test server it uses itself);
+ * everything under test/slow/ is a long load or fault test run before an issue touching deliveries,
+ * durability, the sandbox or ratings is resolved, each with a small counterpart in `npm test`;
  * everything else is an integration test.
  */
 
@@ -46,7 +49,14 @@ module.exports = {
       ...shared,
       displayName: 'integration',
       testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/unit/'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/unit/', '<rootDir>/test/slow/'],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    {
+      ...shared,
+      displayName: 'slow',
+      testMatch: ['<rootDir>/test/slow/**/*.test.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },

@@ -3,6 +3,10 @@
  * worker SIGKILLed and restarted, the API restarted, PostgreSQL and then Temporal stopped for
  * 20 s), no delivery lost or recorded or sent twice, and no vote counted twice. The stack is the bench's, its own, from
  * the build; `npm run soak` runs the same function for longer.
+ *
+ * In the slow set. Each fault has a focused test in `npm test`: test/hardening/worker-kill.test.ts,
+ * test/hardening/api-restart.test.ts, test/hardening/database-outage.test.ts and
+ * test/api/temporal-down.test.ts.
  */
 import type { BenchStack } from '../../bench/stack/stack';
 import { runSoak } from '../../bench/soak/soak';

