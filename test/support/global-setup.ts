@@ -1,4 +1,4 @@
-/** Jest global set-up of the integration tests: one embedded PostgreSQL, one Temporal dev server, Chromium and bubblewrap per run. */
+/** Jest global set-up of the integration tests: one embedded PostgreSQL with a migrated template database, one Temporal dev server, one workflow bundle, Chromium and bubblewrap per run. */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { freePort } from '../../infra/ports';
 import { findOrInstallBubblewrap } from '../../infra/embedded/bubblewrap';
 import { findOrInstallChromium } from './chromium';
 import globalTeardown from './global-teardown';
+import { createTemplateDatabase } from './test-db';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 
 const quietLogger = new DefaultLogger('WARN');
@@ -53,6 +54,8 @@ export default async function globalSetup(): Promise<void> {
     stack.stops.push(pg.stop);
     process.env.TEST_PG_ADMIN_URL = pg.adminUrl;
   });
+  // Every test file's database is a copy of it (test/support/test-db.ts).
+  const template = postgres.then(createTemplateDatabase);
   // Only the browser tests need it, so a machine without it still runs the others: test/web/browser.ts
   // reports why there is none when a browser test starts.
   const chromium = findOrInstallChromium({
@@ -78,6 +81,7 @@ export default async function globalSetup(): Promise<void> {
     bubblewrap,
     bundling,
     postgres,
+    template,
     // Temporal binds several ports of its own choosing as it starts: only once PostgreSQL holds its
     // port can none of them be that one.
     Promise.all([cliPath, postgres.catch(() => undefined)]).then(async ([cli]) => {
