@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import type { TestApp } from '../support/test-app';
 import { codingWork, startCodingArena, stepOf, type CodingArena, type CodingWork } from './coding-support';
+import { FORKER } from './support';
 
 let arena: CodingArena;
 let t: TestApp;
@@ -78,7 +79,7 @@ it('writes only inside its workspace', async () => {
   expect((await exec('echo inside > note.txt && cat note.txt')).stdout).toBe('inside\n');
 });
 
-it('cuts a fork bomb, a 4 GB allocation, an endless loop and 100 MB of output; the worker and another session go on', async () => {
+it('cuts a fork bomb at its process limit, a 4 GB allocation, an endless loop and 100 MB of output; the worker and another session go on', async () => {
   const started = await t.app.inject({
     method: 'POST',
     url: `/api/agents/${arena.agent.id}/sandbox`,
@@ -87,8 +88,9 @@ it('cuts a fork bomb, a 4 GB allocation, an endless loop and 100 MB of output; t
   });
   const neighbour = await codingWork(t, arena.agent, started.json().id);
 
-  const bomb = await exec('bomb() { bomb | bomb & }; bomb; sleep 2; echo survived', 5);
-  expect(bomb.stderr).toMatch(/Cannot fork|Resource temporarily unavailable/);
+  const forker = await exec(['python3', '-c', FORKER], 30);
+  expect(forker.stdout).toMatch(/^\d+ EAGAIN\n$/);
+  expect(Number(forker.stdout.split(' ')[0])).toBeGreaterThanOrEqual(t.config.sandbox.limits.processes - 6);
   const memory = await exec(['python3', '-c', 'b = bytearray(4 << 30); print("allocated")']);
   expect(memory.stdout).not.toContain('allocated');
   expect(memory.stderr).toContain('MemoryError');

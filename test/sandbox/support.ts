@@ -71,3 +71,26 @@ export function freshWorkspace(settings: SandboxSettings, files: WorkspaceFile[]
   const sessionId = freshSessionId();
   return prepareWorkspace(sessionId, uidFor(settings, sessionId), files, settings);
 }
+
+/**
+ * A fork bomb that keeps count: forks children that block on a pipe until a fork fails, then prints
+ * how many it holds and the error's name, closes the pipe and reaps them.
+ */
+export const FORKER = [
+  'import errno, os',
+  'r, w = os.pipe()',
+  'kids = []',
+  'try:',
+  '    while True:',
+  '        pid = os.fork()',
+  '        if pid == 0:',
+  '            os.close(w)',
+  '            os.read(r, 1)',
+  '            os._exit(0)',
+  '        kids.append(pid)',
+  'except OSError as e:',
+  '    print(len(kids), errno.errorcode[e.errno], flush=True)',
+  'os.close(w)',
+  'for pid in kids:',
+  '    os.waitpid(pid, 0)',
+].join('\n');
