@@ -22,7 +22,10 @@ export interface CodingArena {
   close(): Promise<void>;
 }
 
-/** The app (settings in `env`, dependencies in `options`) with its worker, an account and one pull agent named `agentName`. */
+/**
+ * The app (settings in `env`, dependencies in `options`) with its worker, an account and one pull
+ * agent named `agentName`, past the gym (test/support/past-the-gym.ts) unless `options` says not.
+ */
 export async function startCodingArena(
   env: Record<string, string>,
   agentName: string,
@@ -31,7 +34,7 @@ export async function startCodingArena(
   const sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-coding-'));
   // The sessions' uids pass through it to their own workspace.
   fs.chmodSync(sandboxDir, 0o711);
-  const t = await startTestApp({ ARENA_SANDBOX_DIR: sandboxDir, ...env }, options);
+  const t = await startTestApp({ ARENA_SANDBOX_DIR: sandboxDir, ...env }, { pastTheGym: true, ...options });
   const owner = await register(t.app);
   await t.startWorker();
   const created = await t.app.inject({

@@ -16,6 +16,7 @@ import { startWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase } from './test-db';
 import { trustJudges as trustJudgesById } from '../../infra/db/repositories/judge-standing.repository';
 import { quietWorkerLogs } from './quiet-runtime';
+import { pastTheGym } from './past-the-gym';
 
 /** The workflow code, bundled once by the global setup for every test file. */
 export function workflowBundlePath(): string {
@@ -52,6 +53,8 @@ export async function startTestApp(
     clock?: () => Date;
     /** How often a running MCP tool call sends progress (`AppDeps.mcpProgressIntervalMs`). */
     mcpProgressIntervalMs?: number;
+    /** Agents start past the gym (test/support/past-the-gym.ts), for files that do not test the gym. */
+    pastTheGym?: boolean;
   } = {},
 ): Promise<TestApp> {
   const db = options.databaseUrl
@@ -79,7 +82,11 @@ export async function startTestApp(
   const app = await buildApp({
     config,
     orm,
-    temporal: new Client({ connection: temporal, namespace: config.temporalNamespace }),
+    temporal: new Client({
+      connection: temporal,
+      namespace: config.temporalNamespace,
+      interceptors: options.pastTheGym ? { workflow: [pastTheGym(() => orm)] } : undefined,
+    }),
     notifier,
     webhooks,
     pingTimeoutMs: options.pingTimeoutMs,
