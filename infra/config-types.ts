@@ -78,6 +78,8 @@ export interface Config {
   temporalNamespace: string;
   taskQueue: string;
   temporalCliPath?: string;
+  /** A workflow bundle made ahead (worker/workflow-bundle.ts); unset, the build's, or bundled at the worker's start. */
+  workflowBundle?: string;
   /** Temporal Cloud (or any server that wants one): sent as a bearer key, over TLS. */
   temporalApiKey?: string;
   /** TLS to the Temporal frontend; on by default with an API key. */

@@ -43,6 +43,7 @@ const envSchema = z
       .regex(/^[^'"\\]+$/, 'must not contain quotes or backslashes')
       .default('arena'),
     TEMPORAL_CLI_PATH: z.string().min(1).optional(),
+    ARENA_WORKFLOW_BUNDLE: z.string().min(1).optional(),
     TEMPORAL_API_KEY: z.string().min(1).optional(),
     TEMPORAL_TLS: bool.optional(),
     ARENA_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -165,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalNamespace: e.TEMPORAL_NAMESPACE,
     taskQueue: e.TEMPORAL_TASK_QUEUE,
     temporalCliPath: e.TEMPORAL_CLI_PATH,
+    workflowBundle: e.ARENA_WORKFLOW_BUNDLE ? path.resolve(e.ARENA_WORKFLOW_BUNDLE) : undefined,
     temporalApiKey: e.TEMPORAL_API_KEY,
     temporalTls: e.TEMPORAL_TLS ?? e.TEMPORAL_API_KEY !== undefined,
     publicUrl: (e.ARENA_PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),

@@ -4,6 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../infra/ports';
@@ -22,7 +23,8 @@ beforeAll(async () => {
 }, BUILD_TIMEOUT_MS + 60_000);
 afterAll(() => t?.close());
 
-it('runs the arena bin and the migrations from dist/', async () => {
+it('runs the arena bin and the migrations from dist/, and has the workflows bundled', async () => {
+  expect(fs.statSync(path.join(REPO, 'dist', 'workflow-bundle.js')).size).toBeGreaterThan(100_000);
   const help = await run(process.execPath, [path.join(REPO, 'cli', 'bin', 'arena.js'), '--help'], { cwd: REPO });
   expect(help.stdout).toContain('Usage: arena');
   // The test database is migrated already: the compiled migrator finds every migration applied.
@@ -33,8 +35,9 @@ it('runs the arena bin and the migrations from dist/', async () => {
 it('serves the API, the website and the guides, and runs the worker, from dist/', async () => {
   // Node's arguments exactly as `npm run api` gives them (its V8 flags included).
   const api = new ApiProcess(apiEnv(t, await freePort()), apiNodeArgs());
-  // The worker bundles the workflows from dist/workflows at start.
-  const worker = new WorkerProcess(workerEnv(t), ['dist/worker/main.js']);
+  // The worker loads the workflow bundle the build wrote (dist/workflow-bundle.js), not the run's.
+  const { ARENA_WORKFLOW_BUNDLE: _runs, ...env } = workerEnv(t);
+  const worker = new WorkerProcess(env, ['dist/worker/main.js']);
   try {
     const [base] = await Promise.all([api.ready, worker.ready]);
     expect(await (await fetch(`${base}/health`)).json()).toEqual({ status: 'ok', database: 'ok', temporal: 'ok' });

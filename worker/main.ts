@@ -3,6 +3,7 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { serveMetrics } from './metrics-server';
+import { workflowBundleOf } from './workflow-bundle';
 import { installWorkerRuntime } from './runtime';
 import { resolveLogFormat } from '../infra/logging';
 import { ensureSchedules } from './schedules';
@@ -36,7 +37,7 @@ export interface RunningWorker {
 }
 
 export interface WorkerExtras {
-  /** A pre-built workflow bundle (tests bundle once and reuse it); otherwise the workflows are bundled at start. */
+  /** A pre-built workflow bundle (tests bundle once and reuse it); otherwise the configured or built one (worker/workflow-bundle.ts), or the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Create or update the arena's schedules (dispatch, leaderboard); default true. Tests drive those steps themselves. */
   schedules?: boolean;
@@ -51,6 +52,7 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
   try {
     connection = await NativeConnection.connect(temporalConnectionOptions(config));
     // Coding sessions' steps come to this worker's own queue: the workspaces it prepared are here.
+    const workflowBundle = extras.workflowBundle ?? workflowBundleOf(config.workflowBundle);
     const sandbox = new SandboxRuntime(config.sandbox, sandboxTaskQueue(config.taskQueue));
     await sandbox.claimFolder();
     await sandbox.sweep(orm.em);
@@ -75,9 +77,7 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
       connection,
       namespace: config.temporalNamespace,
       taskQueue: config.taskQueue,
-      ...(extras.workflowBundle
-        ? { workflowBundle: extras.workflowBundle }
-        : { workflowsPath: require.resolve('../workflows') }),
+      ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
       activities: createActivities({
         orm,
         webhooks,

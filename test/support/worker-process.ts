@@ -8,7 +8,7 @@ import { sharedProcessEnv, type TestApp } from './test-app';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const READY_LINE = /worker polling task queue \S+ on \S+; metrics at (\S+)/;
-/** Bundling the workflows at start takes a few seconds, more on a busy two-core machine. */
+/** Loading the server's modules takes seconds, more on a busy two-core machine. */
 const WORKER_READY_MS = 120_000;
 
 /** The environment of a worker process for this test app; the arena's schedules stay out of the way. */
@@ -20,6 +20,8 @@ export function workerEnv(t: TestApp, extra: Record<string, string> = {}): NodeJ
     ARENA_LEADERBOARD_INTERVAL: '86400',
     // Any free port: several worker processes may run at once.
     ARENA_WORKER_METRICS_PORT: '0',
+    // The run's bundle (global-setup.ts): a worker from the sources would otherwise bundle as it starts.
+    ...(process.env.TEST_WORKFLOW_BUNDLE ? { ARENA_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE } : {}),
     ...extra,
   };
 }
