@@ -2,7 +2,7 @@
  * Durability: the worker process is killed (SIGKILL) with deliveries in flight, a new worker process
  * takes over, and every delivery ends recorded exactly once, no push prompt sent twice.
  *
- * The worker is the real `npm run worker` entry (worker/main.ts under tsx) in a child process, on
+ * The worker is the real `npm run worker` entry (dist/worker/main.js, this run's build) in a child process, on
  * the test app's database and task queue; the API runs in this process and stays up throughout.
  */
 import type http from 'node:http';
@@ -12,8 +12,9 @@ import { startAgentServer, type AgentBehaviour, type TestAgentServer } from '../
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { WorkerProcess, workerEnv } from '../support/worker-process';
 import { until } from '../support/wait';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build';
 
-/** Bundling the workflows at start takes a few seconds, more on a busy two-core machine. */
+/** A worker process is ready in seconds, more on a busy two-core machine. */
 const WORKER_READY_MS = 120_000;
 const INTERRUPTED = 'delivery interrupted after the request may have reached the agent; it is not sent twice';
 
@@ -44,6 +45,7 @@ const answerAll: AgentBehaviour = (req, res) => {
 };
 
 beforeAll(async () => {
+  await ensureBuilt();
   t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 5000 });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   await t.orm.em
@@ -57,7 +59,7 @@ beforeAll(async () => {
   // No worker runs yet: the agents' gyms start, but nothing runs them until a worker is up.
   pusher = await createAgent({ name: 'durable-pusher', webhook_url: agentServer.url });
   puller = await createAgent({ name: 'durable-puller', mode: 'pull' });
-}, 60_000);
+}, BUILD_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {
   await Promise.allSettled(workers.map((w) => w.kill()));

@@ -7,6 +7,7 @@ import { freePort } from '../../infra/ports';
 import { ApiProcess, apiEnv } from '../support/api-process';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { eventually } from '../support/wait';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build';
 
 const AGENTS = 10;
 const RUNNERS_PER_AGENT = 10;
@@ -23,12 +24,13 @@ const received = new Map<string, number>();
 const figures = { reconnects: 0, emptyPolls: 0 };
 
 beforeAll(async () => {
+  await ensureBuilt();
   t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ...LIMITS });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   await t.startWorker();
   owner = await register(t.app);
   port = await freePort();
-}, 60_000);
+}, BUILD_TIMEOUT_MS + 60_000);
 afterAll(async () => {
   stopped = true;
   await api?.stop();

@@ -10,6 +10,7 @@ import { startAgentServer, answer, type TestAgentServer } from '../support/agent
 import { ApiProcess, apiEnv } from '../support/api-process';
 import { register, startTestApp, type TestApp } from '../support/test-app';
 import { WorkerProcess, workerEnv } from '../support/worker-process';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build';
 
 const LIMITS = { ARENA_SANDBOX_RATE_LIMIT: '100000', ARENA_WORK_POLL_RATE_LIMIT: '100000' };
 /** A long-poll re-checks the database every 5 s on its own; a wake-up well before that came from the NOTIFY. */
@@ -22,6 +23,7 @@ const apis: ApiProcess[] = [];
 const workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
+  await ensureBuilt();
   // The test app provides the database and the accounts; the agents' requests and deliveries go through the processes.
   t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ...LIMITS });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
@@ -29,7 +31,7 @@ beforeAll(async () => {
   for (let i = 0; i < 2; i++) apis.push(new ApiProcess(apiEnv(t, await freePort(), LIMITS)));
   for (let i = 0; i < 2; i++) workers.push(new WorkerProcess(workerEnv(t)));
   await Promise.all([...apis.map((a) => a.ready), ...workers.map((w) => w.ready)]);
-}, 240_000);
+}, BUILD_TIMEOUT_MS + 240_000);
 afterAll(async () => {
   await Promise.allSettled([...apis.map((a) => a.stop()), ...workers.map((w) => w.kill())]);
   await agents?.close();

@@ -12,6 +12,7 @@ import { startAgentServer, type TestAgentServer } from '../support/agent-server'
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { WorkerProcess, workerEnv } from '../support/worker-process';
 import { eventually } from '../support/wait';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build';
 
 const PUSH_AGENTS = 4;
 const PULL_AGENTS = 2;
@@ -44,6 +45,7 @@ export function workerKillSuite(size: WorkerKillSize): void {
   const runners: Array<Promise<void>> = [];
 
   beforeAll(async () => {
+    await ensureBuilt();
     t = await startTestApp(
       { ARENA_GYM_RETRY_SECONDS: '1', ARENA_SANDBOX_RATE_LIMIT: '100000', ARENA_WORK_POLL_RATE_LIMIT: '100000' },
       { pingTimeoutMs: 5_000 },
@@ -63,7 +65,7 @@ export function workerKillSuite(size: WorkerKillSize): void {
       else reply();
     });
     owner = await register(t.app);
-  }, 60_000);
+  }, BUILD_TIMEOUT_MS + 60_000);
   afterAll(async () => {
     runnersStopped = true;
     await Promise.allSettled(runners);

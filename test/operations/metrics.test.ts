@@ -3,6 +3,7 @@ import { startAgentServer, answer, type TestAgentServer } from '../support/agent
 import { WorkerProcess, workerEnv } from '../support/worker-process';
 import { startOpsArena, type OpsArena } from './support';
 import { eventually } from '../support/wait';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build';
 
 /** The value of one sample in Prometheus text (labels in any order), or undefined. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -144,9 +145,10 @@ describe('a worker process', () => {
   let worker: WorkerProcess | undefined;
 
   beforeAll(async () => {
+    await ensureBuilt();
     t = await startTestApp();
     agents = await startAgentServer(answer(200, { response: 'gym answer' }));
-  });
+  }, BUILD_TIMEOUT_MS + 60_000);
   afterAll(async () => {
     await worker?.kill();
     await agents.close();

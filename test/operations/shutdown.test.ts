@@ -3,6 +3,7 @@ import { startAgentServer, type TestAgentServer } from '../support/agent-server'
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { WorkerProcess, workerEnv } from '../support/worker-process';
 import { eventually } from '../support/wait';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build';
 
 let t: TestApp;
 let agents: TestAgentServer;
@@ -11,6 +12,7 @@ let owner: Registered;
 const held = new Map<string, () => void>();
 
 beforeAll(async () => {
+  await ensureBuilt();
   t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 10_000 });
   agents = await startAgentServer((req, res) => {
     const body = JSON.parse(req.body);
@@ -23,7 +25,7 @@ beforeAll(async () => {
     else reply();
   });
   owner = await register(t.app);
-}, 60_000);
+}, BUILD_TIMEOUT_MS + 60_000);
 afterAll(async () => {
   await agents.close();
   await t.close();

@@ -10,6 +10,7 @@ import type { TestApp } from '../support/test-app';
 import { WorkerProcess, workerEnv } from '../support/worker-process';
 import { codingWork, removeSandboxDir, startCodingArena, stepOf, type CodingArena } from './coding-support';
 import { eventually } from '../support/wait';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build';
 
 let arena: CodingArena;
 let t: TestApp;
@@ -17,13 +18,14 @@ let otherDir: string;
 let other: WorkerProcess;
 
 beforeAll(async () => {
+  await ensureBuilt();
   arena = await startCodingArena({ ARENA_GYM_RETRY_SECONDS: '3600', ARENA_SANDBOX_RATE_LIMIT: '1000' }, 'two');
   t = arena.t;
   otherDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-coding-'));
   fs.chmodSync(otherDir, 0o711);
   other = new WorkerProcess(workerEnv(t, { ARENA_SANDBOX_DIR: otherDir }));
   await other.ready;
-}, 180_000);
+}, BUILD_TIMEOUT_MS + 180_000);
 afterAll(async () => {
   await other?.kill();
   await arena?.close();

@@ -12,6 +12,7 @@ import { deliveryWorkflowId } from '../../workflows/contracts';
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { WorkerProcess, workerEnv } from '../support/worker-process';
 import { codingWork, removeSandboxDir, stepOf } from './coding-support';
+import { BUILD_TIMEOUT_MS, ensureBuilt } from '../support/build';
 
 let t: TestApp;
 let client: Client;
@@ -21,6 +22,7 @@ let sandboxDir: string;
 let doomed: WorkerProcess;
 
 beforeAll(async () => {
+  await ensureBuilt();
   sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-coding-'));
   fs.chmodSync(sandboxDir, 0o711);
   t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ARENA_SANDBOX_DIR: sandboxDir });
@@ -36,7 +38,7 @@ beforeAll(async () => {
       payload: { name: 'lost', mode: 'pull' },
     })
   ).json();
-}, 180_000);
+}, BUILD_TIMEOUT_MS + 180_000);
 afterAll(async () => {
   await doomed?.kill();
   await t?.close();

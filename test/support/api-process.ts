@@ -1,7 +1,9 @@
-/** The API as its own process (api/server.ts under tsx, or the compiled `npm run api`), for restart and build tests. */
+/** The API as its own process (the compiled `npm run api`, from this run's build), for restart, scale-out and build tests. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { sharedProcessEnv, type TestApp } from './test-app';
+import { apiNodeArgs } from '../../bench/stack/api-command';
+import { assertBuilt } from './build';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const READY_LINE = /API listening on (\S+)/;
@@ -25,10 +27,9 @@ export class ApiProcess {
   /** Resolves with the API's base URL once it listens. */
   readonly ready: Promise<string>;
 
-  /** `entry`: Node's arguments; the compiled API (`npm run api`) is `['dist/api/server.js']`. */
-  constructor(env: NodeJS.ProcessEnv, entry: string[] = ['--import', 'tsx', 'api/server.ts']) {
-    // Node itself, with tsx as a loader: the tsx command relays signals and SIGKILLs a child that
-    // does not acknowledge a SIGTERM within 30 ms, which a busy API can miss (a stop ends as 143).
+  /** `entry`: Node's arguments; by default the compiled API's, as `npm run api` gives them. Await ensureBuilt() first. */
+  constructor(env: NodeJS.ProcessEnv, entry: string[] = apiNodeArgs()) {
+    assertBuilt();
     this.child = spawn(process.execPath, entry, { cwd: REPO, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (this.text += chunk));
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.text += chunk));

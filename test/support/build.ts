@@ -3,6 +3,7 @@
  * file to ask builds, any other waits for it, so two jest workers never write dist/ at once.
  */
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -41,4 +42,16 @@ export async function ensureBuilt(): Promise<void> {
     if (Date.now() > deadline) throw new Error(`no build after ${BUILD_TIMEOUT_MS} ms`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+}
+
+/** Throws unless this run's build is done (ensureBuilt resolved): for the process tests' compiled entries. */
+export function assertBuilt(): void {
+  const outcome = path.join(process.env.TEST_RUN_DIR ?? '', 'build.outcome');
+  let text: string | undefined;
+  try {
+    text = readFileSync(outcome, 'utf8');
+  } catch {
+    text = undefined;
+  }
+  if (text !== 'ok') throw new Error('dist/ is not built for this run: await ensureBuilt() in the beforeAll first');
 }

@@ -1,10 +1,12 @@
 /**
- * The worker as its own process (worker/main.ts under tsx, or the compiled `npm run worker`), on a
- * test app's database and task queue: for crash, shutdown, metrics and build tests.
+ * The worker as its own process (the compiled `npm run worker`, from this run's build), on a test
+ * app's database and task queue: for crash, shutdown, metrics and build tests. Compiled, it starts in
+ * a second or two; under tsx it compiled the server's sources again at every start.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { sharedProcessEnv, type TestApp } from './test-app';
+import { assertBuilt } from './build';
 
 const REPO = path.resolve(__dirname, '..', '..');
 const READY_LINE = /worker polling task queue \S+ on \S+; metrics at (\S+)/;
@@ -26,7 +28,7 @@ export function workerEnv(t: TestApp, extra: Record<string, string> = {}): NodeJ
   };
 }
 
-/** `node --import tsx worker/main.ts` (or another entry) in its own process group. */
+/** `node dist/worker/main.js` (or another entry) in its own process group; await ensureBuilt() first. */
 export class WorkerProcess {
   private readonly child: ChildProcess;
   private text = '';
@@ -35,10 +37,9 @@ export class WorkerProcess {
   /** Resolves with the worker's metrics URL once it polls. */
   readonly ready: Promise<string>;
 
-  /** `entry`: Node's arguments; the compiled worker (`npm run worker`) is `['dist/worker/main.js']`. */
-  constructor(env: NodeJS.ProcessEnv, entry: string[] = ['--import', 'tsx', 'worker/main.ts']) {
-    // Node itself, with tsx as a loader: the tsx command would stand between the signal and the
-    // worker, and SIGKILL it when it does not acknowledge a SIGTERM within 30 ms (a busy worker).
+  /** `entry`: Node's arguments; by default the compiled worker's, as `npm run worker` gives them. */
+  constructor(env: NodeJS.ProcessEnv, entry: string[] = ['dist/worker/main.js']) {
+    assertBuilt();
     this.child = spawn(process.execPath, entry, {
       cwd: REPO,
       env,
@@ -48,7 +49,7 @@ export class WorkerProcess {
     // Both streams are always read, so a chatty worker never blocks on a full pipe.
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (this.text += chunk));
     this.child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (this.text += chunk));
-    // `close` comes once every process holding the pipes (tsx and its node child) is gone; `error` when it could not start.
+    // `close` comes once every process holding the pipes is gone; `error` when it could not start.
     this.closed = new Promise((resolve) => {
       const gone = () => ((this.exited = true), resolve());
       this.child.once('close', gone);
