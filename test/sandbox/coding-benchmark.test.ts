@@ -36,13 +36,13 @@ const sessionsOfRun = async (runId: number) =>
       [runId],
     )) as Array<{ id: number; status: string; task_id: string }>;
 
-/** The runner takes whichever of the run's open sessions comes first and submits it untouched; its public id comes back. */
+/**
+ * The runner takes whichever of the run's sessions comes first and submits it untouched; its public
+ * id comes back. The run is read when the work arrives: the next session may start after the call.
+ */
 async function submitNextOf(runId: number): Promise<string> {
-  const open = (await sessionsOfRun(runId)).filter((s) => s.status === 'pending' || s.status === 'running');
-  const work = await codingWork(
-    t,
-    agent,
-    open.map((s) => `sandbox-${s.id}`),
+  const work = await codingWork(t, agent, async (workId) =>
+    (await sessionsOfRun(runId)).some((s) => `sandbox-${s.id}` === workId),
   );
   expect((await stepOf(t, work.sandbox)('POST', 'submit')).json().status).toBe('failed');
   return work.work_id;

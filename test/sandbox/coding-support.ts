@@ -71,21 +71,24 @@ export interface CodingWork {
 }
 
 /**
- * The work item of the coding session `publicId` (or of any of several); gym prompts that come first
- * are answered on the way.
+ * The work item of the coding session `publicId` (or of any of several, or of any the check accepts
+ * when it is handed out); gym prompts that come first are answered on the way.
  */
 export async function codingWork(
   t: TestApp,
   agent: { id: number; webhook_secret: string },
-  publicId: string | readonly string[],
+  publicId: string | readonly string[] | ((workId: string) => Promise<boolean>),
 ): Promise<CodingWork> {
-  const wanted = typeof publicId === 'string' ? [publicId] : publicId;
+  const wanted =
+    typeof publicId === 'function'
+      ? publicId
+      : async (workId: string) => (typeof publicId === 'string' ? [publicId] : publicId).includes(workId);
   const secret = { 'x-arena-secret': agent.webhook_secret };
   for (let i = 0; i < 200; i++) {
     const res = await t.app.inject({ method: 'GET', url: `/api/agents/${agent.id}/work/next?wait=5`, headers: secret });
     if (res.statusCode === 204) continue;
     const work = res.json();
-    if (wanted.includes(work.work_id)) return work;
+    if (await wanted(work.work_id)) return work;
     if (work.sandbox) throw new Error(`another coding session came first: ${work.work_id}`);
     await t.app.inject({
       method: 'POST',
@@ -94,7 +97,7 @@ export async function codingWork(
       payload: { response: 'a gym answer' },
     });
   }
-  throw new Error(`${wanted.join(', ')} never handed out`);
+  throw new Error(`${typeof publicId === 'function' ? 'the session wanted' : String(publicId)} never handed out`);
 }
 
 /** Starts a coding session on `task` for the agent, as its owner (202): the pending session's public id. */
