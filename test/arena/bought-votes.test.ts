@@ -74,54 +74,65 @@ function ownersVerdict(a: number, b: number): string {
   return honestVerdict(a, b);
 }
 
-/** Judges in a random order each take one pair and vote, pass after pass, until a pass hands out nothing. */
+/**
+ * Judges in a random order each take one pair and vote, pass after pass, until a pass hands out
+ * nothing. A judge handed nothing is left out of the later passes: no answer arrives while they
+ * judge, so what a judge may take only shrinks.
+ */
 async function judgeEverything(): Promise<void> {
-  const everyone = [...honest.map((j) => ({ j, owner: false })), ...owners.map((j) => ({ j, owner: true }))];
-  for (let handed = 1; handed > 0;) {
-    handed = 0;
+  let everyone = [...honest.map((j) => ({ j, owner: false })), ...owners.map((j) => ({ j, owner: true }))];
+  while (everyone.length > 0) {
+    const judging: typeof everyone = [];
     everyone.sort(() => random() - 0.5);
-    for (const { j, owner } of everyone) {
+    for (const judge of everyone) {
+      const { j, owner } = judge;
       const res = await inject(j, 'GET', '/api/judge/next');
       if (res.statusCode !== 200) continue;
-      handed++;
+      judging.push(judge);
       const battle = res.json();
       const [a, b] = [agentIndex(battle.a.response), agentIndex(battle.b.response)];
       const verdict = owner ? ownersVerdict(a, b) : honestVerdict(a, b);
       const vote = await inject(j, 'POST', `/api/judge/${battle.battle_id}/vote`, { winner: verdict });
       if (vote.statusCode !== 200) refused(vote.statusCode);
     }
+    everyone = judging;
   }
 }
 
-/** The live accounts start battles and vote only on those with the owner's agent; refused, they vote a tie on the oldest to go on. */
+/**
+ * The live accounts start battles and vote only on those with the owner's agent; refused, they vote a
+ * tie on the oldest to go on. Each account's battles come one after another, the accounts side by side.
+ */
 async function startLiveBattles(): Promise<void> {
-  for (const account of live) {
-    for (let k = 0; k < 2; k++) {
-      const started = await inject(account, 'POST', '/api/battles', {
-        prompt: `Say something, ${k}.`,
-        deadline_seconds: 30,
-      });
-      if (started.statusCode === 409) {
-        refused(409);
-        const [oldest] = await arena.sql<{ id: number }>(
-          `select id from battles where judge_id = ? and live and status = 'open' order by id limit 1`,
-          [account.userId],
-        );
-        if (oldest) await inject(account, 'POST', `/api/judge/${oldest.id}/vote`, { winner: 'tie' });
-        continue;
-      }
-      if (started.statusCode === 429) {
-        refused(429); // ARENA_BATTLE_RATE_LIMIT a minute
-        continue;
-      }
-      expect(started.statusCode).toBe(202);
-      const id = started.json().battle_id;
-      if ((await arena.client.workflow.getHandle(`battle-${id}`).result()) !== 'open') continue;
-      const battle = (await inject(account, 'GET', `/api/battles/${id}`)).json();
-      const [a, b] = [agentIndex(battle.a.response), agentIndex(battle.b.response)];
-      if (a === TARGET || b === TARGET)
-        await inject(account, 'POST', `/api/judge/${id}/vote`, { winner: a === TARGET ? 'a' : 'b' });
+  await Promise.all(live.map(startLiveBattlesOf));
+}
+
+async function startLiveBattlesOf(account: Registered): Promise<void> {
+  for (let k = 0; k < 2; k++) {
+    const started = await inject(account, 'POST', '/api/battles', {
+      prompt: `Say something, ${k}.`,
+      deadline_seconds: 30,
+    });
+    if (started.statusCode === 409) {
+      refused(409);
+      const [oldest] = await arena.sql<{ id: number }>(
+        `select id from battles where judge_id = ? and live and status = 'open' order by id limit 1`,
+        [account.userId],
+      );
+      if (oldest) await inject(account, 'POST', `/api/judge/${oldest.id}/vote`, { winner: 'tie' });
+      continue;
     }
+    if (started.statusCode === 429) {
+      refused(429); // ARENA_BATTLE_RATE_LIMIT a minute
+      continue;
+    }
+    expect(started.statusCode).toBe(202);
+    const id = started.json().battle_id;
+    if ((await arena.client.workflow.getHandle(`battle-${id}`).result()) !== 'open') continue;
+    const battle = (await inject(account, 'GET', `/api/battles/${id}`)).json();
+    const [a, b] = [agentIndex(battle.a.response), agentIndex(battle.b.response)];
+    if (a === TARGET || b === TARGET)
+      await inject(account, 'POST', `/api/judge/${id}/vote`, { winner: a === TARGET ? 'a' : 'b' });
   }
 }
 
