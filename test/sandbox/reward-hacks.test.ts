@@ -2,8 +2,8 @@
  * The catalogue of reward hacks: known ways an agent fakes a coding score without fixing anything,
  * each tried through the public session API against the real sandbox and the arena's harness. Every
  * one must score no better than the task's untouched starting files (and never `passed`); where the
- * harness can see the attempt, the session is marked tampered with. Every task's reference solution
- * still passes. Add a hack here whenever a new one is found.
+ * harness can see the attempt, the session is marked tampered with. A reference solution written
+ * the same way still passes. Add a hack here whenever a new one is found.
  */
 import { main } from '../../cli/main';
 import { TAMPERED } from '../../domain/sandbox/harness-report';
@@ -753,8 +753,13 @@ describe('an operator reviewing them', () => {
   });
 });
 
-describe("every task's reference solution, written through the API", () => {
-  const tasks = loadTaskCatalogue();
+/**
+ * Every task's reference solution passes its hidden tests in the judge's harness
+ * (test/unit/sandbox/task-catalogue.test.ts); here one task of each language shows the same through
+ * the API, its files written with the session's steps and scored in the clean room.
+ */
+describe('a reference solution, written through the API', () => {
+  const tasks = loadTaskCatalogue().filter((task) => ['python/leap-year', 'javascript/lru-cache'].includes(task.id));
   it.each(tasks.map((task) => [task.id, task] as const))(
     '%s passes in the clean room',
     async (_id, task) => {
