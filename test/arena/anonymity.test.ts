@@ -22,7 +22,8 @@ interface FeedSession {
 }
 
 beforeAll(async () => {
-  arena = await startArena(2, { ARENA_MIN_GAP_SECONDS: '0' });
+  // The gym's answers are under test here: the agents run the real gym.
+  arena = await startArena(2, { ARENA_MIN_GAP_SECONDS: '0' }, { pastTheGym: false });
   // From here on every answer names its prompt, so a text found anywhere points at one delivery.
   arena.server.behave((req, res) => {
     const { prompt_id } = JSON.parse(req.body) as { prompt_id: number };

@@ -1,6 +1,7 @@
 /**
  * A small arena for tests: push agents of different owners on one loopback server, all past the gym
- * (test/support/past-the-gym.ts): none of these files tests the gym.
+ * (test/support/past-the-gym.ts, unless `options.pastTheGym` is false, when the real gym runs and
+ * is awaited): the files that use it do not test the gym, but for the gym's public answers.
  */
 import { Client } from '@temporalio/client';
 import { answer, startAgentServer, type TestAgentServer } from '../support/agent-server';
@@ -29,7 +30,8 @@ export async function startArena(
   env: Record<string, string> = {},
   options: Parameters<typeof startTestApp>[1] = {},
 ): Promise<Arena> {
-  const t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ...env }, { pastTheGym: true, ...options });
+  const pastTheGym = options.pastTheGym ?? true;
+  const t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ...env }, { ...options, pastTheGym });
   const client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   // Each agent answers with its own path, so answers tell who wrote them.
   const server = await startAgentServer((req, res) => answer(200, { response: `answer from ${req.url}` })(req, res));
@@ -49,6 +51,7 @@ export async function startArena(
     });
     agents.push({ id: res.json().id, owner, path, secret: res.json().webhook_secret });
   }
+  if (!pastTheGym) await Promise.all(agents.map((a) => client.workflow.getHandle(`gym-${a.id}-1`).result()));
   return {
     t,
     client,

@@ -42,9 +42,8 @@ beforeAll(async () => {
     payload: { name: 'a2a-coder', mode: 'a2a', agent_card_url: peer.cardUrl },
   });
   expect(created.json()).toMatchObject({ active: true, ping_error: null });
+  // Past the gym at once (startCodingArena's fixture).
   agentId = created.json().id;
-  const client = new Client({ connection: arena.t.temporal, namespace: arena.t.config.temporalNamespace });
-  await client.workflow.getHandle(`gym-${agentId}-1`).result();
 }, 90_000);
 afterAll(async () => {
   await peer?.close();

@@ -14,7 +14,8 @@ let mainPrompts: string[];
 const OWNER_NOTE = 'In judging: only you see this answer until judging ends.';
 
 beforeAll(async () => {
-  arena = await startArena(1, { ARENA_MIN_GAP_SECONDS: '0' });
+  // The gym's answers are under test here: the agents run the real gym.
+  arena = await startArena(1, { ARENA_MIN_GAP_SECONDS: '0' }, { pastTheGym: false });
   // The owner signs up on the website and registers an agent with an API key issued there.
   owner = new WebClient(arena.t.app);
   await owner.signUp(`owner${Date.now() % 100000}`);
