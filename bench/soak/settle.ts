@@ -25,7 +25,8 @@ import { deliveryWorkflowId } from '../../workflows/contracts';
  * - 10 s: a workflow task lost with its worker (the worker killed, Temporal restarted) is handed
  *   out again after its 10 s timeout.
  * A fault stops the clock: the retries and timeouts above count from when the fault was restored
- * if that is later than the deadline.
+ * if that is later than the deadline. So does a late start: the deadline counts from the workflow's
+ * start, which for a main prompt may come up to the dispatch activity's minute after its row.
  */
 export function settleBoundMs(deadlineSeconds: number): number {
   return deadlineSeconds * 1000 + 10_000 + 30_000 + 30_000 + 10_000;
@@ -144,8 +145,15 @@ export async function settle({
 
   const follow = async (row: OpenRow): Promise<SettledDelivery> => {
     const deadlineAt = row.created_at.getTime() + row.deadline_seconds * 1000;
-    const ownBoundAt = Math.max(deadlineAt, restoredAt) + settleBoundMs(row.deadline_seconds);
-    const boundAt = Math.min(capAt, ownBoundAt);
+    // The deadline counts from the workflow's start, which may come after the row (the dispatcher
+    // writes a batch, then starts its workflows): the bound moves with it once the workflow is seen.
+    let ownBoundAt = Math.max(deadlineAt, restoredAt) + settleBoundMs(row.deadline_seconds);
+    let boundAt = Math.min(capAt, ownBoundAt);
+    const startedAt = (ms: number | undefined) => {
+      if (ms === undefined) return;
+      ownBoundAt = Math.max(ownBoundAt, ms + row.deadline_seconds * 1000 + settleBoundMs(row.deadline_seconds));
+      boundAt = Math.min(capAt, ownBoundAt);
+    };
     const handle = client.workflow.getHandle(deliveryWorkflowId(row.id));
     const done = (verdict: SettleVerdict, detail: string, at = Date.now()): SettledDelivery => ({
       id: row.id,
@@ -158,6 +166,7 @@ export async function settle({
     });
     for (;;) {
       const state = await describe(handle);
+      startedAt(state.startMs);
       if (state.workflow === 'running') {
         // Wait for the workflow to close, up to the bound: a long poll on its history.
         const abort = new AbortController();
@@ -217,7 +226,7 @@ export async function settle({
 /** A workflow's state, and a line saying why it is where it is. */
 async function describe(
   handle: ReturnType<Client['workflow']['getHandle']>,
-): Promise<{ workflow: 'missing' | 'running' | 'closed'; detail: string }> {
+): Promise<{ workflow: 'missing' | 'running' | 'closed'; startMs?: number; detail: string }> {
   try {
     const d = await handle.describe();
     const now = Date.now();
@@ -240,6 +249,7 @@ async function describe(
     const running = d.status.name === 'RUNNING';
     return {
       workflow: running ? 'running' : 'closed',
+      startMs: d.startTime.getTime(),
       detail: `${d.status.name}, started ${secondsAgo(d.startTime.getTime())}; pending activities: ${activities}; ${workflowTask}`,
     };
   } catch (err) {

@@ -63,6 +63,8 @@ it('loses and duplicates no delivery through a worker kill, an API restart and P
   const failed = result.settle.deliveries.filter((d) => FAILED_VERDICTS.includes(d.verdict));
   if (failed.length > 0)
     throw new Error(`settling: ${failed.map((d) => `${d.kind}-${d.id} ${d.verdict}`).join(', ')}\n${lines.join('\n')}`);
+  // Slow ones are reported with the test's output.
+  process.stdout.write(`${lines.filter((l) => /^(slow:|settled in)/.test(l)).join('\n')}\n`);
   // A lost delivery fails with the run's log, which describes each delivery left open.
   const lost = result.deliveries.filter((d) => d.lost > 0);
   if (lost.length > 0)
