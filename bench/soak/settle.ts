@@ -28,6 +28,9 @@ import { deliveryWorkflowId } from '../../workflows/contracts';
  * if that is later than the deadline. So does a late start: the deadline counts from the workflow's
  * start, which for a main prompt may come up to the dispatch activity's minute after its row.
  */
+/** Ended this little past its deadline is ended at it: the prompt leaves, and its deadline starts, after the workflow's start. */
+const DEADLINE_SLACK_MS = 2_000;
+
 export function settleBoundMs(deadlineSeconds: number): number {
   return deadlineSeconds * 1000 + 10_000 + 30_000 + 30_000 + 10_000;
 }
@@ -48,7 +51,10 @@ export interface SettledDelivery {
   kind: string;
   mode: string;
   verdict: SettleVerdict;
-  /** Seconds past the row's deadline (created + deadline) when it was seen ended, or given up on; negative inside it. */
+  /**
+   * Seconds past its deadline (from the later of its row and its workflow's start, plus 2 s for the
+   * prompt to leave) when its row ended, or when it was given up on; negative inside it.
+   */
   pastDeadlineS: number;
   /** Its bound, seconds past its deadline (or past the last fault's restoration, when later). */
   boundS: number;
@@ -144,14 +150,16 @@ export async function settle({
   };
 
   const follow = async (row: OpenRow): Promise<SettledDelivery> => {
-    const deadlineAt = row.created_at.getTime() + row.deadline_seconds * 1000;
     // The deadline counts from the workflow's start, which may come after the row (the dispatcher
-    // writes a batch, then starts its workflows): the bound moves with it once the workflow is seen.
+    // writes a batch, then starts its workflows): it and the bound move with it once the workflow
+    // is seen. A push deadline counts from the moment the prompt left, a moment later still.
+    let deadlineAt = row.created_at.getTime() + row.deadline_seconds * 1000 + DEADLINE_SLACK_MS;
     let ownBoundAt = Math.max(deadlineAt, restoredAt) + settleBoundMs(row.deadline_seconds);
     let boundAt = Math.min(capAt, ownBoundAt);
     const startedAt = (ms: number | undefined) => {
       if (ms === undefined) return;
-      ownBoundAt = Math.max(ownBoundAt, ms + row.deadline_seconds * 1000 + settleBoundMs(row.deadline_seconds));
+      deadlineAt = Math.max(deadlineAt, ms + row.deadline_seconds * 1000 + DEADLINE_SLACK_MS);
+      ownBoundAt = Math.max(ownBoundAt, deadlineAt + settleBoundMs(row.deadline_seconds));
       boundAt = Math.min(capAt, ownBoundAt);
     };
     const handle = client.workflow.getHandle(deliveryWorkflowId(row.id));
