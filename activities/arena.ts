@@ -1,4 +1,5 @@
 /** Activities of the main arena's dispatch: which agents are due, and one new pool prompt for each, a batch at a time. */
+import { Context } from '@temporalio/activity';
 import { dueAgentsSummary } from '../infra/db/repositories/agent.repository';
 import {
   insertMainDeliveryBatch,
@@ -15,6 +16,7 @@ import {
 } from '../infra/metrics';
 import { deliveryInputOf, type DeliveryInput, type DispatchBatch, type DispatchCursor } from '../workflows/contracts';
 import type { ActivityDeps } from './deps';
+import { HEARTBEAT_EVERY_MS } from './send-timing';
 
 export function arenaActivities({ orm, arena }: ActivityDeps) {
   const rules = { requireGym: arena.requireGym, minGapSeconds: arena.minGapSeconds };
@@ -73,7 +75,13 @@ export function arenaActivities({ orm, arena }: ActivityDeps) {
       const limit = Math.min(arena.dispatchBatch, arena.dispatchStepMax - cursor.served);
       if (limit <= 0) return { deliveries: [], more: false };
       const keyPrefix = `main:${cursor.stepKey}:${cursor.batch}:`;
-      const { rows, fresh } = await batchOnce(keyPrefix, cursor.afterSessionId, limit, cursor.dueAsOf);
+      // Heartbeats tell a slow batch from one lost with its worker (the workflow's heartbeat timeout
+      // is twice this); a batch done within the interval sends none.
+      const context = currentContext();
+      const beat = setInterval(() => context?.heartbeat(), HEARTBEAT_EVERY_MS);
+      const { rows, fresh } = await batchOnce(keyPrefix, cursor.afterSessionId, limit, cursor.dueAsOf).finally(() =>
+        clearInterval(beat),
+      );
       if (fresh) dispatchAgentsServedTotal.inc(rows.length);
       // A full batch may have left due agents behind; a short one served the last of them.
       const more = rows.length === limit && cursor.served + rows.length < arena.dispatchStepMax;
@@ -93,4 +101,13 @@ export function arenaActivities({ orm, arena }: ActivityDeps) {
       return { backlog: summary.due };
     },
   };
+}
+
+/** The running activity's context, or undefined when the function is called directly (a test of its statements). */
+function currentContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
 }

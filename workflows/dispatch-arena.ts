@@ -1,6 +1,13 @@
 /** dispatchArena, run by the dispatch schedule: one step of the main arena, a pool prompt to every due agent. */
-import { continueAsNew, deprecatePatch, ParentClosePolicy, startChild, workflowInfo } from '@temporalio/workflow';
-import { arenaActivities } from './arena-activities';
+import {
+  continueAsNew,
+  deprecatePatch,
+  ParentClosePolicy,
+  patched,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { arenaActivities, dispatchBatchActivities } from './arena-activities';
 import { deliveryStartOptions, type DeliveryInput, type DispatchCursor } from './contracts';
 import { deliverPrompt } from './deliver-prompt';
 
@@ -9,6 +16,8 @@ import { deliverPrompt } from './deliver-prompt';
  * begun before it (one batch a step) runs any more; the marker stays for the steps begun since.
  */
 const EVERY_DUE_AGENT_PATCH = 'dispatch-every-due-agent';
+/** The batch activity with a heartbeat timeout (arena-activities.ts, `dispatchBatchActivities`). */
+const BATCH_HEARTBEAT_PATCH = 'dispatch-batch-heartbeat';
 
 /**
  * Serves every agent due when the step began, a batch (one transaction) at a time, longest waiting
@@ -27,7 +36,8 @@ export async function dispatchArena(cursor?: DispatchCursor): Promise<number> {
   };
   let startedThisRun = 0;
   for (;;) {
-    const { deliveries, more } = await arenaActivities.dispatchMainPromptBatch(step);
+    const batches = patched(BATCH_HEARTBEAT_PATCH) ? dispatchBatchActivities : arenaActivities;
+    const { deliveries, more } = await batches.dispatchMainPromptBatch(step);
     await startDeliveries(deliveries);
     startedThisRun += deliveries.length;
     step = { ...step, batch: step.batch + 1, served: step.served + deliveries.length };

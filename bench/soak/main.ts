@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { runStamp } from '../report/results';
 import { REPO } from '../stack/child';
 import { writeSoakResults } from './report';
+import { FAILED_VERDICTS, SETTLE_VERDICTS } from './settle';
 import { runSoak } from './soak';
 
 interface Options {
@@ -40,6 +41,10 @@ async function main(): Promise<void> {
   console.log(
     `Results: ${[files.markdown, files.json, files.chart].map((f) => path.relative(process.cwd(), f)).join(', ')}`,
   );
+  const settled = result.settle.deliveries;
+  console.log(
+    `settling (${Math.round(result.settle.ms / 1000)} s): ${SETTLE_VERDICTS.map((k) => `${settled.filter((d) => d.verdict === k).length} ${k}`).join(', ')}`,
+  );
   const v = result.votes;
   console.log(
     `votes: ${v.acknowledged} acknowledged, ${v.battlesVoted} battles voted, ${v.changesNotTwo} with other than two rating changes, ${v.eloMismatches} Elo mismatches`,
@@ -47,9 +52,10 @@ async function main(): Promise<void> {
   if (opts.keep) console.log(`Data folder kept: ${dir}`);
   const bad =
     result.deliveries.some((d) => d.lost > 0 || d.recordedTwice > 0 || d.sentTwice > 0) ||
+    settled.some((d) => FAILED_VERDICTS.includes(d.verdict)) ||
     v.changesNotTwo + v.changesWithoutVote + v.eloMismatches > 0;
   if (bad) {
-    console.error('deliveries were lost or duplicated, or votes miscounted');
+    console.error('deliveries were lost, overdue or duplicated, or votes miscounted');
     process.exitCode = 1;
   }
 }

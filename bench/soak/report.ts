@@ -6,6 +6,7 @@ import { markdownTable } from '../report/table';
 import { percentile, round } from '../lib/stats';
 import type { RequestSample } from './agents';
 import type { VoteRow } from './judges';
+import { SETTLE_VERDICTS, type SettleRecord } from './settle';
 
 export interface FaultRecord {
   kind: 'worker-kill' | 'api-restart' | 'postgres-stop' | 'temporal-stop';
@@ -58,6 +59,8 @@ export interface SoakResult {
   deliveries: DeliveryRow[];
   /** Each duplicate found: a session written twice, or a push prompt an agent got twice. */
   duplicates: string[];
+  /** Each delivery open once the load stopped, followed through its workflow (settle.ts). */
+  settle: SettleRecord;
   votes: VoteRow;
   faults: FaultRecord[];
   memory: {
@@ -331,6 +334,7 @@ export function soakMarkdown(result: SoakResult, chartFile: string): string {
     'out or the API restarted before it answered); they are not counted as started, but one still',
     'pending at the end counts as lost.',
     '',
+    ...settleSection(result.settle),
     '## Votes',
     '',
     'One judge starts live battles and votes, each verdict in turn, on what `judge/next` hands out. A vote',
@@ -429,6 +433,41 @@ export function soakMarkdown(result: SoakResult, chartFile: string): string {
     '',
   ];
   return lines.join('\n');
+}
+
+/**
+ * The settling: each delivery open once the load stopped, and its verdict. Slow (ended past its
+ * deadline, within its bound) is reported; lost, overdue and unsettled fail the run.
+ */
+export function settleSection(settle: SettleRecord): string[] {
+  const late = settle.deliveries.filter((d) => d.verdict !== 'in time');
+  const counts = SETTLE_VERDICTS.map((v) => `${settle.deliveries.filter((d) => d.verdict === v).length} ${v}`);
+  return [
+    '## Settling',
+    '',
+    `Each delivery still open once the load stopped was followed through its workflow (${Math.round(settle.ms / 1000)} s): ${counts.join(', ')}.`,
+    'Slow: ended past its deadline, within its bound (the deadline again, 10 s of push grace, a',
+    'minute of the outcome write retrying, 10 s for a workflow task lost with its worker; counted',
+    'from the last fault restored when later). Lost: no workflow, or a workflow closed with its row',
+    'open. Overdue: its workflow still running past the bound.',
+    '',
+    ...(late.length > 0
+      ? [
+          markdownTable(
+            ['Delivery', 'Mode', 'Verdict', 'Past deadline (s)', 'Bound (s)', 'Workflow'],
+            late.map((d) => [
+              `${d.kind}-${d.id}`,
+              d.mode,
+              d.verdict,
+              String(d.pastDeadlineS),
+              String(d.boundS),
+              d.detail,
+            ]),
+          ),
+          '',
+        ]
+      : []),
+  ];
 }
 
 export async function writeSoakResults(

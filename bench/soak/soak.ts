@@ -6,13 +6,12 @@
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { Client, Connection } from '@temporalio/client';
-import type { Pool } from 'pg';
 import { sleep, waitFor } from '../lib/clock';
 import { benchPool } from '../lib/db';
 import { REPO } from '../stack/child';
 import { startStack, type BenchStack } from '../stack/stack';
 import { scheduleIds } from '../../worker/schedules';
-import { deliveryWorkflowId, TASK_QUEUE_DEFAULT } from '../../workflows/contracts';
+import { TASK_QUEUE_DEFAULT } from '../../workflows/contracts';
 import { accountDeliveries, firstWritesBySession, type EndedRow } from './accounting';
 import { BEHAVIOURS, PullRunners, startPushAgents, type Behaviour, type RequestSample } from './agents';
 import { runFaults } from './faults';
@@ -20,6 +19,7 @@ import { voteAccounting } from './judges';
 import { registerCast, startLoad, type Load, type LoadKind } from './load';
 import { sampleMemory } from './memory';
 import { latencyRows, latencySeries, secondHalfSlopes, type SoakResult } from './report';
+import { settle } from './settle';
 import { measureStorage } from './storage';
 
 export interface SoakOptions {
@@ -32,7 +32,10 @@ export interface SoakOptions {
   rates?: Partial<Record<LoadKind, number>>;
   deadlineSeconds?: number;
   sampleMs?: number;
-  /** Upper bound on the wait for started deliveries to end once the load stops. */
+  /**
+   * Upper bound on the whole settling once the load stops. Each open delivery is waited for up to
+   * its own bound (settle.ts, settleBoundMs); this only caps the total.
+   */
   settleMs?: number;
   /** false when dist/ was just built by the caller. */
   build?: boolean;
@@ -96,76 +99,6 @@ async function pauseDispatch(stack: BenchStack): Promise<void> {
   }
 }
 
-/**
- * Says, for each delivery still open after the settle, what its row and its workflow show: the
- * trace a lost delivery needs (did its workflow start, is an activity retrying, and why).
- */
-async function describeOpen(
-  stack: BenchStack,
-  pool: Pool,
-  agents: number[],
-  log: (line: string) => void,
-): Promise<void> {
-  const { rows } = await pool.query<{ id: number; kind: string; mode: string; status: string; created_at: Date }>(
-    `select id, kind, mode, status, created_at from sessions
-     where agent_id = any($1::int[]) and status in ('pending', 'running') order by id limit 20`,
-    [agents],
-  );
-  const connection = await Connection.connect({ address: stack.temporalAddress });
-  try {
-    const client = new Client({ connection, namespace: stack.env.TEMPORAL_NAMESPACE ?? 'default' });
-    for (const row of rows) {
-      const workflow = await client.workflow
-        .getHandle(deliveryWorkflowId(row.id))
-        .describe()
-        .then(
-          (d) =>
-            `${d.status.name}; pending activities: ${
-              d.raw.pendingActivities
-                ?.map((a) => `${a.activityType?.name} attempt ${a.attempt} (${a.lastFailure?.message ?? 'no failure'})`)
-                .join(', ') || 'none'
-            }`,
-          (err: Error) => `no workflow (${err.message})`,
-        );
-      log(
-        `open: ${row.kind}-${row.id} (${row.mode}, ${row.status}, created ${row.created_at.toISOString()}): ${workflow}`,
-      );
-    }
-  } finally {
-    await connection.close();
-  }
-}
-
-/** Waits, up to `settleMs`, until no delivery of `agents` is pending or running. */
-async function settle(
-  stack: BenchStack,
-  pool: Pool,
-  agents: number[],
-  settleMs: number,
-  log: (line: string) => void,
-): Promise<void> {
-  const pendingCount = async () => {
-    const { rows } = await pool.query<{ n: number }>(
-      `select count(*)::int as n from sessions where agent_id = any($1::int[]) and status in ('pending', 'running')`,
-      [agents],
-    );
-    return rows[0]!.n;
-  };
-  const settleStart = Date.now();
-  await waitFor(
-    async () => (await pendingCount().catch(() => 1)) === 0,
-    'every delivery to end',
-    settleMs,
-    1_000,
-  ).catch(async (err: Error) => {
-    log(`${err.message}: the pending ones count as lost`);
-    await describeOpen(stack, pool, agents, log).catch((e: Error) =>
-      log(`the open deliveries could not be described: ${e.message}`),
-    );
-  });
-  log(`settled in ${Math.round((Date.now() - settleStart) / 1000)} s`);
-}
-
 export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; loadMs: number; dir: string }> {
   const loadMs = opts.minutes * 60_000;
   const rounds = opts.rounds ?? Math.max(1, Math.floor(opts.minutes / 5));
@@ -221,9 +154,19 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
     await stack.startTemporal().catch(() => undefined);
     await load.drain();
 
-    // Every delivery the soak started, and every gym, must end: wait for it, bounded.
+    // Every delivery the soak started, and every gym, must end: each open one is followed through
+    // its workflow to its end, or judged lost or overdue, within its bound.
     const ours = [...cast.agents.keys()];
-    await settle(stack, pool, ours, opts.settleMs ?? 180_000, log);
+    const settled = await settle({
+      temporalAddress: stack.temporalAddress,
+      namespace: stack.env.TEMPORAL_NAMESPACE ?? 'default',
+      pool,
+      agents: ours,
+      restoredAt: Math.max(loadStart, ...faultsDone.map((f) => loadStart + f.endMs)),
+      capMs: opts.settleMs ?? 180_000,
+      workerLog: stack.logFile('worker'),
+      log,
+    });
     await runners.stop();
     const memorySamples = await memory.stop();
 
@@ -253,6 +196,7 @@ export async function runSoak(opts: SoakOptions): Promise<{ result: SoakResult; 
       },
       deliveries,
       duplicates,
+      settle: settled,
       votes: await voteAccounting(pool, cast.judge.id, ours, load.judge.tally),
       faults: faultsDone,
       memory: {
