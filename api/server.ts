@@ -1,7 +1,7 @@
 /** The API process (`npm run api`): builds the real dependencies, listens, and closes gracefully. */
 import type { Server } from 'node:http';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { Client, Connection, type ConnectionLike } from '@temporalio/client';
+import { Client, type ConnectionLike } from '@temporalio/client';
 import {
   ConfigError,
   loadConfig,
@@ -12,6 +12,7 @@ import {
 import { ormConfig } from '../infra/db/orm.config';
 import { createLogger, resolveLogFormat } from '../infra/logging';
 import { WebhookClient } from '../infra/webhook/client';
+import { connectClient } from '../infra/temporal/client-connection';
 import { buildApp } from './app';
 import { WorkNotifier } from './work-notifier';
 import { arenaHasTrustedJudge } from '../infra/db/repositories/judge-standing.repository';
@@ -38,8 +39,9 @@ export interface RunningApi {
  */
 export async function startApi(config: RuntimeConfig, workerConnection?: ConnectionLike): Promise<RunningApi> {
   const orm = await MikroORM.init(ormConfig(config.databaseUrl));
-  const temporal = workerConnection ?? (await Connection.connect(temporalConnectionOptions(config)));
-  const closeTemporal = () => (workerConnection ? Promise.resolve() : temporal.close());
+  const own = workerConnection ? undefined : await connectClient(temporalConnectionOptions(config));
+  const temporal = workerConnection ?? own!.connection;
+  const closeTemporal = () => own?.close() ?? Promise.resolve();
   const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks });
   const notifier = new WorkNotifier(
     config.databaseUrl,

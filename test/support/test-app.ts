@@ -1,7 +1,7 @@
 /** The real app on a real database and Temporal server, configured like production, for `inject` tests. */
 import { randomBytes } from 'node:crypto';
 import { MikroORM } from '@mikro-orm/postgresql';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../api/app';
 import type { OpenidClientLoader } from '../../api/web/auth/oidc-client';
@@ -17,6 +17,7 @@ import { createTestDatabase } from './test-db';
 import { trustJudges as trustJudgesById } from '../../infra/db/repositories/judge-standing.repository';
 import { quietWorkerLogs } from './quiet-runtime';
 import { pastTheGym } from './past-the-gym';
+import { connectClient } from '../../infra/temporal/client-connection';
 
 /** The workflow code, bundled once by the global setup for every test file. */
 export function workflowBundlePath(): string {
@@ -75,7 +76,7 @@ export async function startTestApp(
     }),
   } as RuntimeConfig;
   const orm = await MikroORM.init(ormConfig(db.url));
-  const temporal = await Connection.connect({ address: temporalAddress });
+  const { connection: temporal, close: closeTemporal } = await connectClient({ address: temporalAddress });
   const webhooks = new WebhookClient({ allowPrivate: config.allowPrivateWebhooks, resolveHost: options.resolveHost });
   const notifier = new WorkNotifier(db.url, createLogger(config.logLevel, { stream: options.logStream }));
   await notifier.start();
@@ -116,7 +117,7 @@ export async function startTestApp(
     async close() {
       await Promise.allSettled(workers.map((w) => w.close()));
       await app.close();
-      await Promise.allSettled([notifier.close(), orm.close(), temporal.close(), webhooks.close()]);
+      await Promise.allSettled([notifier.close(), orm.close(), closeTemporal(), webhooks.close()]);
       await db.drop();
     },
   };
