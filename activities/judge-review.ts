@@ -94,12 +94,18 @@ function contraryAgents(votes: readonly CastVote[], reference: readonly GroupedV
 export async function reviewJudges(em: EntityManager, rules: EstablishingRules): Promise<JudgeReview> {
   const votes = await castVotes(em);
   const pool = votes.filter((v) => !v.live);
-  // Outliers against everyone's verdicts, trusted judges too: an outlier is no reference.
-  const outliers = findOutlierJudges(
-    pool.map((v) => ({ judgeId: v.judge_id, a: v.agent_a_id, b: v.agent_b_id, outcome: v.winner })),
-  ).filter((r) => r.flagged);
+  // Outliers: a judge against everyone's verdicts; a trusted judge against the other trusted judges'
+  // only. An outlier is no reference, and were every judge's verdicts the consensus, accounts that
+  // outnumber the trusted judges on an agent's pairs could make them outliers and drop the reference.
+  const asJudged = (v: CastVote) => ({ judgeId: v.judge_id, a: v.agent_a_id, b: v.agent_b_id, outcome: v.winner });
+  const trustedPool = pool.filter((v) => v.trusted);
+  const trustedJudges = new Set(trustedPool.map((v) => v.judge_id));
+  const outliers = [
+    ...findOutlierJudges(pool.map(asJudged)).filter((r) => r.flagged && !trustedJudges.has(r.judgeId)),
+    ...findOutlierJudges(trustedPool.map(asJudged)).filter((r) => r.flagged),
+  ];
   const outlying = new Set(outliers.map((r) => r.judgeId));
-  const reference = pool.filter((v) => v.trusted && !outlying.has(v.judge_id)).map((v) => grouped(v));
+  const reference = trustedPool.filter((v) => !outlying.has(v.judge_id)).map((v) => grouped(v));
   const tested = pool.filter((v) => !v.trusted);
   // The cohort is a family of its own: its few cells (one per agent) are not diluted by every judge's.
   const concentration = findConcentratedVotes(

@@ -48,12 +48,14 @@ const exported = async () =>
     .map((line) => JSON.parse(line).battle_id as number);
 
 /** Two main answers to one prompt from different agents: the pair the inserted votes are on. */
-const somePair = async () =>
+/** The first prompt's answers of the arena's `first` and `second` agents (by index), in that order. */
+const somePair = async (first: number, second: number) =>
   (
     await arena.sql<{ prompt_id: number; a: number; b: number; agent_a: number; agent_b: number }>(
       `select x.prompt_id, x.id as a, y.id as b, x.agent_id as agent_a, y.agent_id as agent_b
-       from sessions x join sessions y on y.prompt_id = x.prompt_id and y.id > x.id
-       where x.kind = 'main' and y.kind = 'main' and x.agent_id <> y.agent_id limit 1`,
+       from sessions x join sessions y on y.prompt_id = x.prompt_id
+       where x.kind = 'main' and y.kind = 'main' and x.agent_id = ? and y.agent_id = ? order by x.id limit 1`,
+      [arena.agents[first]!.id, arena.agents[second]!.id],
     )
   )[0]!;
 type Pair = Awaited<ReturnType<typeof somePair>>;
@@ -181,7 +183,7 @@ describe('judge standing', () => {
       old.userId,
       contrary.userId,
     ]);
-    const pair = await somePair();
+    const pair = await somePair(0, 1);
     // 20 pairs the seed judged: `a` on each, except a tie on the last two. The old judge agrees on
     // 18 and calls the two the seed tied `b` (half each); the contrary one picks `b` throughout.
     let pairNumber = 0;
@@ -261,7 +263,9 @@ describe('judge standing', () => {
       `insert into judge_standings (judge_id, established_at) select id, now() from unnest(?::int[]) as j(id)`,
       [`{${cohort.map((j) => j.userId).join(',')}}`],
     );
-    const pair = await somePair();
+    // The two agents the judges above voted on, the other way round: with them, the cohort
+    // outnumbered the trusted judge and could make it an outlier (the next test holds that off).
+    const pair = await somePair(1, 0);
     // Out of judging, the votes cast before: the refresh publishes them.
     await arena.sql(`update sessions set judging_until = now() where id in (?, ?) and judging_until > now()`, [
       pair.a,
@@ -376,5 +380,54 @@ describe('judge standing', () => {
       [`{${again.map((h) => h.id).join(',')}}`],
     );
     expect(voided!.n).toBe(45);
+  });
+  it('keeps a trusted judge the reference however many accounts established by the rule contradict it', async () => {
+    // The patient owner's accounts, each on a network of its own, outnumber the one trusted judge
+    // on their agent's pairs twelve to one and vote for it throughout; the trusted judge finds the
+    // two agents even. Measured against everyone's verdicts, the trusted judge was the outlier: the
+    // reference lost it, and nothing was held.
+    const trusted = await registerJudge(arena.t, '192.0.2.1');
+    const owned: Registered[] = [];
+    for (let k = 0; k < 12; k++) owned.push(await register(arena.t.app, `198.51.${k}.7`));
+    await arena.sql(
+      `insert into judge_standings (judge_id, established_at) select id, now() from unnest(?::int[]) as j(id)`,
+      [`{${owned.map((j) => j.userId).join(',')}}`],
+    );
+    const pair = await somePair(1, 2);
+    await arena.sql(`update sessions set judging_until = now() where id in (?, ?) and judging_until > now()`, [
+      pair.a,
+      pair.b,
+    ]);
+    let pairNumber = 9_000_000;
+    for (let k = 0; k < 20; k++)
+      await insertVote(pair, {
+        judgeId: trusted.userId,
+        pairNumber: pairNumber++,
+        winner: k % 2 === 0 ? 'a' : 'b',
+        judgedAs: 'trusted',
+        votedAgo: '1 hour',
+      });
+    for (const judge of owned)
+      for (let k = 0; k < 10; k++)
+        await insertVote(pair, {
+          judgeId: judge.userId,
+          pairNumber: pairNumber++,
+          winner: 'b',
+          judgedAs: 'established',
+          votedAgo: '1 hour',
+        });
+    await refresh();
+
+    const flagged = await arena.sql(`select judge_id from vote_flags where judge_id = ?`, [trusted.userId]);
+    expect(flagged).toEqual([]);
+    const holds = await arena.sql<{ agent_id: number; direction: string }>(
+      `select agent_id, direction from vote_holds where decision is null order by id`,
+    );
+    expect(holds).toEqual(expect.arrayContaining([{ agent_id: pair.agent_b, direction: 'for' }]));
+    const [held] = await arena.sql<{ n: number }>(
+      `select count(*)::int as n from battles where judge_id = any(?::int[]) and hold_id is not null`,
+      [`{${owned.map((j) => j.userId).join(',')}}`],
+    );
+    expect(held!.n).toBe(120);
   });
 });
