@@ -304,6 +304,8 @@ describe('a dispatch batch whose attempt is lost', () => {
   it('retries a dispatch batch whose attempt was lost within seconds, not the minute of its start-to-close timeout', async () => {
     const taskQueue = 'dispatch-lost-attempt';
     const attempts: number[] = [];
+    let dispatched!: () => void;
+    const dispatchEnded = new Promise<void>((resolve) => (dispatched = resolve));
     let startMs = 0;
     const activities = {
       beginDispatchStep: async () => {
@@ -324,7 +326,11 @@ describe('a dispatch batch whose attempt is lost', () => {
           more: false,
         };
       },
-      deliverPush: async () => ({ status: 'answered' }),
+      // Answered only once the dispatch has ended, as an abandoned child may be.
+      deliverPush: async () => {
+        await dispatchEnded;
+        return { status: 'answered' };
+      },
       endDispatchStep: async () => ({ backlog: 0 }),
     };
     const worker = await Worker.create({
@@ -339,10 +345,18 @@ describe('a dispatch batch whose attempt is lost', () => {
     // activity in flight holds the clock); give up well before it.
     const giveUp = new AbortController();
     const timer = setTimeout(() => giveUp.abort(), 40_000);
-    const run = env.client.connection.withAbortSignal(giveUp.signal, () =>
-      env.client.workflow.execute(dispatchArena, { workflowId: 'dispatch-lost-attempt', taskQueue, args: [] }),
-    );
-    const served = await worker
+    // The delivery is a child the dispatch abandons, still running when the dispatch ends: the
+    // worker runs until its result too.
+    const run = env.client.connection.withAbortSignal(giveUp.signal, async () => {
+      const served = await env.client.workflow.execute(dispatchArena, {
+        workflowId: 'dispatch-lost-attempt',
+        taskQueue,
+        args: [],
+      });
+      dispatched();
+      return { served, delivered: await env.client.workflow.getHandle('delivery-1').result() };
+    });
+    const { served, delivered } = await worker
       .runUntil(run)
       .catch((err: Error) => {
         throw new Error(`no retry within 40 s (attempts at ${attempts.join(', ')} ms): ${err.message}`);
@@ -351,6 +365,6 @@ describe('a dispatch batch whose attempt is lost', () => {
     expect(served).toBe(1);
     expect(attempts).toHaveLength(2);
     expect(attempts[1]! - attempts[0]!).toBeLessThan(20_000);
-    await expect(env.client.workflow.getHandle('delivery-1').result()).resolves.toEqual({ status: 'answered' });
+    expect(delivered).toEqual({ status: 'answered' });
   }, 120_000);
 });
