@@ -39,7 +39,7 @@ export function codingSessionActivities({ orm, sandbox, encryptionKey }: Activit
     }: {
       sessionId: number;
       taskId: string;
-    }): Promise<{ ok: true; taskQueue: string } | { ok: false; reason: string }> {
+    }): Promise<{ ok: true; taskQueue: string; pickupSeconds?: number } | { ok: false; reason: string }> {
       const isolation = await sandbox.check();
       if (!isolation.ok) return { ok: false, reason: isolation.reason };
       const [task, session] = await Promise.all([findCodingTask(orm.em, taskId), findCodingSession(orm.em, sessionId)]);
@@ -52,7 +52,7 @@ export function codingSessionActivities({ orm, sandbox, encryptionKey }: Activit
         queue: sandbox.taskQueue,
         tokenHash: hashToken(sessionToken(encryptionKey, sessionId, session.token_nonce)),
       });
-      return { ok: true, taskQueue: sandbox.taskQueue };
+      return { ok: true, taskQueue: sandbox.taskQueue, pickupSeconds: sandbox.settings.pickupSeconds };
     },
 
     /**

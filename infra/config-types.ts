@@ -80,6 +80,12 @@ export interface Config {
   temporalCliPath?: string;
   /** A workflow bundle made ahead (worker/workflow-bundle.ts); unset, the build's, or bundled at the worker's start. */
   workflowBundle?: string;
+  /**
+   * ARENA_STICKY_QUEUE_SECONDS: how long a workflow's next task waits on the queue of the worker that
+   * ran its last one (which keeps the workflow cached) before any worker may take it: after a
+   * worker dies, the pause of its workflows.
+   */
+  stickyQueueSeconds: number;
   /** Temporal Cloud (or any server that wants one): sent as a bearer key, over TLS. */
   temporalApiKey?: string;
   /** TLS to the Temporal frontend; on by default with an API key. */

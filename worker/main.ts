@@ -86,6 +86,7 @@ export async function startWorker(config: RuntimeConfig, extras: WorkerExtras = 
         publicUrl: config.publicUrl,
         sandbox,
       }),
+      stickyQueueScheduleToStartTimeout: config.stickyQueueSeconds * 1000,
       // On a graceful stop, open webhook requests get this long to be answered before they are cut.
       shutdownGraceTime: SHUTDOWN_GRACE,
     });

@@ -87,7 +87,7 @@ const local = proxyLocalActivities<Activities>(writeOptions);
 function onWorkspace<A extends UntypedActivities>(
   taskQueue: string,
   startToCloseTimeout: Duration,
-  scheduleToStartTimeout: Duration = '20 seconds',
+  scheduleToStartTimeout: Duration = DEFAULT_PICKUP_SECONDS * 1000,
 ): ActivityInterfaceFor<A> {
   return proxyActivities<A>({
     taskQueue,
@@ -98,12 +98,19 @@ function onWorkspace<A extends UntypedActivities>(
   });
 }
 
+/**
+ * How long a task waits for the worker holding the workspace to take it, unless that worker says
+ * otherwise when it prepares the workspace (ARENA_WORKSPACE_PICKUP_SECONDS).
+ */
+const DEFAULT_PICKUP_SECONDS = 20;
+
 /** The activities that end sessions, on the end queue beside a worker's step queue. */
 function onSessionEnd(
   stepQueue: string,
   startToCloseTimeout: Duration,
+  pickupMs: number,
 ): ActivityInterfaceFor<CodingSessionEndActivities> {
-  return onWorkspace<CodingSessionEndActivities>(sessionEndQueueOf(stepQueue), startToCloseTimeout);
+  return onWorkspace<CodingSessionEndActivities>(sessionEndQueueOf(stepQueue), startToCloseTimeout, pickupMs);
 }
 
 /** How long a push webhook that is still open at submit may take to answer the session's summary. */
@@ -128,8 +135,8 @@ function notPickedUp(err: unknown): boolean {
 }
 
 /** Whether the worker holding the workspace still answers, on its end queue (which steps never fill). */
-function stillThere(stepQueue: string): Promise<boolean> {
-  return onWorkspace<CodingSessionEndActivities>(sessionEndQueueOf(stepQueue), '10 seconds', '10 seconds')
+function stillThere(stepQueue: string, pickupMs: number): Promise<boolean> {
+  return onWorkspace<CodingSessionEndActivities>(sessionEndQueueOf(stepQueue), '10 seconds', Math.min(10_000, pickupMs))
     .stillThere()
     .then(
       () => true,
@@ -157,6 +164,8 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
   let workspace: ActivityInterfaceFor<WorkspaceActivities> | undefined;
   /** The task queue of the worker that holds the workspace, once it is prepared. */
   let taskQueue: string | undefined;
+  /** How long a task on that worker's queues may wait to be taken before the worker counts as gone. */
+  let pickupMs = DEFAULT_PICKUP_SECONDS * 1000;
   /** Whether the session's deadline has passed (by the workflow's clock, which replays alike). */
   const pastDeadline = () => cleanRoom && (closing || Date.now() >= deadlineAt);
 
@@ -190,7 +199,7 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
           if (err instanceof ApplicationFailure) throw err;
           // Not picked up in time: a worker whose slots are all taken, or one that is gone. Only a
           // worker that does not answer on its end queue either is gone; the busy one refuses the step.
-          if (cleanRoom && notPickedUp(err) && taskQueue && (await stillThere(taskQueue))) {
+          if (cleanRoom && notPickedUp(err) && taskQueue && (await stillThere(taskQueue, pickupMs))) {
             notRun++;
             throw refuse(codingRefusals.busy, SANDBOX_BUSY);
           }
@@ -234,9 +243,11 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
   const prepared = await shared.prepareCodingWorkspace({ sessionId: input.sessionId, taskId: input.taskId });
   // `let`, assigned once: the step handler above reads it as the workspace's queue.
   taskQueue = prepared.ok ? prepared.taskQueue : undefined;
+  // Workers before the setting answered no pickup: theirs is the default.
+  if (prepared.ok && prepared.pickupSeconds) pickupMs = prepared.pickupSeconds * 1000;
   if (!prepared.ok) failure = { error: prepared.reason, notAgentsFault: true };
   // A step's own limit is at most 120 s; the hidden tests get the task's limit, at most 10 minutes.
-  if (taskQueue) workspace = onWorkspace<WorkspaceActivities>(taskQueue, '3 minutes');
+  if (taskQueue) workspace = onWorkspace<WorkspaceActivities>(taskQueue, '3 minutes', pickupMs);
 
   // The prompt goes out: pushed (the webhook may answer at once or hold the request; either way the
   // session lasts until submit, cancel or the deadline), or queued for the runner's work/next.
@@ -307,7 +318,7 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
     if (taskQueue && failure?.error !== codingRefusals.lost) {
       try {
         // A step in flight is killed here; steps still queued are refused as their turn comes.
-        await onSessionEnd(taskQueue, '1 minute').stopSession({ sessionId: input.sessionId });
+        await onSessionEnd(taskQueue, '1 minute', pickupMs).stopSession({ sessionId: input.sessionId });
       } catch (err) {
         failure ??= { error: isWorkspaceLost(err) ? codingRefusals.lost : codingRefusals.broken, notAgentsFault: true };
       }
@@ -317,10 +328,14 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
     const run =
       !failure && queue
         ? await scored(() =>
-            onSessionEnd(queue, '11 minutes').scoreCleanRoom({ sessionId: input.sessionId, taskId: input.taskId }),
+            onSessionEnd(queue, '11 minutes', pickupMs).scoreCleanRoom({
+              sessionId: input.sessionId,
+              taskId: input.taskId,
+            }),
           )
         : undefined;
-    if (queue) await removed(() => onSessionEnd(queue, '1 minute').removeWorkspace({ sessionId: input.sessionId }));
+    if (queue)
+      await removed(() => onSessionEnd(queue, '1 minute', pickupMs).removeWorkspace({ sessionId: input.sessionId }));
     return run;
   }
 
@@ -329,7 +344,8 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
     // Steps already running finish (each is bounded by its own timeout) before the tests look at the files.
     await condition(() => stepsRunning === 0);
     const queue = taskQueue;
-    const onOldQueue = (timeout: Duration) => onWorkspace<WorkspaceActivitiesBeforeCleanRoom>(queue!, timeout);
+    const onOldQueue = (timeout: Duration) =>
+      onWorkspace<WorkspaceActivitiesBeforeCleanRoom>(queue!, timeout, pickupMs);
     const run =
       !failure && !cancelRequested && queue
         ? await scored(() =>

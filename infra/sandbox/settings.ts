@@ -23,6 +23,7 @@ export const sandboxEnv = {
   ARENA_CODING_STEP_QUEUE: z.coerce.number().int().min(0).max(10_000).default(16),
   ARENA_CODING_SCORING_SLOTS: positiveInt.max(1_000).default(4),
   ARENA_CODING_STEP_RETENTION_DAYS: positiveInt.max(36_500).default(30),
+  ARENA_WORKSPACE_PICKUP_SECONDS: positiveInt.max(300, 'must be at most 300').default(20),
   ARENA_SANDBOX_DIR: z.string().min(1).optional(),
   ARENA_SANDBOX_UID_BASE: positiveInt
     .min(10_000, 'must be at least 10000, clear of the system and login users')
@@ -126,6 +127,12 @@ export interface SandboxSettings {
   quota: DiskQuota;
   /** Steps (exec, read, write) a coding session may take. */
   maxSteps: number;
+  /**
+   * How long a session's step or end waits for this worker to take it before the worker counts as
+   * gone (the session then ends as `workspace lost`); said to the session's workflow when this
+   * worker prepares its workspace.
+   */
+  pickupSeconds: number;
   capacity: CodingCapacity;
   /** Days a session's steps keep their full request and output after it ended; then only what the transcript shows. */
   stepRetentionDays: number;
@@ -153,6 +160,7 @@ export function sandboxSettings(e: SandboxEnv, dataDir: string): SandboxSettings
     uidBase: e.ARENA_SANDBOX_UID_BASE,
     uidCount: e.ARENA_SANDBOX_UID_COUNT,
     maxSteps: e.ARENA_CODING_MAX_STEPS,
+    pickupSeconds: e.ARENA_WORKSPACE_PICKUP_SECONDS,
     capacity: {
       sessionsPerAccount: e.ARENA_CODING_SESSIONS_PER_ACCOUNT,
       stepsPerAccount: e.ARENA_CODING_STEPS_PER_ACCOUNT,

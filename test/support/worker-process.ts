@@ -22,6 +22,8 @@ export function workerEnv(t: TestApp, extra: Record<string, string> = {}): NodeJ
     ARENA_LEADERBOARD_INTERVAL: '86400',
     // Any free port: several worker processes may run at once.
     ARENA_WORKER_METRICS_PORT: '0',
+    // A killed worker's workflows wait this long on its sticky queue before another worker takes them.
+    ARENA_STICKY_QUEUE_SECONDS: '2',
     // The run's bundle (global-setup.ts): a worker from the sources would otherwise bundle as it starts.
     ...(process.env.TEST_WORKFLOW_BUNDLE ? { ARENA_WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE } : {}),
     ...extra,

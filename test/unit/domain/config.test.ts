@@ -39,6 +39,18 @@ describe('loadConfig', () => {
     expect(config.encryptionKey).toBeUndefined();
   });
 
+  it("reads how long a dead worker's work waits: its sticky queue (10 s) and a workspace's pickup (20 s)", () => {
+    expect(loadConfig({})).toMatchObject({ stickyQueueSeconds: 10, sandbox: { pickupSeconds: 20 } });
+    expect(loadConfig({ ARENA_STICKY_QUEUE_SECONDS: '2', ARENA_WORKSPACE_PICKUP_SECONDS: '5' })).toMatchObject({
+      stickyQueueSeconds: 2,
+      sandbox: { pickupSeconds: 5 },
+    });
+    expect(() => loadConfig({ ARENA_WORKSPACE_PICKUP_SECONDS: '0' })).toThrow(/ARENA_WORKSPACE_PICKUP_SECONDS/);
+    expect(() => loadConfig({ ARENA_STICKY_QUEUE_SECONDS: '301' })).toThrow(
+      /ARENA_STICKY_QUEUE_SECONDS: must be at most 300/,
+    );
+  });
+
   it('turns the private-webhook guard on by default outside the embedded stack', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@db/arena' }).allowPrivateWebhooks).toBe(false);
     expect(

@@ -290,6 +290,53 @@ describe('a coding session in virtual time', () => {
       'recordCodingOutcome',
     ]);
   });
+
+  it('counts the workspace lost after the pickup its worker gave, when nothing takes a step from its queue', async () => {
+    const r = recorder();
+    const input: CodingSessionInput = {
+      ...pullDelivery(5, 1_800),
+      kind: 'sandbox',
+      category: 'swe',
+      taskId: 'python/leap-year',
+      maxSteps: 50,
+    };
+    // No worker serves the workspace's queues: the worker that prepared it is gone.
+    const outcome = await withWorker(
+      {
+        prepareCodingWorkspace: async (i: never) => {
+          await r.note('prepareCodingWorkspace', i);
+          return { ok: true, taskQueue: 'workspace-of-5', pickupSeconds: 1 };
+        },
+        queueWork: async (i: never) => void (await r.note('queueWork', i)),
+        recordCodingOutcome: async (i: never) => {
+          await r.note('recordCodingOutcome', i);
+          return { status: (i as { status: string }).status };
+        },
+      },
+      async (taskQueue) => {
+        const handle = await env.client.workflow.start(codingSession, {
+          taskQueue,
+          workflowId: `coding-lost-${ids}`,
+          args: [input],
+        });
+        r.started((await handle.describe()).startTime.getTime());
+        const step = handle.executeUpdate(runCodingStep, { args: [{ stepId: 1 }] }).then(
+          () => 'ran',
+          (err: unknown) => (err instanceof WorkflowUpdateFailedError ? err.cause?.message : String(err)),
+        );
+        const ended = await handle.result();
+        return { ended, step: await step };
+      },
+    );
+    expect(outcome).toEqual({ ended: { status: 'error' }, step: codingRefusals.lost });
+    // A second for the step to be taken, one more for the worker to answer on its end queue (at
+    // most ten), where the defaults wait twenty and ten. (Tasks waiting on a queue hold the
+    // time-skipping server's clock: these seconds pass in real time.)
+    const [recorded] = r.of('recordCodingOutcome');
+    expect(recorded!.input).toMatchObject({ sessionId: 5, status: 'error' });
+    expect(recorded!.atMs).toBeGreaterThanOrEqual(2_000);
+    expect(recorded!.atMs).toBeLessThan(20_000);
+  });
 });
 
 /**
