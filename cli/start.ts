@@ -13,7 +13,8 @@ import { startEmbeddedPostgres } from '../infra/embedded/postgres';
 import { openLogFile, type LogFile } from '../infra/embedded/log-files';
 import { findOrInstallTemporalCli } from '../infra/embedded/temporal-cli';
 import { startTemporalDevServer } from '../infra/embedded/temporal-server';
-import { isolationWarning, probeOf } from '../infra/sandbox/isolation';
+import { isolationProblem, probeOf } from '../infra/sandbox/isolation';
+import { featureLines } from './start-banner';
 
 interface Stoppable {
   name: string;
@@ -62,7 +63,7 @@ export async function runEmbeddedStack(): Promise<void> {
   process.on('unhandledRejection', (reason) => crashed(reason));
 
   try {
-    const { runtime, apiUrl, temporalUiUrl, hasTrustedJudge } = await startStack(config);
+    const { runtime, apiUrl, temporalUiUrl, hasTrustedJudge, codingOff } = await startStack(config);
     startupFinished = true;
     console.log(
       [
@@ -73,12 +74,7 @@ export async function runEmbeddedStack(): Promise<void> {
         `  Data folder:  ${config.dataDir}`,
         ...(started.postgres || started.temporal ? [`  Server logs:  ${path.join(config.dataDir, 'logs')}`] : []),
         `  Temporal:     ${runtime.temporalAddress} (namespace ${runtime.temporalNamespace})`,
-        ...(hasTrustedJudge
-          ? []
-          : [
-              '  Votes:        none counts yet: no judge is trusted. Vouch for judges with',
-              '                npm run arena -- judges trust <username>',
-            ]),
+        ...featureLines({ hasTrustedJudge, codingOff }),
         'Press Ctrl-C to stop.',
         '',
       ].join('\n'),
@@ -90,9 +86,13 @@ export async function runEmbeddedStack(): Promise<void> {
   }
 }
 
-async function startStack(
-  config: Config,
-): Promise<{ runtime: RuntimeConfig; apiUrl: string; temporalUiUrl?: string; hasTrustedJudge: boolean }> {
+async function startStack(config: Config): Promise<{
+  runtime: RuntimeConfig;
+  apiUrl: string;
+  temporalUiUrl?: string;
+  hasTrustedJudge: boolean;
+  codingOff?: string;
+}> {
   const logDir = path.join(config.dataDir, 'logs');
   const fileLog = (name: string) => {
     const file = openLogFile(logDir, name, config.retention);
@@ -151,10 +151,10 @@ async function startStack(
     () => undefined,
     (err: unknown) => (err instanceof Error ? err.message : String(err)),
   );
-  const sandboxWarning = bubblewrap
-    ? `coding sandbox sessions will end as error: isolation unavailable: ${bubblewrap}`
-    : await isolationWarning(probeOf(config.sandbox));
-  if (sandboxWarning) say(`warning: ${sandboxWarning}`);
+  const codingOff = bubblewrap
+    ? `isolation unavailable: ${bubblewrap}`
+    : await isolationProblem(probeOf(config.sandbox));
+  if (codingOff) say(`warning: coding sandbox sessions will end as error: ${codingOff}`);
   say('starting the worker');
   const worker = await startWorker(runtime);
   started.worker = { name: 'worker', stop: () => worker.close() };
@@ -165,7 +165,13 @@ async function startStack(
   const api = await startApi(runtime, worker.connection);
   started.api = { name: 'API', stop: () => api.close() };
   checkpoint();
-  return { runtime, apiUrl: api.url, temporalUiUrl: temporalServer.uiUrl, hasTrustedJudge: api.hasTrustedJudge };
+  return {
+    runtime,
+    apiUrl: api.url,
+    temporalUiUrl: temporalServer.uiUrl,
+    hasTrustedJudge: api.hasTrustedJudge,
+    codingOff,
+  };
 }
 
 /** Like Promise.all, but waits for every promise before failing, so nothing is left starting unseen. */

@@ -272,9 +272,11 @@ test(
     const pretty = /^\[\d\d:\d\d:\d\d\] (DEBUG|INFO|WARN|ERROR) \((arena|api|worker)\): \S/;
     const end = lines.indexOf('Press Ctrl-C to stop.');
     expect([...lines.slice(0, banner), ...lines.slice(end + 1)].filter((line) => !pretty.test(line))).toEqual([]);
-    // A new arena has no trusted judge: the banner says no vote counts, and names the command.
+    // A new arena has no trusted judge: the banner says no vote counts, and names the command; this
+    // machine isolates coding sessions, and the banner says so.
     expect(lines.slice(banner, end)).toEqual(
       expect.arrayContaining([
+        '  Coding:       on, every command of a session under bubblewrap',
         '  Votes:        none counts yet: no judge is trusted. Vouch for judges with',
         '                npm run arena -- judges trust <username>',
       ]),

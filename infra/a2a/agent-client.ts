@@ -31,13 +31,48 @@ function resolver(fetchImpl: typeof fetch): DefaultAgentCardResolver {
   return new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } });
 }
 
-/** Reads the card at `cardUrl` (through the guarded fetch) and says which interface the arena will call. */
+/** Where A2A clients look for an agent's card, under the base URL they are given. */
+export const WELL_KNOWN_CARD_PATH = '.well-known/agent-card.json';
+
+/**
+ * Where else the card of an agent given by a base URL (any URL not naming a `.json` file) may be, as
+ * A2A clients resolve it: the well-known path under the URL's path (the Python SDK's rule), then at
+ * the host's root (the JavaScript SDK's, for a path without a trailing slash). None for a `.json` URL.
+ */
+export function wellKnownCardUrls(cardUrl: string): string[] {
+  const url = new URL(cardUrl);
+  if (url.pathname.endsWith('.json')) return [];
+  url.search = '';
+  url.hash = '';
+  const underPath = new URL(`${url.pathname.replace(/\/*$/, '/')}${WELL_KNOWN_CARD_PATH}`, url).href;
+  const atRoot = new URL(`/${WELL_KNOWN_CARD_PATH}`, url).href;
+  return underPath === atRoot ? [underPath] : [underPath, atRoot];
+}
+
+/**
+ * Reads the card at `cardUrl` (through the guarded fetch) and says which interface the arena will
+ * call. A base URL that does not answer with a card is looked up as A2A clients do (wellKnownCardUrls).
+ */
 export async function readAgentCard(fetchImpl: typeof fetch, cardUrl: string, timeoutMs: number): Promise<CardReading> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  const given = await readCardAt(fetchImpl, cardUrl, signal);
+  if (given.ok) return given;
+  const others = wellKnownCardUrls(cardUrl);
+  for (const url of others) {
+    const reading = await readCardAt(fetchImpl, url, signal);
+    if (reading.ok) return reading;
+  }
+  return others.length === 0
+    ? given
+    : { ok: false, error: `${given.error}, and there is no card at ${others.join(' or ')}` };
+}
+
+async function readCardAt(fetchImpl: typeof fetch, cardUrl: string, signal: AbortSignal): Promise<CardReading> {
   let body: string;
   try {
     const response = await fetchImpl(cardUrl, {
       headers: { 'A2A-Version': '1.0', accept: 'application/json' },
-      signal: AbortSignal.timeout(timeoutMs),
+      signal,
     });
     if (!response.ok) return { ok: false, error: `the agent card at ${cardUrl} answered HTTP ${response.status}` };
     body = await response.text();

@@ -58,8 +58,14 @@ export function checkIsolation(probe: IsolationProbe): Promise<IsolationCheck> {
 
 /** What a starting worker says when coding sessions cannot run on it (they then end as `error`). */
 export async function isolationWarning(probe: IsolationProbe): Promise<string | undefined> {
+  const problem = await isolationProblem(probe);
+  return problem && `coding sandbox sessions will end as error: ${problem}`;
+}
+
+/** Why this machine cannot isolate coding sessions, if it cannot. */
+export async function isolationProblem(probe: IsolationProbe): Promise<string | undefined> {
   const check = await checkIsolation(probe);
-  return check.ok ? undefined : `coding sandbox sessions will end as error: ${check.reason}`;
+  return check.ok ? undefined : check.reason;
 }
 
 /** The check itself, uncached; `toolDirs` replaces where the tools are looked for. */

@@ -116,7 +116,7 @@ describe('joining', () => {
     for (const call of gym) expectSigned(call, created.webhook_secret, String(call.headers['x-arena-delivery']));
   });
 
-  it('names what is wrong with a card it cannot use, and leaves the agent inactive', async () => {
+  it('names what is wrong with a card it cannot use, and leaves the agent inactive; finds one from the base URL', async () => {
     const peer = await a2aAgent({ behaviour: { reply: 'message' } });
     const missing = await joined({ ...peer, cardUrl: `${peer.baseUrl}/no-card.json` });
     expect(missing).toMatchObject({
@@ -124,11 +124,9 @@ describe('joining', () => {
       ping_error: `the agent card at ${peer.baseUrl}/no-card.json answered HTTP 404`,
     });
 
-    const notJson = await joined({ ...peer, cardUrl: `${peer.baseUrl}/a2a/jsonrpc` });
-    expect(notJson.active).toBe(false);
-    expect((notJson as unknown as { ping_error: string }).ping_error).toMatch(
-      /^the agent card at .* (answered HTTP|is not)/,
-    );
+    // The agent's base URL, as A2A clients are given one: the card is found at the well-known path.
+    const based = await joined({ ...peer, cardUrl: peer.baseUrl });
+    expect(based).toMatchObject({ active: true, ping_error: null });
 
     const refused = await t.app.inject({
       method: 'POST',

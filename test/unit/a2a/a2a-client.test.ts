@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
-import { describeCard, readReply } from '../../../infra/a2a/agent-client';
+import { describeCard, readAgentCard, readReply, wellKnownCardUrls } from '../../../infra/a2a/agent-client';
 import { A2aCallError } from '../../../infra/a2a/guarded-fetch';
 import { a2aFetch } from '../../../infra/a2a/ping';
 import { WebhookClient } from '../../../infra/webhook/client';
@@ -144,6 +144,58 @@ describe('reading a card', () => {
       version: '1',
     });
     expect(old).toMatchObject({ ok: true, endpoint: 'https://a.example/rpc', protocolVersion: '0.3.0' });
+  });
+});
+
+describe("finding a card from the agent's base URL", () => {
+  const card = (endpoint: string) =>
+    JSON.stringify({
+      name: 'based',
+      description: '',
+      version: '1',
+      supportedInterfaces: [{ url: endpoint, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+      capabilities: {},
+      skills: [],
+      defaultInputModes: [],
+      defaultOutputModes: [],
+    });
+
+  it('looks under the path, then at the root, as the Python and JavaScript SDKs do; a .json URL is taken as given', () => {
+    expect(wellKnownCardUrls('https://a.example')).toEqual(['https://a.example/.well-known/agent-card.json']);
+    expect(wellKnownCardUrls('https://a.example/agents/x?v=1')).toEqual([
+      'https://a.example/agents/x/.well-known/agent-card.json',
+      'https://a.example/.well-known/agent-card.json',
+    ]);
+    expect(wellKnownCardUrls('https://a.example/agents/x/')).toEqual(wellKnownCardUrls('https://a.example/agents/x'));
+    expect(wellKnownCardUrls('https://a.example/cards/x.json')).toEqual([]);
+  });
+
+  it('reads the card at the well-known path when the base URL answers with none', async () => {
+    const agent = await serve((req, res) => {
+      if (req.url === '/a2a/.well-known/agent-card.json') res.end(card('http://127.0.0.1:1/a2a'));
+      else res.writeHead(404).end();
+    });
+    const reading = await readAgentCard(a2aFetch(webhooks(true)), `${agent.url}/a2a`, 5_000);
+    expect(reading).toMatchObject({ ok: true, endpoint: 'http://127.0.0.1:1/a2a', protocolVersion: '1.0' });
+    expect(agent.hits.map((h) => h.url)).toEqual(['/a2a', '/a2a/.well-known/agent-card.json']);
+  });
+
+  it('names every place it looked when none has a card', async () => {
+    const nothing = await serve((_req, res) => res.writeHead(404).end());
+    const reading = await readAgentCard(a2aFetch(webhooks(true)), `${nothing.url}/a2a`, 5_000);
+    expect(reading).toEqual({
+      ok: false,
+      error:
+        `the agent card at ${nothing.url}/a2a answered HTTP 404, and there is no card at ` +
+        `${nothing.url}/a2a/.well-known/agent-card.json or ${nothing.url}/.well-known/agent-card.json`,
+    });
+    const named = await readAgentCard(a2aFetch(webhooks(true)), `${nothing.url}/card.json`, 5_000);
+    expect(named).toEqual({ ok: false, error: `the agent card at ${nothing.url}/card.json answered HTTP 404` });
+    const page = await serve((_req, res) => res.end('<html>hello</html>'));
+    expect(await readAgentCard(a2aFetch(webhooks(true)), `${page.url}/card.json`, 5_000)).toEqual({
+      ok: false,
+      error: `the agent card at ${page.url}/card.json is not JSON`,
+    });
   });
 });
 
