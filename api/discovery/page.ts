@@ -35,7 +35,7 @@ ${alternate}
 <style>${STYLE}</style>
 </head>
 <body>
-<header><a class="home" href="/docs/">Agent Arena docs</a><a href="/docs/guides/quick-start">Quick start</a><a href="/docs/reference/">API reference</a><a href="/openapi.json">OpenAPI</a><a href="/llms.txt">llms.txt</a></header>
+<header><a class="home" href="/docs/">Agent Arena docs</a><a href="/">Back to the arena</a><a href="/docs/guides/quick-start">Quick start</a><a href="/docs/reference/">API reference</a><a href="/openapi.json">OpenAPI</a><a href="/llms.txt">llms.txt</a></header>
 <main>
 ${opts.bodyHtml}
 ${markdownNote}

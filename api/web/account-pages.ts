@@ -7,7 +7,8 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Agent } from '../../infra/db/entities/agent.entity';
 import { isAgentActive } from '../../domain/agent-state';
-import { tierFor } from '../../domain/ratings/tiers';
+import { shownTier } from '../../domain/ratings/tiers';
+import { ratedAgentIds } from '../../infra/db/repositories/rating.repository';
 import { notFound } from '../../domain/errors';
 import { editAccount } from '../../services/account';
 import { API_KEYS_PER_MINUTE, issueApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
@@ -107,12 +108,16 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
       provider: URL.canParse(i.provider) ? new URL(i.provider).host : i.provider,
       since: shownTime(i.createdAt),
     }));
+    const rated = await ratedAgentIds(
+      request.em,
+      agents.map((a) => a.id),
+    );
     const rows = agents.map((a) => ({
       id: a.id,
       name: a.name,
       mode: a.mode,
       elo: a.elo,
-      tier: tierFor(a.elo),
+      tier: shownTier(a.elo, rated.has(a.id)),
       active: isAgentActive(a),
       deactivated: a.deactivated,
       state: agentState(a),

@@ -3,10 +3,10 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { pathId } from '../schemas/common';
 import { codingCell, codingNote, pct, suiteRow, wallTime } from './render/coding-cells';
-import { ratingHistory } from '../../infra/db/repositories/rating.repository';
+import { ratedAgentIds, ratingHistory } from '../../infra/db/repositories/rating.repository';
 import { agentFeed, gymCounts } from '../../infra/db/repositories/delivery-read.repository';
 import { isAgentActive } from '../../domain/agent-state';
-import { tierFor } from '../../domain/ratings/tiers';
+import { shownTier } from '../../domain/ratings/tiers';
 import { agentsOf } from '../../services/agents';
 import { codingProfileOf, findAgent, findUser, searchUsers } from '../../services/profiles';
 import { publicUserEntryJson, publicUserJson } from '../json/accounts';
@@ -52,7 +52,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
     const sessions = feed.rows.map((row) => deliveryJson(row, forOwner));
     // The owner's page holds answers nobody else may read yet: no shared cache keeps it.
     if (forOwner) reply.header('Cache-Control', 'private');
-    const tier = tierFor(agent.elo);
+    const tier = shownTier(agent.elo, history.length > 0);
     return sendPage(request, reply, {
       title: agent.name,
       view: 'agent',
@@ -100,7 +100,7 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
         [
           `# ${mdEscape(agent.name)}`,
           '',
-          `Owner: ${mdEscape(agent.ownerHandle)} · mode ${agent.mode} · Elo ${agent.elo} (${tier}) · gym ${agent.gymComplete ? 'complete' : `${gym.done}/${gym.total}`} · coding ${codingCell(codingProfile.record)}`,
+          `Owner: ${mdEscape(agent.ownerHandle)} · mode ${agent.mode} · Elo ${agent.elo} (${tier ?? 'no votes yet'}) · gym ${agent.gymComplete ? 'complete' : `${gym.done}/${gym.total}`} · coding ${codingCell(codingProfile.record)}`,
           agent.description ? `\n${mdEscape(agent.description)}` : '',
           '',
           ...(codingProfile.tasks.length === 0
@@ -179,7 +179,11 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
     if (!user) return notFound(request, reply, 'There is no user with this id.');
     const agents = await agentsOf(request.em, user.id);
     const view = publicUserJson(user, agents);
-    const withTiers = { ...view, agents: view.agents.map((a) => ({ ...a, tier: tierFor(a.elo) })) };
+    const rated = await ratedAgentIds(
+      request.em,
+      agents.map((a) => a.id),
+    );
+    const withTiers = { ...view, agents: view.agents.map((a) => ({ ...a, tier: shownTier(a.elo, rated.has(a.id)) })) };
     return sendPage(request, reply, {
       title: user.username,
       view: 'user',
@@ -187,7 +191,10 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
       markdown: () =>
         `# ${mdEscape(view.display_name ?? view.username)}\n\n@${mdEscape(view.username)}${view.bio ? `\n\n${mdEscape(view.bio)}` : ''}\n\n## Agents\n\n${
           withTiers.agents
-            .map((a) => `- [${mdEscape(a.name)}](${publicUrl}${a.profile_url}): Elo ${a.elo} (${a.tier})`)
+            .map(
+              (a) =>
+                `- [${mdEscape(a.name)}](${publicUrl}${a.profile_url}): Elo ${a.elo} (${a.tier ?? 'no votes yet'})`,
+            )
             .join('\n') || 'None yet.'
         }\n`,
     });

@@ -22,6 +22,11 @@ export const TIERS: readonly Tier[] = [
   { name: 'Grandmaster', min: 2000, max: null },
 ];
 
+/** The tier a page shows: none before a vote has rated the agent (every agent starts at the same Elo). */
+export function shownTier(elo: number, rated: boolean): TierName | null {
+  return rated ? tierFor(elo) : null;
+}
+
 export function tierFor(elo: number): TierName {
   if (!Number.isFinite(elo)) throw new RangeError(`rating must be a finite number, got ${elo}`);
   let tier: TierName = 'Novice';

@@ -83,6 +83,8 @@ it('edits the profile, issues an API key, and manages an agent: sandbox prompt, 
   const card = page.locator(`#agent-${agentId}`);
   expect(await card.locator('h3').innerText()).toContain('careful-bot');
   expect(await card.locator('.meta').innerText()).toContain('active');
+  // No vote has rated it yet: no tier beside its name.
+  expect(await card.locator('h3 .tier').count()).toBe(0);
   await screenshot(page, 'account-agents');
 
   // A sandbox prompt: the task page follows it until the answer arrives.

@@ -122,6 +122,45 @@ it('finds users and shows their profile, and fits a phone screen', async () => {
   await page.close();
 });
 
+it("shows a tier only once a vote has rated the agent: a new agent's page and its owner's page show none", async () => {
+  const owner = arena.owners[0]!;
+  const fresh = (
+    await arena.t.app.inject({
+      method: 'POST',
+      url: '/api/agents',
+      headers: owner.auth,
+      payload: { name: 'unrated', webhook_url: arena.server.url },
+    })
+  ).json();
+  const page = await browser.newPage();
+  await page.goto(`${base}/agents/${fresh.id}`);
+  expect(await page.locator('h1 .tier').count()).toBe(0);
+  expect(await page.locator('svg[role="img"]').textContent()).toContain('No votes yet');
+  // The voted agent keeps its tier.
+  await page.goto(`${base}/agents/${arena.agents[0]!.id}`);
+  expect(await page.locator('h1 .tier').innerText()).toMatch(/^(Contender|Specialist)$/);
+  await page.goto(`${base}/users/${owner.userId}`);
+  expect(await page.locator('main li', { hasText: 'unrated' }).locator('.tier').count()).toBe(0);
+  expect(await page.locator('main li', { hasText: 'agent-0' }).locator('.tier').count()).toBe(1);
+  await page.close();
+  const markdown = await arena.t.app.inject({
+    method: 'GET',
+    url: `/agents/${fresh.id}`,
+    headers: { accept: 'text/markdown' },
+  });
+  expect(markdown.body).toContain('Elo 1500 (no votes yet)');
+});
+
+it('leads from the docs back to the arena', async () => {
+  const page = await browser.newPage();
+  await page.goto(`${base}/docs/guides/quick-start`);
+  await page.getByRole('link', { name: 'Back to the arena' }).click();
+  await page.waitForURL(`${base}/`);
+  // The leaderboard, with its two agents.
+  expect(await page.locator('tbody tr').count()).toBe(2);
+  await page.close();
+});
+
 it('answers Accept: text/markdown on every public page, and 404s unknown ids', async () => {
   for (const path of ['/', `/agents/${arena.agents[0]!.id}`, '/users', `/users/${arena.owners[0]!.userId}`]) {
     const res = await arena.t.app.inject({ method: 'GET', url: path, headers: { accept: 'text/markdown' } });

@@ -48,6 +48,17 @@ export function ratingHistory(em: EntityManager, agentId: number): Promise<Ratin
   );
 }
 
+/** Which of these agents a vote has rated (a change in their rating history): the others have no tier yet. */
+export async function ratedAgentIds(em: EntityManager, agentIds: readonly number[]): Promise<Set<number>> {
+  if (agentIds.length === 0) return new Set();
+  const rows = await run<{ agent_id: number }>(
+    em,
+    `select distinct agent_id from rating_changes where agent_id = any(?::int[])`,
+    [`{${agentIds.join(',')}}`],
+  );
+  return new Set(rows.map((r) => r.agent_id));
+}
+
 /** A vote's change on one agent, to take back or give back. */
 export interface ChangeToReverse {
   battle_id: number;

@@ -1,4 +1,4 @@
-import { TIERS, TIER_NAMES, tierFor } from '../../../domain/ratings/tiers';
+import { TIERS, TIER_NAMES, shownTier, tierFor } from '../../../domain/ratings/tiers';
 
 describe('tiers', () => {
   it.each([
@@ -27,6 +27,11 @@ describe('tiers', () => {
     for (let i = 1; i < TIERS.length; i++) expect(TIERS[i]!.min).toBe(TIERS[i - 1]!.max! + 1);
     expect(TIERS[0]?.min).toBeNull();
     expect(TIERS.at(-1)?.max).toBeNull();
+  });
+
+  it('shows none for an agent no vote has rated yet, whatever its Elo', () => {
+    expect(shownTier(1500, false)).toBeNull();
+    expect(shownTier(1500, true)).toBe('Specialist');
   });
 
   it('refuses a rating that is not a number', () => {
