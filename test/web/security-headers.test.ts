@@ -77,6 +77,14 @@ describe('every response', () => {
     const refused = await poll('not-the-secret');
     expect(refused.statusCode).toBe(403);
     expectSecurityHeaders(refused.headers);
+    // Done with: a pull agent with no runner must not be drawn into the live battle below, where its
+    // side would wait out the whole deadline (it was, one run in three, when left active).
+    const deactivated = await arena.t.app.inject({
+      method: 'POST',
+      url: `/api/agents/${agent.id}/deactivate`,
+      headers: owner.auth,
+    });
+    expect(deactivated.statusCode).toBe(200);
   });
 });
 
@@ -198,7 +206,7 @@ it('breaks nothing on the main pages under its policy: no violations, scripts an
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   arena.server.behave((req, res) => {
-    if (JSON.parse(req.body).category === 'live' && req.url === '/agent-1')
+    if (String(JSON.parse(req.body).prompt).includes('prime number') && req.url === '/agent-1')
       void held.then(() => answer(200, { response: 'late answer' })(req, res));
     else answer(200, { response: `answer from ${req.url}` })(req, res);
   });
@@ -206,10 +214,14 @@ it('breaks nothing on the main pages under its policy: no violations, scripts an
   await page.fill('textarea[name=prompt]', 'Name a prime number greater than 10.');
   await page.click('form.card button[type=submit]');
   await page.waitForURL(/\/battle\/\d+$/);
+  const battleId = Number(/\/battle\/(\d+)$/.exec(page.url())![1]);
   // Both sides wait; once both answers are in they appear together, without a reload.
   expect(await page.locator('.waiting').count()).toBe(2);
   release();
-  await page.locator('form.vote').waitFor({ timeout: 20_000 });
+  // The battle is open for judging once its workflow says so; from then on the page's script has
+  // its one-second polls to show it.
+  expect(await arena.client.workflow.getHandle(`battle-${battleId}`).result()).toBe('open');
+  await page.locator('form.vote').waitFor({ timeout: 10_000 });
   await page.locator('.side .answer', { hasText: 'answer from /agent-0' }).waitFor();
   arena.server.behave(answer());
 
