@@ -164,6 +164,59 @@ describe('at 390 px', () => {
   });
 });
 
+it("keeps each number cell on one line at 1280 px: a rating with its interval, an agent's coding record", async () => {
+  const page = await signedIn(1280);
+  try {
+    for (const path of ['/', `/agents/${arena.agents[0]!.id}`]) {
+      await page.goto(`${base}${path}`);
+      const cells: Array<{ text: string; lines: number }> = await page.evaluate(() =>
+        [...document.querySelectorAll('td.num')].map((cell: any) => {
+          const range = document.createRange();
+          range.selectNodeContents(cell);
+          const style = window.getComputedStyle(cell);
+          const line = style.lineHeight === 'normal' ? 1.25 * parseFloat(style.fontSize) : parseFloat(style.lineHeight);
+          return { text: cell.innerText, lines: Math.round(range.getBoundingClientRect().height / line) };
+        }),
+      );
+      expect(cells.length).toBeGreaterThan(0);
+      expect(cells.filter((c) => c.lines > 1)).toEqual([]);
+    }
+  } finally {
+    await page.close();
+  }
+});
+
+it('colours a coding session passed as an answer and failed as an error', async () => {
+  const [first] = arena.agents;
+  const [prompt] = await arena.sql<{ id: number }>(`select id from prompts where source = 'sandbox' limit 1`);
+  await arena.sql(
+    `insert into sessions (agent_id, kind, prompt_id, mode, category, deadline_seconds, status, response, latency_ms, created_at, completed_at)
+     values (?, 'sandbox', ?, 'push', 'swe', 600, 'failed', 'done', 1000, now(), now())`,
+    [first!.id, prompt!.id],
+  );
+  const page = await signedIn(1280);
+  try {
+    await page.goto(`${base}/agents/${first!.id}`);
+    const colour = (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((el: any) => window.getComputedStyle(el).color as string);
+    const [answered, passed, failed, text] = await Promise.all([
+      colour('.meta .status-answered'),
+      colour('.meta .status-passed'),
+      colour('.meta .status-failed'),
+      colour('.meta'),
+    ]);
+    // Passed in the answers' colour; failed in a colour of its own, not the plain text's.
+    expect(passed).toBe(answered);
+    expect(failed).not.toBe(passed);
+    expect(failed).not.toBe(text);
+  } finally {
+    await page.close();
+  }
+});
+
 it('screenshots the changed pages at 390 and 1280 px', async () => {
   for (const width of [390, 1280]) {
     const page = await signedIn(width);
