@@ -3,7 +3,16 @@
  * interface (A2A 1.0, or 0.3 through the SDK's compatibility layer), the prompt as a message, and
  * the answer read out of a message or a task. The wire work is the SDK's; the arena only chooses.
  */
-import { Role, TaskState, type AgentCard, type AgentInterface, type Message, type Part, type Task } from '@a2a-js/sdk';
+import {
+  AGENT_CARD_PATH,
+  Role,
+  TaskState,
+  type AgentCard,
+  type AgentInterface,
+  type Message,
+  type Part,
+  type Task,
+} from '@a2a-js/sdk';
 import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 
 /** An agent card is a small document; a larger one is refused rather than stored. */
@@ -31,9 +40,6 @@ function resolver(fetchImpl: typeof fetch): DefaultAgentCardResolver {
   return new DefaultAgentCardResolver({ fetchImpl, legacyCompat: { enabled: true } });
 }
 
-/** Where A2A clients look for an agent's card, under the base URL they are given. */
-export const WELL_KNOWN_CARD_PATH = '.well-known/agent-card.json';
-
 /**
  * Where else the card of an agent given by a base URL (any URL not naming a `.json` file) may be, as
  * A2A clients resolve it: the well-known path under the URL's path (the Python SDK's rule), then at
@@ -44,8 +50,8 @@ export function wellKnownCardUrls(cardUrl: string): string[] {
   if (url.pathname.endsWith('.json')) return [];
   url.search = '';
   url.hash = '';
-  const underPath = new URL(`${url.pathname.replace(/\/*$/, '/')}${WELL_KNOWN_CARD_PATH}`, url).href;
-  const atRoot = new URL(`/${WELL_KNOWN_CARD_PATH}`, url).href;
+  const underPath = new URL(`${url.pathname.replace(/\/*$/, '/')}${AGENT_CARD_PATH}`, url).href;
+  const atRoot = new URL(`/${AGENT_CARD_PATH}`, url).href;
   return underPath === atRoot ? [underPath] : [underPath, atRoot];
 }
 

@@ -63,6 +63,32 @@ async function withWorker<T>(
   return done;
 }
 
+/** A coding session on python/leap-year with a deadline of 30 minutes. */
+function codingInput(sessionId: number): CodingSessionInput {
+  return {
+    ...pullDelivery(sessionId, 1_800),
+    kind: 'sandbox',
+    category: 'swe',
+    taskId: 'python/leap-year',
+    maxSteps: 50,
+  };
+}
+
+/** The main queue's stubs of a coding session: the workspace prepared as `prepared` says, each call noted. */
+function codingStubs(r: ReturnType<typeof recorder>, prepared: Record<string, unknown>): Stubs {
+  return {
+    prepareCodingWorkspace: async (i: never) => {
+      await r.note('prepareCodingWorkspace', i);
+      return prepared;
+    },
+    queueWork: async (i: never) => void (await r.note('queueWork', i)),
+    recordCodingOutcome: async (i: never) => {
+      await r.note('recordCodingOutcome', i);
+      return { status: (i as { status: string }).status };
+    },
+  };
+}
+
 /** Records each call with its virtual time; `startedMs` is set once the workflow has started. */
 function recorder() {
   const seen: Seen[] = [];
@@ -220,25 +246,9 @@ describe('a coding session in virtual time', () => {
     const scoreHeld = new Promise<void>((resolve) => (scoring = resolve));
     let reachedScoring!: () => void;
     const atScoring = new Promise<void>((resolve) => (reachedScoring = resolve));
-    const input: CodingSessionInput = {
-      ...pullDelivery(4, 1_800),
-      kind: 'sandbox',
-      category: 'swe',
-      taskId: 'python/leap-year',
-      maxSteps: 50,
-    };
+    const input = codingInput(4);
     const outcome = await withWorker(
-      {
-        prepareCodingWorkspace: async (i: never) => {
-          await r.note('prepareCodingWorkspace', i);
-          return { ok: true, taskQueue: 'workspace-of-4' };
-        },
-        queueWork: async (i: never) => void (await r.note('queueWork', i)),
-        recordCodingOutcome: async (i: never) => {
-          await r.note('recordCodingOutcome', i);
-          return { status: (i as { status: string }).status };
-        },
-      },
+      codingStubs(r, { ok: true, taskQueue: 'workspace-of-4' }),
       async (taskQueue) => {
         const handle = await env.client.workflow.start(codingSession, {
           taskQueue,
@@ -293,26 +303,10 @@ describe('a coding session in virtual time', () => {
 
   it('counts the workspace lost after the pickup its worker gave, when nothing takes a step from its queue', async () => {
     const r = recorder();
-    const input: CodingSessionInput = {
-      ...pullDelivery(5, 1_800),
-      kind: 'sandbox',
-      category: 'swe',
-      taskId: 'python/leap-year',
-      maxSteps: 50,
-    };
+    const input = codingInput(5);
     // No worker serves the workspace's queues: the worker that prepared it is gone.
     const outcome = await withWorker(
-      {
-        prepareCodingWorkspace: async (i: never) => {
-          await r.note('prepareCodingWorkspace', i);
-          return { ok: true, taskQueue: 'workspace-of-5', pickupSeconds: 1 };
-        },
-        queueWork: async (i: never) => void (await r.note('queueWork', i)),
-        recordCodingOutcome: async (i: never) => {
-          await r.note('recordCodingOutcome', i);
-          return { status: (i as { status: string }).status };
-        },
-      },
+      codingStubs(r, { ok: true, taskQueue: 'workspace-of-5', pickupSeconds: 1 }),
       async (taskQueue) => {
         const handle = await env.client.workflow.start(codingSession, {
           taskQueue,
