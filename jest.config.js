@@ -61,6 +61,8 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
   ],
+  // Longest first, counting a file of parts (test/support/parts.ts) by its parts.
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   testTimeout: 30000,
   maxWorkers: 2,
   // A worker that has grown past this is replaced between files: run after run, each of the two held

@@ -20,6 +20,7 @@ const TARGET = 6;
 const OWNER_ADDRESS = '198.51.100.66';
 const LIVE_ADDRESS = '198.51.100.77';
 const ROUNDS = 14;
+const VOTES_PER_ROUND = 24;
 
 let arena: Arena;
 let honest: Registered[];
@@ -76,15 +77,19 @@ function ownersVerdict(a: number, b: number): string {
 
 /**
  * Judges in a random order each take one pair and vote, pass after pass, until a pass hands out
- * nothing. A judge handed nothing is left out of the later passes: no answer arrives while they
- * judge, so what a judge may take only shrinks.
+ * nothing or the round has its VOTES_PER_ROUND. A judge handed nothing is left out of the later
+ * passes: no answer arrives while they judge, so what a judge may take only shrinks. The cap keeps
+ * the file's work the same from run to run: which prompts the dispatch draws is random, and some
+ * draws leave twice as many pairs to judge as others.
  */
 async function judgeEverything(): Promise<void> {
   let everyone = [...honest.map((j) => ({ j, owner: false })), ...owners.map((j) => ({ j, owner: true }))];
-  while (everyone.length > 0) {
+  let cast = 0;
+  while (everyone.length > 0 && cast < VOTES_PER_ROUND) {
     const judging: typeof everyone = [];
     everyone.sort(() => random() - 0.5);
     for (const judge of everyone) {
+      if (cast >= VOTES_PER_ROUND) break;
       const { j, owner } = judge;
       const res = await inject(j, 'GET', '/api/judge/next');
       if (res.statusCode !== 200) continue;
@@ -93,7 +98,8 @@ async function judgeEverything(): Promise<void> {
       const [a, b] = [agentIndex(battle.a.response), agentIndex(battle.b.response)];
       const verdict = owner ? ownersVerdict(a, b) : honestVerdict(a, b);
       const vote = await inject(j, 'POST', `/api/judge/${battle.battle_id}/vote`, { winner: verdict });
-      if (vote.statusCode !== 200) refused(vote.statusCode);
+      if (vote.statusCode === 200) cast++;
+      else refused(vote.statusCode);
     }
     everyone = judging;
   }

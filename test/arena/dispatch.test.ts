@@ -3,7 +3,7 @@ import { answer } from '../support/agent-server';
 import { register } from '../support/test-app';
 import { arenaActivities } from '../../activities/arena';
 import { startArena, type Arena } from './support';
-import { metricSample } from './dispatch-support';
+import { metricSample } from '../support/metrics';
 import { deliverPrompt, dispatchArena } from '../../workflows';
 import { deliveryWorkflowId } from '../../workflows/contracts';
 import { until } from '../support/wait';

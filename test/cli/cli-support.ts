@@ -19,7 +19,7 @@ export interface CliFixture {
 }
 
 export function useCliDatabase(scratchPrefix: string): CliFixture {
-  const errorSpy = jest.spyOn(console, 'error');
+  let errorSpy: jest.SpyInstance;
   const cli: CliFixture = {
     db: undefined as unknown as TestDatabase,
     pg: undefined as unknown as Client,
@@ -29,6 +29,9 @@ export function useCliDatabase(scratchPrefix: string): CliFixture {
     arena: (...argv) => main(argv, (line) => cli.printed.push(line), { DATABASE_URL: cli.db.url }),
   };
   beforeAll(async () => {
+    // Made here, not when the file is collected: a file of parts (test/support/parts.ts) collects
+    // every part before running any, and each part restores its own spy when it ends.
+    errorSpy = jest.spyOn(console, 'error');
     cli.db = await createTestDatabase();
     cli.pg = new Client({ connectionString: cli.db.url });
     await cli.pg.connect();

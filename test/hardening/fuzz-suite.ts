@@ -143,7 +143,7 @@ export function fuzzSuite(size: FuzzSize): void {
       `X-Arena-Secret: ${secret}`,
       '--generation-database',
       'none',
-      // Revoking API keys is left to test/api/keys.test.ts: a generated DELETE may hit the fuzzing
+      // Revoking API keys is left to test/api/keys.part.ts: a generated DELETE may hit the fuzzing
       // account's own key, and every request after it would be a 401 that tests nothing.
       '--exclude-path-regex',
       '^/api/keys/\\{id\\}$',

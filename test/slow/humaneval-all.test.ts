@@ -3,7 +3,7 @@
  * pip, and all 164 problems validated in the real sandbox (each reference passes, each starting
  * file fails) before they are added.
  *
- * In the slow set. test/sandbox/humaneval-import.test.ts, in `npm test`, imports and validates the
+ * In the slow set. test/sandbox/humaneval-import.part.ts, in `npm test`, imports and validates the
  * eight problems of test/fixtures/humaneval-sample.jsonl on the same path.
  */
 import { useCliDatabase } from '../cli/cli-support';

@@ -5,7 +5,7 @@
  * the build; `npm run soak` runs the same function for longer.
  *
  * In the slow set. Each fault has a focused test in `npm test`: test/hardening/worker-kill.test.ts,
- * test/hardening/api-restart.test.ts, test/hardening/database-outage.test.ts and
+ * test/hardening/api-restart.test.ts, test/hardening/database-outage.part.ts and
  * test/api/temporal-down.test.ts.
  */
 import type { BenchStack } from '../../bench/stack/stack';

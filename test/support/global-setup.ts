@@ -10,6 +10,7 @@ import { findOrInstallBubblewrap } from '../../infra/embedded/bubblewrap';
 import { findOrInstallChromium } from './chromium';
 import globalTeardown from './global-teardown';
 import { createTemplateDatabase } from './test-db';
+import { installSchemathesisInBackground } from './schemathesis';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 
 const quietLogger = new DefaultLogger('WARN');
@@ -18,6 +19,8 @@ const quietLogger = new DefaultLogger('WARN');
 export interface TestStack {
   tempDir: string;
   stops: Array<() => Promise<void>>;
+  /** Work that goes on beside the tests (tool installs), awaited before the folder is removed. */
+  background: Array<Promise<void>>;
 }
 
 declare global {
@@ -29,7 +32,7 @@ const REPO = path.resolve(__dirname, '..', '..');
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   const tempDir = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-test-'));
-  const stack: TestStack = { tempDir, stops: [] };
+  const stack: TestStack = { tempDir, stops: [], background: [] };
   globalThis.__arenaTestStack = stack;
   // Scratch space the test files of this run share (test/support/build.ts keeps its lock there).
   process.env.TEST_RUN_DIR = tempDir;
@@ -42,6 +45,9 @@ export default async function globalSetup(): Promise<void> {
     toolDir: path.join(REPO, '.arena', 'tools'),
     log: (line) => console.log(`[temporal-cli] ${line}`),
   });
+  // Only the fuzz tests need Schemathesis: its install (half a minute of pip on a fresh clone) runs
+  // beside the tests instead of inside a test's time.
+  stack.background.push(installSchemathesisInBackground(path.join(tempDir, 'schemathesis-installed')));
   const [pgPort, temporalPort] = [await freePort(), await freePort()];
   const bundling = bundleWorkflowCode({ workflowsPath: path.join(REPO, 'workflows'), logger: quietLogger }).then(
     async ({ code }) => {

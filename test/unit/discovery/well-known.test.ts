@@ -1,7 +1,7 @@
 /**
  * The discovery documents on the app with nothing behind it: they are built from the
  * configuration and the routes, never from stored state. What reads the database or Temporal
- * (the health check, the home page, a key) is in well-known-stored.test.ts.
+ * (the health check, the home page, a key) is in well-known-stored.part.ts.
  */
 import { createHash } from 'node:crypto';
 import { buildOfflineApp, type OfflineApp } from '../../support/offline-app';

@@ -1,4 +1,5 @@
-/** What the dispatch tests share: reading one sample out of a /metrics scrape. */
+/** Reading /metrics in tests. Its counters belong to the process, so a test compares a count before and after. */
+import type { TestApp } from './test-app';
 
 /** The value of one sample in Prometheus text (labels in any order), or undefined. */
 export function metricSample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -11,4 +12,10 @@ export function metricSample(text: string, name: string, labels: Record<string, 
     if (Object.entries(labels).every(([k, v]) => found[k] === v)) return Number(match[3]);
   }
   return undefined;
+}
+
+/** One sample of the app's /metrics now, 0 when it has none yet. */
+export async function metricNow(t: TestApp, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+  return metricSample(text, name, labels) ?? 0;
 }

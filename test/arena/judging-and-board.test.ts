@@ -1,0 +1,15 @@
+/**
+ * Judging and the board: pairs handed out, votes, budgets, the judging window and the leaderboard.
+ * Each part is a test file of its own, run in this file's module registry (test/support/parts.ts).
+ */
+import { runParts } from '../support/parts';
+
+runParts(__dirname, [
+  'anonymity',
+  'boards',
+  'judge-budgets',
+  'judging-window',
+  'judging',
+  'leaderboard-provisional',
+  'leaderboard',
+]);

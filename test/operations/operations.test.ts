@@ -1,0 +1,7 @@
+/**
+ * Admin, logging, retention and shutdown. Each part is a test file of its own, run in this file's
+ * module registry (test/support/parts.ts).
+ */
+import { runParts } from '../support/parts';
+
+runParts(__dirname, ['admin', 'logging', 'retention', 'shutdown']);

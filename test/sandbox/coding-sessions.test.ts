@@ -1,0 +1,14 @@
+/**
+ * Coding sessions through the API: A2A, pull, the record, the rules, the runner and fair scores. Each
+ * part is a test file of its own, run in this file's module registry (test/support/parts.ts).
+ */
+import { runParts } from '../support/parts';
+
+runParts(__dirname, [
+  'coding-a2a',
+  'coding-pull',
+  'coding-record',
+  'coding-rules',
+  'coding-runner',
+  'coding-fair-scores',
+]);

@@ -1,0 +1,35 @@
+/**
+ * Jest runs the longest test files first, so that no long file starts last and holds up the run's
+ * end. It knows how long a file took from its cache; a fresh clone has none, and then Jest goes by
+ * file size. A file that lists parts (test/support/parts.ts) is small itself, so here it weighs what
+ * its parts weigh. Otherwise this is Jest's own order: failed first, then slowest, then largest.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const Sequencer = require('@jest/test-sequencer').default;
+
+const sizeOf = (file) => fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+
+/** A file's size, or its parts' together when it lists any in `runParts(__dirname, [...])`. */
+function weightOf(file) {
+  const list = /runParts\(__dirname, \[([^\]]*)\]/.exec(fs.readFileSync(file, 'utf8'));
+  if (!list) return sizeOf(file);
+  const parts = [...list[1].matchAll(/'([^']+)'/g)].map((m) => path.join(path.dirname(file), `${m[1]}.part.ts`));
+  return parts.reduce((sum, part) => sum + sizeOf(part), 0);
+}
+
+class PartsAwareSequencer extends Sequencer {
+  sort(tests) {
+    const weights = new Map(tests.map((test) => [test.path, weightOf(test.path)]));
+    for (const test of tests) test.duration = this.time(test);
+    return tests.sort((a, b) => {
+      const failedA = this.hasFailed(a);
+      if (failedA !== this.hasFailed(b)) return failedA ? -1 : 1;
+      if ((a.duration == null) !== (b.duration == null)) return a.duration == null ? -1 : 1;
+      if (a.duration != null && b.duration != null) return b.duration - a.duration;
+      return weights.get(b.path) - weights.get(a.path);
+    });
+  }
+}
+
+module.exports = PartsAwareSequencer;
