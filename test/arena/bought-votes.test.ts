@@ -19,7 +19,7 @@ const TRUTH = [1700, 1640, 1590, 1540, 1490, 1440, 1380];
 const TARGET = 6;
 const OWNER_ADDRESS = '198.51.100.66';
 const LIVE_ADDRESS = '198.51.100.77';
-const ROUNDS = 14;
+const ROUNDS = 10;
 const VOTES_PER_ROUND = 24;
 
 let arena: Arena;
