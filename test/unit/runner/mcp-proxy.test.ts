@@ -3,9 +3,13 @@
  * in the payload and in the agent command's variables, and the usage errors (64). The proxy itself
  * runs against the real app in test/sandbox/coding-mcp-clients.test.ts.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { main } from '../../../runner/src/cli';
 import { mcpUrlOf } from '../../../runner/src/mcp-proxy';
 import { parseSandboxSession, sandboxEnv } from '../../../runner/src/sandbox-session';
+import { RUNNER_FROM_SOURCE, runToEnd } from '../../runner/support/cli';
 
 const session = {
   session_id: 'sandbox-9',
@@ -68,5 +72,36 @@ describe('arena-runner mcp without what it needs', () => {
       code: 64,
       lines: ['error: no session token: pass --token or set ARENA_SANDBOX_TOKEN'],
     });
+  });
+});
+
+describe('the MCP SDK', () => {
+  // Prints every package the runner loads once it exits, so a test can see what a command pulled in.
+  const preload = path.join(os.tmpdir(), `arena-runner-loads-${process.pid}.cjs`);
+  beforeAll(() =>
+    fs.writeFileSync(
+      preload,
+      `const Module = require('node:module'); const seen = new Set(); const load = Module._load;
+       Module._load = function (request, ...rest) { seen.add(request); return load.call(this, request, ...rest); };
+       process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify([...seen]) + '\\n'));`,
+    ),
+  );
+  afterAll(() => fs.rmSync(preload, { force: true }));
+  const loads = async (args: string[], env: NodeJS.ProcessEnv) => {
+    const [node, ...runner] = RUNNER_FROM_SOURCE;
+    const run = await runToEnd(args, env, '', [node!, '--require', preload, ...runner]);
+    return JSON.parse(/^LOADED (.*)$/m.exec(run.stderr)![1]!) as string[];
+  };
+  const sdk = (loaded: string[]) => loaded.filter((name) => name.startsWith('@modelcontextprotocol/'));
+
+  it('is loaded by `mcp` alone: the `sandbox` helper an agent calls every step starts without it', async () => {
+    const unreachable = {
+      ARENA_SANDBOX_API: 'http://127.0.0.1:9/api/agents/1/sandbox/s',
+      ARENA_SANDBOX_TOKEN: 'sbx_t',
+    };
+    const helper = await loads(['sandbox', 'ls'], unreachable);
+    expect(helper).toContain('undici');
+    expect(sdk(helper)).toEqual([]);
+    expect(sdk(await loads(['mcp', '--session', 'http://127.0.0.1:9', '--token', 'sbx_t'], {}))).not.toEqual([]);
   });
 });
