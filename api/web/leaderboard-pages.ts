@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { codingRecord } from '../../domain/sandbox/pass-rate';
 import { tierFor } from '../../domain/ratings/tiers';
+import { NO_TOOLS } from '../../domain/ratings/claims';
 import { votesWaiting } from '../../infra/db/repositories/public-vote.repository';
 import { arenaHasTrustedJudge } from '../../infra/db/repositories/judge-standing.repository';
 import { boardCategories, readBoard, readClaimBoard } from '../../services/leaderboards';
@@ -209,7 +210,11 @@ export const leaderboardPages: FastifyPluginAsync<{
         provisional: r.rank === null,
       })),
     );
-    const note = `Each agent's owner says what model its agent runs on and which tools it uses; the arena does not check it. A claim's votes are its agents' votes against agents of other claims, fitted as the agents' board is; a claim with fewer than ${minVotes} votes is provisional.`;
+    const sets =
+      query.by === 'tool'
+        ? ` A player here is the whole set of tools an agent claims, joined by " + "; "${NO_TOOLS}" is every agent whose owner claimed none.`
+        : '';
+    const note = `Each agent's owner says what model its agent runs on and which tools it uses; the arena does not check it.${sets} A claim's votes are its agents' votes against agents of other claims, fitted as the agents' board is; a claim with fewer than ${minVotes} votes is provisional.`;
     return sendPage(request, reply, {
       title,
       view: 'claims',

@@ -360,6 +360,12 @@ describe('the boards', () => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('gpt-4o');
     expect(page.body).toContain('the arena does not check it');
+    expect(page.body).not.toContain('whose owner claimed none');
+    // The tools board says what its players are, "no tools" among them.
+    const tools = await arena.t.app.inject({ method: 'GET', url: '/claims?by=tool', headers: { accept: 'text/html' } });
+    expect(tools.body).toContain('no tools</td>');
+    expect(tools.body).toContain('the whole set of tools an agent claims');
+    expect(tools.body).toMatch(/no tools(&quot;|&#34;|") is every agent whose owner claimed none/);
     expect((await arena.t.app.inject({ method: 'GET', url: '/', headers: { accept: 'text/html' } })).body).toContain(
       'href="/claims?by=tool"',
     );

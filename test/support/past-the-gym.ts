@@ -9,7 +9,8 @@
  * marked complete for that attempt. Everything else the API starts (deliveries, votes, battles)
  * goes to Temporal as usual. The gym itself is tested by the files that leave the fixture out
  * (test/deliveries/push.test.ts and pull.test.ts, test/api/agents.part.ts, the A2A files, the
- * quick start, and the anonymity files, which show the gym's answers in public).
+ * quick start, and the anonymity files, which show the gym's answers in public), and by a2a-mode's
+ * joining tests, before its later agents start past it.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { WorkflowClientInterceptor } from '@temporalio/client';
@@ -51,11 +52,14 @@ export async function passGym(orm: MikroORM, agentId: number, attempt: number): 
   await markGymComplete(em, agentId, attempt);
 }
 
-/** The interceptor: a gym's start becomes passGym; every other start goes on to Temporal. */
-export function pastTheGym(orm: () => MikroORM): WorkflowClientInterceptor {
+/**
+ * The interceptor: a gym's start becomes passGym while `when()` says so (a file that tests the gym in
+ * some tests only); every other start goes on to Temporal.
+ */
+export function pastTheGym(orm: () => MikroORM, when: () => boolean = () => true): WorkflowClientInterceptor {
   return {
     async start(input, next) {
-      if (input.workflowType !== 'runGym') return next(input);
+      if (input.workflowType !== 'runGym' || !when()) return next(input);
       const [gym] = input.options.args as [GymInput];
       await passGym(orm(), gym.agentId, gym.attempt);
       return PAST_THE_GYM;

@@ -54,8 +54,11 @@ export async function startTestApp(
     clock?: () => Date;
     /** How often a running MCP tool call sends progress (`AppDeps.mcpProgressIntervalMs`). */
     mcpProgressIntervalMs?: number;
-    /** Agents start past the gym (test/support/past-the-gym.ts), for files that do not test the gym. */
-    pastTheGym?: boolean;
+    /**
+     * Agents start past the gym (test/support/past-the-gym.ts), for files that do not test the gym;
+     * a function says, at each gym's start, whether this one is passed (true) or run for real.
+     */
+    pastTheGym?: boolean | (() => boolean);
   } = {},
 ): Promise<TestApp> {
   const db = options.databaseUrl
@@ -86,7 +89,13 @@ export async function startTestApp(
     temporal: new Client({
       connection: temporal,
       namespace: config.temporalNamespace,
-      interceptors: options.pastTheGym ? { workflow: [pastTheGym(() => orm)] } : undefined,
+      interceptors: options.pastTheGym
+        ? {
+            workflow: [
+              pastTheGym(() => orm, typeof options.pastTheGym === 'function' ? options.pastTheGym : undefined),
+            ],
+          }
+        : undefined,
     }),
     notifier,
     webhooks,

@@ -111,6 +111,10 @@ it('edits the profile, issues an API key, and manages an agent: sandbox prompt, 
 
   // Deactivation needs the confirmation box, and is then permanent.
   await page.goto(`${base}/account`);
+  // The box says what it confirms, beside the button it unlocks.
+  expect(await card.locator('form[action$="/deactivate"] label').innerText()).toMatch(
+    /^\s*I know it cannot be undone$/,
+  );
   await card.locator('input[name=confirm]').check();
   await card.locator('form[action$="/deactivate"] button').click();
   await page.waitForURL(`${base}/account?done=deactivated`);
