@@ -55,29 +55,38 @@ export function assertCanTakeDelivery(agent: AgentStateFacts & { pingError: stri
     );
 }
 
-/** The default public handle: the local part of the owner's email, else `agent-<user id>`. */
-export function defaultOwnerHandle(owner: { id: number; email: string | null }): string {
-  const local = owner.email?.split('@')[0]?.trim();
-  return local ? local : `agent-${owner.id}`;
+/** What an account's public name is made of. */
+export interface AccountNameFacts {
+  username: string;
+  displayName: string | null;
 }
 
 /**
- * What an owner is told when an agent is created: the public owner name and where it came from,
- * since the default is the local part of their email, which may be more than they meant to show.
+ * An account's public name: its display name, else its username, as its page (`/users/<id>`) shows
+ * it. Every agent of the account without a name of its own shows it as its owner. The email never
+ * becomes part of it: the person's page shows this name whether or not they have agents.
+ */
+export function accountOwnerName(account: AccountNameFacts): string {
+  return account.displayName?.trim() || account.username;
+}
+
+/**
+ * What an owner is told when an agent is created: the public owner name, where it came from and how
+ * to change it for every agent or for this one.
  */
 export function ownerHandleNote(
-  agent: { id: number; ownerHandle: string },
-  owner: { id: number; email: string | null },
+  agent: { id: number; ownerHandle: string; ownerHandleOwn: boolean },
+  account: AccountNameFacts,
 ): string {
-  const source =
-    agent.ownerHandle === defaultOwnerHandle(owner)
-      ? owner.email
-        ? ", taken from your email's part before the @"
-        : ', the default for an account with no email'
-      : '';
+  const source = agent.ownerHandleOwn
+    ? ", this agent's own name for you"
+    : account.displayName?.trim()
+      ? ', your display name'
+      : ', your username (you have no display name)';
   return (
     `"${agent.ownerHandle}" is shown publicly as this agent's owner (on its page, the leaderboard and after votes)${source}. ` +
-    `Change it with PATCH /api/agents/${agent.id} {"owner_handle": "..."} or on your account page.`
+    `Your display name (PATCH /api/account {"display_name": "..."}) names you on every agent without a name of its own; ` +
+    `PATCH /api/agents/${agent.id} {"owner_handle": "..."} gives this one its own, and null makes it follow your account again.`
   );
 }
 

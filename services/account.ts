@@ -4,6 +4,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { User } from '../infra/db/entities/user.entity';
 import { ArenaError } from '../domain/errors';
 import { isValidUsername, normaliseUsername, USERNAME_RULE } from '../domain/username';
+import { accountOwnerName } from '../domain/agent-state';
+import { agentsFollowingAccount } from './agent-lifecycle';
 import { isValidEmail, normaliseEmail } from './sign-in';
 
 /** The fields an owner may change; omitted ones stay, null clears a text. */
@@ -32,6 +34,10 @@ export async function editAccount(
   reservedUsernames: readonly string[] = [],
 ): Promise<void> {
   const before = { username: user.username, displayName: user.displayName, bio: user.bio, email: user.email };
+  // The account's name is the owner name of every agent without its own (one name per person). Read
+  // before anything changes: a query after a change would flush it first.
+  const following = await agentsFollowingAccount(em, user);
+  const nameAgents = () => following.forEach((agent) => (agent.ownerHandle = accountOwnerName(user)));
   if (edit.email !== undefined) {
     const email = normaliseEmail(edit.email);
     if (!isValidEmail(email)) throw new ArenaError('invalid', 'email must be a valid email address');
@@ -45,6 +51,7 @@ export async function editAccount(
   }
   if (edit.display_name !== undefined) user.displayName = edit.display_name;
   if (edit.bio !== undefined) user.bio = edit.bio;
+  nameAgents();
   try {
     await em.flush();
   } catch (err) {
@@ -52,6 +59,7 @@ export async function editAccount(
     const taken = user.username;
     // The request's identity map must not keep the refused values.
     Object.assign(user, before);
+    nameAgents();
     if (/users_email_unique/.test(err.message))
       throw new ArenaError('conflict', 'that email belongs to another account; sign in to that one instead');
     throw new ArenaError('conflict', `username ${taken} is already taken`);

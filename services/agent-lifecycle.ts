@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger } from 'fastify';
 import { Agent } from '../infra/db/entities/agent.entity';
 import type { User } from '../infra/db/entities/user.entity';
-import { defaultOwnerHandle, isAgentActive, isCalledOut } from '../domain/agent-state';
+import { accountOwnerName, isAgentActive, isCalledOut } from '../domain/agent-state';
 import { hashToken, newAgentSecret, sealSecret } from '../domain/credentials';
 import { ArenaError } from '../domain/errors';
 import { acceptWebhookUrl, pingAgent, type PingDeps, type SpendPing } from './agent-pings';
@@ -68,7 +68,7 @@ export async function createAgent(
     mode: input.mode,
     webhookUrl,
     agentCardUrl,
-    ownerHandle: input.owner_handle ?? defaultOwnerHandle(owner),
+    ...ownerName(owner, input.owner_handle ?? null),
     modelClaimed: input.model_claimed ?? null,
     costClaimed: input.cost_claimed ?? null,
     toolsClaimed: input.tools_claimed ?? [],
@@ -86,9 +86,24 @@ export async function createAgent(
   return { agent, secret };
 }
 
-/** The public owner name: the one given, or (null) the default again. */
+/**
+ * An agent's owner name from what its owner gave: a name of its own, or (null, or the account's own
+ * name) the account's name, which it then follows.
+ */
+function ownerName(owner: User, handle: string | null): { ownerHandle: string; ownerHandleOwn: boolean } {
+  const account = accountOwnerName(owner);
+  return handle === null || handle === account
+    ? { ownerHandle: account, ownerHandleOwn: false }
+    : { ownerHandle: handle, ownerHandleOwn: true };
+}
+
 function applyOwnerHandle(owner: User, agent: Agent, handle: string | null): void {
-  agent.ownerHandle = handle ?? defaultOwnerHandle(owner);
+  Object.assign(agent, ownerName(owner, handle));
+}
+
+/** The account's agents without an owner name of their own: they show the account's name. */
+export function agentsFollowingAccount(em: EntityManager, owner: User): Promise<Agent[]> {
+  return em.find(Agent, { owner, ownerHandleOwn: false });
 }
 
 /** The website's owner-name field: the one edit it makes to an agent's claims. */

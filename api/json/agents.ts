@@ -2,7 +2,13 @@
 import type { z } from 'zod';
 import type { Agent } from '../../infra/db/entities/agent.entity';
 import type { GymCounts, DeliveryRow } from '../../infra/db/repositories/delivery-read.repository';
-import { isAgentActive, isAgentOnline, ownerHandleNote, profileUrl } from '../../domain/agent-state';
+import {
+  isAgentActive,
+  isAgentOnline,
+  ownerHandleNote,
+  profileUrl,
+  type AccountNameFacts,
+} from '../../domain/agent-state';
 import { runCommand } from '../../domain/runner-download';
 import { RUNNER_VERSION } from '../../infra/runner-package';
 import { deliveryPublicId } from '../../domain/deliveries';
@@ -72,7 +78,7 @@ export function agentCreatedJson(
   agent: Agent,
   secret: string,
   publicUrl: string,
-  owner: { id: number; email: string | null },
+  owner: AccountNameFacts,
 ): z.infer<typeof agentCreated> {
   return {
     id: agent.id,

@@ -32,7 +32,9 @@ export const account = z.object({
 });
 
 export const accountPatch = z.object({
-  display_name: optionalText(100).optional(),
+  display_name: optionalText(100)
+    .optional()
+    .describe('your public name, and the owner name of every agent of yours without its own (null: your username)'),
   bio: optionalText(1000).optional(),
   // Upper case is allowed: names are stored lowercase.
   username: z

@@ -19,7 +19,9 @@ const tools = z.array(z.string().trim().min(1).max(100)).max(50);
 /** What an agent describes about itself, the same in both modes. */
 const agentClaims = {
   name,
-  owner_handle: optionalText(100).optional(),
+  owner_handle: optionalText(100)
+    .optional()
+    .describe("this agent's own public owner name; null or omitted: the account's name (display name, else username)"),
   model_claimed: optionalText(200).optional(),
   cost_claimed: optionalText(200).optional(),
   tools_claimed: tools.optional(),

@@ -6,7 +6,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Agent } from '../../infra/db/entities/agent.entity';
-import { isAgentActive } from '../../domain/agent-state';
+import { accountOwnerName, isAgentActive } from '../../domain/agent-state';
 import { shownTier } from '../../domain/ratings/tiers';
 import { ratedAgentIds } from '../../infra/db/repositories/rating.repository';
 import { notFound } from '../../domain/errors';
@@ -123,6 +123,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
       state: agentState(a),
       gymComplete: a.gymComplete,
       ownerHandle: a.ownerHandle,
+      ownerHandleOwn: a.ownerHandleOwn,
     }));
     const benchmarkOf = Object.fromEntries(agents.map((a, i) => [a.id, benchmarks[i] ?? null]));
     return sendPage(request, reply, {
@@ -131,6 +132,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
       status: extra.status,
       data: {
         account: { id: user.id, email: user.email },
+        accountName: accountOwnerName(user),
         form: extra.form ?? { username: user.username, display_name: user.displayName ?? '', bio: user.bio ?? '' },
         apiKeys,
         identities: linked,

@@ -81,7 +81,7 @@ describe('POST /api/agents', () => {
     expect(agentServer.received).toHaveLength(before);
   });
 
-  it('defaults owner_handle to the email local part, else agent-<user id>', async () => {
+  it("defaults owner_handle to the account's name (display name, else username), never the email", async () => {
     const withEmail = await register(t.app);
     await t.orm.em
       .getConnection()
@@ -91,8 +91,8 @@ describe('POST /api/agents', () => {
     const c = (await create({ name: 'c', mode: 'pull', owner_handle: 'chosen' })).json();
     const handle = async (id: number, auth: Record<string, string>) =>
       (await t.app.inject({ method: 'GET', url: `/api/agents/${id}`, headers: auth })).json().owner_handle;
-    expect(await handle(a.id, withEmail.auth)).toBe('ada.l');
-    expect(await handle(b.id, owner.auth)).toBe(`agent-${owner.userId}`);
+    expect(await handle(a.id, withEmail.auth)).toBe(withEmail.username);
+    expect(await handle(b.id, owner.auth)).toBe(owner.username);
     expect(await handle(c.id, owner.auth)).toBe('chosen');
   });
 

@@ -87,7 +87,7 @@ it('judges a pair on /judge: anonymous answers side by side, four buttons, then 
   expect(sides.sort()).toEqual(['answer from /agent-0', 'answer from /agent-1']);
   // Anonymous: no owner and no profile link before the vote (the answers themselves name their path).
   const text = await page.locator('main').innerText();
-  for (const owner of arena.owners) expect(text).not.toContain(`agent-${owner.userId}`);
+  for (const owner of arena.owners) expect(text).not.toContain(owner.username);
   expect(await page.locator('main a[href^="/agents/"]').count()).toBe(0);
   expect(await page.locator('form.vote button').allInnerTexts()).toEqual([
     'A is better',

@@ -15,6 +15,7 @@ export class Agent {
     | 'pingOk'
     | 'pingError'
     | 'pingsSent'
+    | 'ownerHandleOwn'
     | 'modelClaimed'
     | 'costClaimed'
     | 'toolsClaimed'
@@ -42,7 +43,10 @@ export class Agent {
   pingOk = false;
   pingError: string | null = null;
   pingsSent = 0;
+  /** The owner name shown publicly: the account's (domain/agent-state's accountOwnerName) unless the agent has its own. */
   ownerHandle!: string;
+  /** Whether `ownerHandle` is this agent's own, set on purpose; otherwise it follows the account's name. */
+  ownerHandleOwn = false;
   modelClaimed: string | null = null;
   costClaimed: string | null = null;
   toolsClaimed: string[] = [];
@@ -83,6 +87,7 @@ export const AgentSchema = new EntitySchema<Agent>({
     pingError: { type: 'text', nullable: true },
     pingsSent: { type: 'integer', default: 0 },
     ownerHandle: { type: 'string', length: 100 },
+    ownerHandleOwn: { type: 'boolean', default: false },
     modelClaimed: { type: 'string', length: 200, nullable: true },
     costClaimed: { type: 'string', length: 200, nullable: true },
     toolsClaimed: { type: 'json', default: '[]' },

@@ -1,4 +1,4 @@
-import { defaultOwnerHandle, isAgentActive, profileUrl } from '../../../domain/agent-state';
+import { accountOwnerName, isAgentActive, profileUrl } from '../../../domain/agent-state';
 import { runCommand } from '../../../domain/runner-download';
 import { formatNullableTimestamp, formatTimestamp } from '../../../domain/timestamps';
 import { generatedUsername, isValidUsername, normaliseUsername } from '../../../domain/username';
@@ -32,9 +32,10 @@ describe('agent state', () => {
     [{ mode: 'pull', deactivated: true, pingOk: false }, false],
   ] as const)('%o is active: %s', (facts, active) => expect(isAgentActive(facts)).toBe(active));
 
-  it('defaults the owner handle to the email local part, else agent-<id>', () => {
-    expect(defaultOwnerHandle({ id: 7, email: 'ada@example.com' })).toBe('ada');
-    expect(defaultOwnerHandle({ id: 7, email: null })).toBe('agent-7');
+  it("names an account by its display name, else its username, never by its email", () => {
+    expect(accountOwnerName({ username: 'user-af0d8615', displayName: 'Ada Lovelace' })).toBe('Ada Lovelace');
+    expect(accountOwnerName({ username: 'user-af0d8615', displayName: null })).toBe('user-af0d8615');
+    expect(accountOwnerName({ username: 'user-af0d8615', displayName: '   ' })).toBe('user-af0d8615');
   });
 
   it('builds profile paths, and runner commands from the public URL', () => {
