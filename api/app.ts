@@ -21,7 +21,7 @@ import { apiCatalogLinkHeader } from './discovery/documents';
 import { trustProxyOption } from './client-address';
 import { accountRoutes } from './routes/account';
 import { keyRoutes } from './routes/keys';
-import { agentRoutes } from './routes/agents';
+import { agentRoutes, lifecycleDepsOf } from './routes/agents';
 import { healthRoutes } from './routes/health';
 import { registerRoutes } from './routes/register';
 import { userRoutes } from './routes/users';
@@ -174,6 +174,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     coding: codingDepsOf(workflows, config.sandbox),
     progressIntervalMs: deps.mcpProgressIntervalMs,
   });
-  await app.register(website, { config, workflows, loadOpenidClient: deps.loadOpenidClient });
+  await app.register(website, {
+    config,
+    workflows,
+    lifecycle: lifecycleDepsOf(deps, workflows),
+    loadOpenidClient: deps.loadOpenidClient,
+  });
   return app;
 }

@@ -37,6 +37,14 @@ export function accountBudget(action: string, max: number, timeWindow: string) {
   return budget(max, timeWindow, (request) => `${action}:${actor(request)}`);
 }
 
+/**
+ * Every ping an owner causes (a new push or A2A agent, a new URL, a retest from the API or the
+ * website) spends this one budget: each is an outbound request of up to 15 s whose outcome the owner reads.
+ */
+export function pingBudget(pingsPerMinute: number) {
+  return accountBudget('ping', pingsPerMinute, '1 minute');
+}
+
 /** At most `max` of this action per account per `timeWindow`, checked after authentication so nobody spends another's budget. */
 export function perAccount(action: string, max: number, timeWindow: string) {
   return { rateLimit: { ...accountBudget(action, max, timeWindow), hook: 'preHandler' as const } };

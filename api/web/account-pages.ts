@@ -13,11 +13,15 @@ import { notFound } from '../../domain/errors';
 import { editAccount } from '../../services/account';
 import { API_KEYS_PER_MINUTE, issueApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys';
 import { agentsOf, deactivateAgent, ownedAgent, regenerateSecret, startSandboxTask } from '../../services/agents';
-import { setOwnerHandle } from '../../services/agent-lifecycle';
+import { retestAgent, setOwnerHandle, type AgentLifecycleDeps } from '../../services/agent-lifecycle';
 import { BENCHMARK_TRIALS, benchmarkProgressOf, codingTaskChoices } from '../../services/coding-sessions';
 import type { WorkflowDeps } from '../../services/workflow-client';
 import { expectedFailure } from '../errors';
-import { perAccountPerMinute } from '../plugins/rate-limits';
+import { perAccountPerMinute, pingBudget } from '../plugins/rate-limits';
+import { canRetest, presenceOf, unavailableReason } from './render/agent-presence';
+import { requestBase, type BaseUrlSettings } from '../request-base';
+import { runCommand } from '../../domain/runner-download';
+import { RUNNER_VERSION } from '../../infra/runner-package';
 import { accountPatch } from '../schemas/account';
 import { pathId as canonicalId, optionalText } from '../schemas/common';
 import { describeIssues } from '../validation';
@@ -47,6 +51,8 @@ const NOTICES: Record<string, string> = {
   password: 'Password changed. Your other sessions have ended; this one goes on.',
   linked: 'Identity provider linked: you can sign in with it from now on.',
   'owner-handle': "Owner name saved: the agent's page and the leaderboard show it from now on.",
+  'retest-passed': 'Retest passed: the agent is active and online.',
+  'retest-failed': 'Retest failed: the agent stays inactive. Its card says why.',
   benchmark: 'Benchmark run started: one coding session per active task. Its progress shows below.',
 };
 /** Wrong current passwords are guesses: few a minute. */
@@ -76,13 +82,20 @@ export interface AccountPagesOptions {
   /** Operators' usernames: nobody else may take them. */
   reservedUsernames: readonly string[];
   sandboxPerMinute: number;
+  /** What a retest needs (the agent's ping), as the API has it. */
+  lifecycle: AgentLifecycleDeps;
+  /** The account's ping budget per minute, shared with the API's retests and new agents. */
+  pingsPerMinute: number;
+  /** The arena's public URL (or the request's, when none is set): a pull agent's run command starts with it. */
+  baseUrl: BaseUrlSettings;
 }
 
 export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
   app,
-  { workflows, oidc = false, encryptionKey, reservedUsernames, sandboxPerMinute },
+  { workflows, oidc = false, encryptionKey, reservedUsernames, sandboxPerMinute, lifecycle, pingsPerMinute, baseUrl },
 ) => {
   app.addHook('onRequest', app.requireWebUser);
+  const pings = app.rateLimit(pingBudget(pingsPerMinute));
 
   const accountPage = async (
     request: FastifyRequest,
@@ -112,6 +125,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
       request.em,
       agents.map((a) => a.id),
     );
+    const now = Date.now();
     const rows = agents.map((a) => ({
       id: a.id,
       name: a.name,
@@ -124,6 +138,11 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
       gymComplete: a.gymComplete,
       ownerHandle: a.ownerHandle,
       ownerHandleOwn: a.ownerHandleOwn,
+      presence: presenceOf(a, now),
+      unavailable: unavailableReason(a),
+      canRetest: canRetest(a),
+      runCommand:
+        a.mode === 'pull' && !a.deactivated ? runCommand(requestBase(request, baseUrl), a.id, RUNNER_VERSION) : null,
     }));
     const benchmarkOf = Object.fromEntries(agents.map((a, i) => [a.id, benchmarks[i] ?? null]));
     return sendPage(request, reply, {
@@ -278,6 +297,22 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
       return accountPage(request, reply, { error: `${agent.name}: ${issuesDetail(form.error)}`, status: 400 });
     await setOwnerHandle(request.em, request.webUser!, agent, form.data.owner_handle);
     return reply.redirect(`/account?done=owner-handle#agent-${agent.id}`, 303);
+  });
+
+  app.post('/account/agents/:id/retest', { preHandler: app.csrfProtection }, async (request, reply) => {
+    const agent = await myAgent(request);
+    try {
+      const spendPing = async () => {
+        await pings.call(app, request, reply);
+      };
+      await retestAgent(request.em, lifecycle, agent, spendPing, request.log);
+    } catch (err) {
+      const failure = expectedFailure(err);
+      if (!failure) throw err;
+      return accountPage(request, reply, { error: `${agent.name}: ${failure.detail}`, status: failure.status });
+    }
+    const outcome = isAgentActive(agent) ? 'retest-passed' : 'retest-failed';
+    return reply.redirect(`/account?done=${outcome}#agent-${agent.id}`, 303);
   });
 
   app.post('/account/agents/:id/deactivate', { preHandler: app.csrfProtection }, async (request, reply) => {

@@ -3,6 +3,7 @@ import { codingDepsOf } from '../../services/coding-sessions';
 import accepts from '@fastify/accepts';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../infra/config';
+import type { AgentLifecycleDeps } from '../../services/agent-lifecycle';
 import type { WorkflowDeps } from '../../services/workflow-client';
 import { errorAnswer } from '../errors';
 import { accountPages } from './account-pages';
@@ -18,11 +19,16 @@ import { sendErrorPage } from './site';
 export interface WebsiteOptions {
   config: Config & { encryptionKey: Buffer };
   workflows: WorkflowDeps;
+  /** What retesting an agent needs (its ping), as the API's agent routes have it. */
+  lifecycle: AgentLifecycleDeps;
   /** How openid-client (ES modules only) is loaded; tests under jest pass their own. */
   loadOpenidClient?: OpenidClientLoader;
 }
 
-export const website: FastifyPluginAsync<WebsiteOptions> = async (app, { config, workflows, loadOpenidClient }) => {
+export const website: FastifyPluginAsync<WebsiteOptions> = async (
+  app,
+  { config, workflows, lifecycle, loadOpenidClient },
+) => {
   // Pages are not part of the API description.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
@@ -64,6 +70,9 @@ export const website: FastifyPluginAsync<WebsiteOptions> = async (app, { config,
   await app.register(battlePages, { workflows, arena: config.arena, limits: config.limits });
   await app.register(accountPages, {
     workflows,
+    lifecycle,
+    pingsPerMinute: config.limits.pingsPerMinute,
+    baseUrl: config,
     oidc: Boolean(config.oidc),
     encryptionKey: config.encryptionKey,
     reservedUsernames: config.adminUsernames,

@@ -13,6 +13,7 @@ import { publicUserEntryJson, publicUserJson } from '../json/accounts';
 import { deliveryJson } from '../json/agents';
 import { eloHistoryChart } from './render/charts';
 import { renderMarkdown } from './render/markdown';
+import { presenceOf, waitingFor } from './render/agent-presence';
 import { mdEscape, mdFenced, mdTable } from './render/markdown-pages';
 import { markdownTime } from './render/times';
 import { FAVICON_ICO, FAVICON_SVG, LIVE_JS, sendPage, SITE_CSS } from './site';
@@ -70,6 +71,8 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
           description: agent.description,
           createdAt: agent.createdAt,
         },
+        // Whether it can answer now is its owner's to read, as in the API.
+        presence: forOwner ? presenceOf(agent) : null,
         tier,
         coding: {
           cell: codingCell(codingProfile.record),
@@ -92,6 +95,8 @@ export const publicPages: FastifyPluginAsync<{ publicUrl: string }> = async (app
           promptHtml: renderMarkdown(s.prompt),
           responseHtml: s.response === null ? null : renderMarkdown(s.response),
           judgingNote: judgingNote(s),
+          // A pending delivery has no latency yet: its owner reads what it waits for, anyone else that it waits.
+          waiting: s.status !== 'pending' ? null : forOwner ? waitingFor(agent) : 'waiting for the answer',
         })),
         prev: page > 1 ? page - 1 : null,
         next: page * FEED_PAGE_SIZE < feed.total ? page + 1 : null,

@@ -20,6 +20,7 @@ import { deliveryJson } from '../json/agents';
 import { accountBudget, perAccountPerMinute } from '../plugins/rate-limits';
 import { pathId as canonicalId } from '../schemas/common';
 import { renderMarkdown } from './render/markdown';
+import { waitingFor } from './render/agent-presence';
 import { mdEscape, mdFenced } from './render/markdown-pages';
 import { sendErrorPage, sendPage } from './site';
 
@@ -120,6 +121,7 @@ export const sandboxPages: FastifyPluginAsync<SandboxPagesOptions> = async (
       data: {
         agent: { id: agent.id, name: agent.name },
         session,
+        waiting: session.status === 'pending' ? waitingFor(agent) : null,
         promptHtml: renderMarkdown(session.prompt),
         responseHtml: session.response === null ? null : renderMarkdown(session.response),
       },

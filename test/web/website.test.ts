@@ -12,5 +12,6 @@ runParts(__dirname, [
   'benchmark-form',
   'sign-in-pages',
   'board-waiting',
+  'agent-state',
   'sign-in',
 ]);

@@ -16,7 +16,7 @@ import type { AppDeps } from '../../deps';
 import { agentCreate, agentCreated, agentDetail, agentListItem, agentPatch } from '../../schemas/agent';
 import { errors, idParam } from '../../schemas/common';
 import { agentCreatedJson, agentDetailJson, agentListItemJson } from '../../json/agents';
-import { accountBudget } from '../../plugins/rate-limits';
+import { pingBudget } from '../../plugins/rate-limits';
 import { lifecycleRoutes, type SpendBudget } from './lifecycle';
 import { sandboxRoutes } from './sandbox';
 import { requestBase } from '../../request-base';
@@ -25,6 +25,20 @@ import { requestBase } from '../../request-base';
 agentCreate satisfies z.ZodType<AgentCreate>;
 agentPatch satisfies z.ZodType<AgentEdit>;
 
+/** What creating, editing and retesting an agent need, the API and the website alike. */
+export function lifecycleDepsOf(deps: AppDeps, workflows: WorkflowDeps): AgentLifecycleDeps {
+  return {
+    ping: {
+      webhooks: deps.webhooks,
+      encryptionKey: deps.config.encryptionKey,
+      allowPrivateWebhooks: deps.config.allowPrivateWebhooks,
+      pingTimeoutMs: deps.pingTimeoutMs,
+    },
+    workflows,
+    agentsPerAccount: deps.config.limits.agentsPerAccount,
+  };
+}
+
 export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: WorkflowDeps }> = async (
   app,
   { deps, workflows },
@@ -32,20 +46,10 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
   app.addHook('onRequest', app.requireAccount);
   const { config } = deps;
   const security = [{ bearerAuth: [] }];
-  const lifecycle: AgentLifecycleDeps = {
-    ping: {
-      webhooks: deps.webhooks,
-      encryptionKey: config.encryptionKey,
-      allowPrivateWebhooks: config.allowPrivateWebhooks,
-      pingTimeoutMs: deps.pingTimeoutMs,
-    },
-    workflows,
-    agentsPerAccount: config.limits.agentsPerAccount,
-  };
-  // Every ping an owner causes spends one budget: each is an outbound request of up to 15 s whose outcome the owner reads.
-  const pingBudget = app.rateLimit(accountBudget('ping', config.limits.pingsPerMinute, '1 minute'));
+  const lifecycle = lifecycleDepsOf(deps, workflows);
+  const pings = app.rateLimit(pingBudget(config.limits.pingsPerMinute));
   const spendPing: SpendBudget = async (request, reply) => {
-    await pingBudget.call(app, request, reply);
+    await pings.call(app, request, reply);
   };
 
   app.post(
