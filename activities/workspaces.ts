@@ -8,7 +8,11 @@
 import { heartbeating } from './heartbeat';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { SandboxLanguage } from '../domain/sandbox/languages';
-import { findCodingStep, recordCodingStep } from '../infra/db/repositories/coding-step.repository';
+import {
+  findCodingStep,
+  markCodingStepStarted,
+  recordCodingStep,
+} from '../infra/db/repositories/coding-step.repository';
 import { findCodingTask } from '../infra/db/repositories/coding-task.repository';
 import { findCodingSession, recordTamperDetail } from '../infra/db/repositories/coding.repository';
 import type { SandboxRuntime } from '../infra/sandbox/runtime';
@@ -44,9 +48,11 @@ export function createWorkspaceActivities({ orm, sandbox }: WorkspaceDeps) {
       if (!step || step.session_id !== sessionId)
         throw new Error(`coding step ${stepId} of session ${sessionId} not found`);
       if (step.n !== null) return;
+      // From here the step runs, no longer queued behind an earlier one: a client's progress says so.
+      await markCodingStepStarted(orm.em, stepId);
       const started = performance.now();
       const result = await heartbeating(
-        () => sandbox.runStep(sessionId, step.kind, step.request, deadlineAt),
+        () => sandbox.runStep(sessionId, step.kind, step.request, deadlineAt, stepId),
         HEARTBEAT_EVERY_MS,
       );
       const durationMs = Math.round(performance.now() - started);
@@ -61,6 +67,14 @@ export function createCodingSessionEndActivities({ orm, sandbox }: WorkspaceDeps
   return {
     /** Answers at once: the worker is alive (its step queue may just be full). */
     async stillThere(): Promise<void> {},
+
+    /**
+     * Stops step `stepId`'s command if the session runs it now: the client that asked for it
+     * cancelled the call. The step ends and is recorded as any other, marked cancelled.
+     */
+    async cancelStep({ sessionId, stepId }: { sessionId: number; stepId: number }): Promise<boolean> {
+      return sandbox.cancelStep(sessionId, stepId);
+    },
 
     /** Stops everything of the session: no step starts a command any more, and no process of its uid is left. */
     async stopSession({ sessionId }: { sessionId: number }): Promise<void> {

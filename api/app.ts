@@ -173,6 +173,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(mcpRoutes, {
     coding: codingDepsOf(workflows, config.sandbox),
     progressIntervalMs: deps.mcpProgressIntervalMs,
+    keepAliveMs: deps.mcpKeepAliveMs,
   });
   await app.register(website, {
     config,

@@ -30,6 +30,8 @@ export interface AppDeps {
   workflowCallTimeoutMs?: number;
   /** How often an MCP tool call still running sends progress (default 10 s); tests shorten it. */
   mcpProgressIntervalMs?: number;
+  /** How often an MCP answer's stream carries a keep-alive comment (default 4 s); tests shorten it. */
+  mcpKeepAliveMs?: number;
   /** How openid-client (ES modules only) is loaded for website sign-in; the default is a native import(). */
   loadOpenidClient?: OpenidClientLoader;
   /**

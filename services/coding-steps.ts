@@ -18,12 +18,18 @@ import {
 } from '../infra/db/repositories/coding.repository';
 import {
   admitCodingStep,
+  codingStepOfClientCall,
   dropCodingStep,
   findCodingStep,
   type CodingStepRow,
 } from '../infra/db/repositories/coding-step.repository';
 import { codingRefusals, SANDBOX_BUSY, STEP_CAP_REACHED, type CodingScore } from '../workflows/contracts';
-import { runStepOfCodingSession, submitCodingSession, type WorkflowDeps } from './workflow-client';
+import {
+  cancelStepOfCodingSession,
+  runStepOfCodingSession,
+  submitCodingSession,
+  type WorkflowDeps,
+} from './workflow-client';
 import type { CodingDeps } from './coding-sessions';
 
 /** A written file: at most 1 MiB of text. */
@@ -93,12 +99,20 @@ export async function runCodingStep(
   row: CodingSessionRow,
   kind: Exclude<CodingStepKind, 'submit'>,
   request: Record<string, unknown>,
+  call: StepCall = {},
 ): Promise<CodingStepRow> {
   assertOpen(row);
   const { capacity, workflows } = deps;
   const admitted = await admitCodingStep(
     em,
-    { sessionId: row.session_id, ownerId: row.owner_id, workerQueue: row.worker_queue, kind, request },
+    {
+      sessionId: row.session_id,
+      ownerId: row.owner_id,
+      workerQueue: row.worker_queue,
+      kind,
+      request,
+      clientRef: call.clientRef,
+    },
     { stepsPerAccount: capacity.stepsPerAccount, stepsPerWorker: capacity.stepSlots + capacity.stepQueue },
   );
   if ('full' in admitted) {
@@ -112,7 +126,17 @@ export async function runCodingStep(
     throw new ArenaError('unavailable', codingRefusals.busy, STEP_RETRY_AFTER_SECONDS);
   }
   const { stepId } = admitted;
-  const steered = await runStepOfCodingSession(workflows, row.session_id, stepId);
+  call.onAdmitted?.(stepId);
+  // Best effort: a cancellation that cannot reach the workflow leaves the step to its own timeout.
+  const cancel = () => void cancelStepOfCodingSession(workflows, row.session_id, stepId).catch(() => undefined);
+  if (call.signal?.aborted) cancel();
+  call.signal?.addEventListener('abort', cancel, { once: true });
+  let steered;
+  try {
+    steered = await runStepOfCodingSession(workflows, row.session_id, stepId);
+  } finally {
+    call.signal?.removeEventListener('abort', cancel);
+  }
   if (steered.kind !== 'done') {
     await dropCodingStep(em, stepId);
     if (steered.kind === 'refused') {
@@ -126,6 +150,32 @@ export async function runCodingStep(
   const step = await findCodingStep(em, stepId);
   if (!step?.result) throw new ArenaError('conflict', codingRefusals.lost);
   return step;
+}
+
+/** The client's call a step answers, when the client may give up on it (an MCP tool call). */
+export interface StepCall {
+  /** The client's name for the call (`mcp:<request id>`): a cancellation naming it finds the step. */
+  clientRef?: string;
+  /** Aborted when the client gives up on the call (its connection dropped): the step is cancelled. */
+  signal?: AbortSignal;
+  /** Told the step's id once it is written, before it runs. */
+  onAdmitted?: (stepId: number) => void;
+}
+
+/**
+ * The client gave up on its call `clientRef` (an MCP `notifications/cancelled`, which may reach any
+ * API process): the session's step for it, if one has not ended, is cancelled. Answers whether one was.
+ */
+export async function cancelClientCall(
+  em: EntityManager,
+  workflows: WorkflowDeps,
+  row: CodingSessionRow,
+  clientRef: string,
+): Promise<boolean> {
+  const stepId = await codingStepOfClientCall(em, row.session_id, clientRef);
+  if (stepId === undefined) return false;
+  await cancelStepOfCodingSession(workflows, row.session_id, stepId);
+  return true;
 }
 
 /** Ends the session: the hidden tests run and the score comes back. */
@@ -179,8 +229,9 @@ export async function execInSession(
   deps: StepDeps,
   row: CodingSessionRow,
   request: ExecRequest,
+  call?: StepCall,
 ): Promise<ExecOutcome> {
-  const step = await runCodingStep(em, deps, row, 'exec', { ...request });
+  const step = await runCodingStep(em, deps, row, 'exec', { ...request }, call);
   refusedOn(step);
   return step.result as unknown as ExecOutcome;
 }
@@ -191,9 +242,10 @@ export async function readInSession(
   deps: StepDeps,
   row: CodingSessionRow,
   requested: string,
+  call?: StepCall,
 ): Promise<WorkspaceRead> {
   const path = workspacePath(requested);
-  const step = await runCodingStep(em, deps, row, 'read', { path });
+  const step = await runCodingStep(em, deps, row, 'read', { path }, call);
   refusedOn(step);
   const result = step.result as { type?: 'file' | 'dir'; content?: string; entries?: WorkspaceEntry[] } | null;
   if (result?.type === 'dir') return { type: 'dir', path, entries: result.entries ?? [] };
@@ -207,12 +259,13 @@ export async function writeInSession(
   row: CodingSessionRow,
   requested: string,
   content: string,
+  call?: StepCall,
 ): Promise<string> {
   const path = workspacePath(requested);
   if (path === '.') throw new ArenaError('invalid', 'path must name a file');
   if (Buffer.byteLength(content, 'utf8') > MAX_WRITE_BYTES)
     throw new ArenaError('invalid', `the file must be at most ${MAX_WRITE_BYTES} bytes`);
-  refusedOn(await runCodingStep(em, deps, row, 'write', { path, content }));
+  refusedOn(await runCodingStep(em, deps, row, 'write', { path, content }, call));
   return path;
 }
 

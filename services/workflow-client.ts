@@ -19,6 +19,7 @@ import {
   cancelDelivery,
   codingSessionStartOptions,
   deliveryStartOptions,
+  cancelCodingStep,
   runCodingStep,
   submitCoding,
   type BenchmarkInput,
@@ -233,6 +234,19 @@ export function runStepOfCodingSession(
   stepId: number,
 ): Promise<CodingSteer<CodingStepDone>> {
   return steerCoding(deps, sessionId, (handle) => handle.executeUpdate(runCodingStep, { args: [{ stepId }] }));
+}
+
+/**
+ * Tells the session's workflow that the client gave up on a step: queued, it never runs; running,
+ * its command is stopped. A session that has ended has nothing to stop.
+ */
+export async function cancelStepOfCodingSession(deps: WorkflowDeps, sessionId: number, stepId: number): Promise<void> {
+  try {
+    const handle = deps.client.workflow.getHandle<typeof codingSession>(deliveryWorkflowId(sessionId));
+    await within(deps, deps.callTimeoutMs, () => handle.signal(cancelCodingStep, { stepId }));
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
 }
 
 export function submitCodingSession(deps: WorkflowDeps, sessionId: number): Promise<CodingSteer<CodingScore>> {

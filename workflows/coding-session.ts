@@ -31,6 +31,7 @@ import type { createActivities } from '../activities';
 import type { createCodingSessionEndActivities, createWorkspaceActivities } from '../activities/workspaces';
 import {
   ArenaOutcome,
+  cancelCodingStep,
   cancelDelivery,
   codingRefusals,
   DELIVERY_REFUSED,
@@ -70,6 +71,8 @@ type WorkspaceActivitiesBeforeCleanRoom = {
 export const CLEAN_ROOM_PATCH = 'coding-clean-room';
 /** A2A agents take coding sessions: their prompt goes as an A2A message (docs/decisions.md, "A2A as a third connection mode"). */
 export const A2A_CODING_PATCH = 'coding-a2a';
+/** A step's client may cancel it (`cancelCodingStep`): sessions begun before never hear of it. */
+export const CANCEL_STEP_PATCH = 'coding-step-cancel';
 
 const writeOptions = {
   startToCloseTimeout: '30 seconds',
@@ -175,6 +178,24 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
     if (submitted) throw refuse(codingRefusals.submitted);
     if (cancelRequested) throw refuse(codingRefusals.ended('cancelled'));
   };
+  /** Steps whose client gave up on them before they ran: each is refused at its turn. */
+  const cancelledSteps = new Set<number>();
+  /** The step whose activity runs now. */
+  let runningStep: number | undefined;
+  if (patched(CANCEL_STEP_PATCH)) {
+    setHandler(cancelCodingStep, ({ stepId }: CodingStepRef) => {
+      if (runningStep !== stepId) {
+        cancelledSteps.add(stepId);
+        return;
+      }
+      // Stopped on its worker, through the end queue (steps never fill it); a worker gone or too old
+      // to know the activity leaves the command to its own timeout.
+      if (taskQueue)
+        void onSessionEnd(taskQueue, '10 seconds', pickupMs)
+          .cancelStep({ sessionId: input.sessionId, stepId })
+          .catch(() => undefined);
+    });
+  }
   // One step at a time, in the order they came: the file steps rely on no command running beside them.
   let queue: Promise<unknown> = Promise.resolve();
   setHandler(
@@ -189,11 +210,21 @@ export async function codingSession(input: CodingSessionInput): Promise<Delivery
           if (failure || !workspace) throw refuse(failure?.error ?? codingRefusals.lost);
           // A step still queued when the session ends never runs.
           if (cleanRoom && closing) throw refuse(submitted ? codingRefusals.submitted : codingRefusals.deadline);
-          await workspace.runStep(
-            cleanRoom
-              ? { sessionId: input.sessionId, stepId, n, deadlineAt }
-              : { sessionId: input.sessionId, stepId, n },
-          );
+          // Nor one its client gave up on while it waited: it takes none of the session's steps.
+          if (cancelledSteps.delete(stepId)) {
+            notRun++;
+            throw refuse(codingRefusals.cancelled);
+          }
+          runningStep = stepId;
+          try {
+            await workspace.runStep(
+              cleanRoom
+                ? { sessionId: input.sessionId, stepId, n, deadlineAt }
+                : { sessionId: input.sessionId, stepId, n },
+            );
+          } finally {
+            runningStep = undefined;
+          }
           return { n };
         } catch (err) {
           if (err instanceof ApplicationFailure) throw err;

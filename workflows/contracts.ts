@@ -3,7 +3,7 @@
  * attributes and refusal reasons. Deterministic and free of I/O, so workflow code can import it.
  */
 import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
-import { defineUpdate } from '@temporalio/workflow';
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AgentMode } from '../domain/agent-state';
 import type { Verdict } from '../domain/arena';
 import {
@@ -291,6 +291,12 @@ export function sessionEndQueueOf(stepQueue: string): string {
 /** One exec, read or write of the agent's: refused once the session ended or past its step cap. */
 export const runCodingStep = defineUpdate<CodingStepDone, [CodingStepRef]>('runCodingStep');
 
+/**
+ * The client that asked for a step gave up on it (an MCP `notifications/cancelled`, or its
+ * connection dropped): a step still queued never runs, a running command is stopped.
+ */
+export const cancelCodingStep = defineSignal<[CodingStepRef]>('cancelCodingStep');
+
 /** The agent is done: the hidden tests run and the score comes back. Refused once the session ended. */
 export const submitCoding = defineUpdate<CodingScore, []>('submitCoding');
 
@@ -308,4 +314,5 @@ export const codingRefusals = {
   submitted: 'the session was submitted; its hidden tests are running',
   lost: 'workspace lost',
   broken: 'the sandbox failed on its worker',
+  cancelled: 'the call was cancelled before its step ran; the step did not run',
 } as const;

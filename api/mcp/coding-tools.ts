@@ -18,8 +18,10 @@ import {
   readInSession,
   submitSession,
   writeInSession,
+  type StepCall,
   type WorkspaceRead,
 } from '../../services/coding-steps';
+import { codingStepStart } from '../../infra/db/repositories/coding-step.repository';
 import type { ErrorAnswer } from '../errors';
 import { directoryListing, execBody, execResult, submitResult } from '../schemas/coding';
 
@@ -99,23 +101,23 @@ export function codingSessionServer(context: CodingToolsContext): McpServer {
   const step = stepRunner(context);
 
   server.registerTool('exec', tools.exec, (args, extra) =>
-    step(extra, 'exec', () => execInSession(em, coding, row, args)),
+    step(extra, 'exec', (call) => execInSession(em, coding, row, args, call)),
   );
   server.registerTool('read_file', tools.read_file, (args, extra) =>
-    step(extra, 'read_file', async () => {
-      const read = await readInSession(em, coding, row, args.path);
+    step(extra, 'read_file', async (call) => {
+      const read = await readInSession(em, coding, row, args.path, call);
       if (read.type === 'dir') throw new ArenaError('invalid', `${read.path} is a folder: list it with list_files`);
       return { path: read.path, content: read.content };
     }),
   );
   server.registerTool('write_file', tools.write_file, (args, extra) =>
-    step(extra, 'write_file', async () => {
-      const written = await writeInSession(em, coding, row, args.path, args.content);
+    step(extra, 'write_file', async (call) => {
+      const written = await writeInSession(em, coding, row, args.path, args.content, call);
       return { path: written, bytes: Buffer.byteLength(args.content, 'utf8') };
     }),
   );
   server.registerTool('list_files', tools.list_files, (args, extra) =>
-    step(extra, 'list_files', async () => listingOf(await readInSession(em, coding, row, args.path))),
+    step(extra, 'list_files', async (call) => listingOf(await readInSession(em, coding, row, args.path, call))),
   );
   server.registerTool('submit', tools.submit, (_args, extra) =>
     step(extra, 'submit', () => submitSession(em, coding.workflows, row)),
@@ -131,14 +133,23 @@ function listingOf(read: WorkspaceRead): z.infer<typeof directoryListing> {
 
 /**
  * Runs a step as a tool call: its value as structured content and as JSON text, or its refusal as
- * a tool error. While it runs, a client that sent a progressToken hears from it every interval, so
- * one that resets its timeout on progress waits out a long command or the hidden tests.
+ * a tool error. The step is the call's: a client that cancels the call (`notifications/cancelled`,
+ * handled by the route) or drops its connection (the request's signal) cancels the step. While it
+ * waits or runs, a client that sent a progressToken hears from it every interval, so one that resets
+ * its timeout on progress waits out a long command or the hidden tests.
  */
-function stepRunner({ progressIntervalMs, answerOf }: CodingToolsContext) {
-  return async (extra: Extra, tool: string, run: () => Promise<object>): Promise<CallToolResult> => {
-    const stop = reportProgress(extra, tool, progressIntervalMs);
+function stepRunner({ em, progressIntervalMs, answerOf }: CodingToolsContext) {
+  return async (extra: Extra, tool: string, run: (call: StepCall) => Promise<object>): Promise<CallToolResult> => {
+    let stepId: number | undefined;
+    const stop = reportProgress(extra, tool, progressIntervalMs, async () =>
+      stepId === undefined ? undefined : codingStepStart(em, stepId),
+    );
     try {
-      const value = (await run()) as Record<string, unknown>;
+      const value = (await run({
+        clientRef: clientRefOf(extra.requestId),
+        signal: extra.signal,
+        onAdmitted: (id) => (stepId = id),
+      })) as Record<string, unknown>;
       return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
     } catch (err) {
       const { status, detail, headers } = answerOf(err);
@@ -155,19 +166,45 @@ function stepRunner({ progressIntervalMs, answerOf }: CodingToolsContext) {
   };
 }
 
-/** Sends `notifications/progress` every `everyMs` while a step runs, if the call asked for progress; returns the stop. */
-function reportProgress(extra: Extra, tool: string, everyMs: number): () => void {
+/** The name a step keeps of the MCP call that asked for it: a `notifications/cancelled` names the same. */
+export function clientRefOf(requestId: string | number): string {
+  return `mcp:${String(requestId)}`;
+}
+
+type StepStart = { startedAt: Date | null } | undefined;
+
+/**
+ * Sends `notifications/progress` every `everyMs` while a step waits or runs, if the call asked for
+ * progress; returns the stop. The message tells time queued behind an earlier step of the session
+ * from time running.
+ */
+function reportProgress(extra: Extra, tool: string, everyMs: number, startOf: () => Promise<StepStart>): () => void {
   const progressToken = extra._meta?.progressToken;
   if (progressToken === undefined) return () => undefined;
-  const started = Date.now();
+  const called = Date.now();
   const timer = setInterval(() => {
-    // Seconds with their fraction: the value only ever grows, as the protocol wants.
-    const seconds = (Date.now() - started) / 1000;
-    const message = `${tool} still running after ${Math.round(seconds)} s`;
-    // A client that went away misses it; the step goes on and is recorded all the same.
-    extra
-      .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: seconds, message } })
-      .catch(() => undefined);
+    void (async () => {
+      // Seconds with their fraction: the value only ever grows, as the protocol wants.
+      const seconds = (Date.now() - called) / 1000;
+      const step = await startOf();
+      const message = progressMessage(tool, called, step?.startedAt ?? null);
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken, progress: seconds, message },
+      });
+    })().catch(() => {
+      // A client that went away misses it (its step is cancelled by then); a database that did not
+      // answer costs one tick, not the call.
+    });
   }, everyMs);
   return () => clearInterval(timer);
+}
+
+/** "exec queued for 12 s behind an earlier step of this session", "exec running for 75 s (queued 54 s first)". */
+export function progressMessage(tool: string, called: number, startedAt: Date | null, now = Date.now()): string {
+  if (startedAt === null)
+    return `${tool} queued for ${Math.round((now - called) / 1000)} s behind an earlier step of this session`;
+  const queued = Math.max(0, Math.round((startedAt.getTime() - called) / 1000));
+  const running = Math.max(0, Math.round((now - startedAt.getTime()) / 1000));
+  return `${tool} running for ${running} s${queued > 0 ? ` (queued ${queued} s first)` : ''}`;
 }

@@ -10,26 +10,45 @@ import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ArenaError } from '../../domain/errors';
 import type { CodingDeps } from '../../services/coding-sessions';
-import { codingSessionOfToken } from '../../services/coding-steps';
+import { cancelClientCall, codingSessionOfToken } from '../../services/coding-steps';
 import { ApiError, errorAnswer } from '../errors';
-import { codingSessionServer } from '../mcp/coding-tools';
+import { clientRefOf, codingSessionServer } from '../mcp/coding-tools';
 
 export const MCP_PATH = '/mcp';
 
 /** Within the 10 to 15 s the guide promises: well inside a client's default 60 s request timeout. */
 export const DEFAULT_PROGRESS_INTERVAL_MS = 10_000;
 
+/**
+ * How often an answer's event stream carries a comment while a step runs: inside the shortest read
+ * timeout of a common client's defaults (httpx's 5 s), so no client takes a long step's silence for
+ * a dropped stream.
+ */
+export const DEFAULT_KEEP_ALIVE_MS = 4_000;
+
 export interface McpRouteOptions {
   coding: CodingDeps;
   /** How often a running step sends progress to a client that asked for it; tests shorten it. */
   progressIntervalMs?: number;
+  /** How often a stream carries a keep-alive comment; tests shorten it. */
+  keepAliveMs?: number;
+}
+
+/** The requests a `notifications/cancelled` in this body names (a message, or a batch of them). */
+function cancelledRequestIds(body: unknown): Array<string | number> {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.flatMap((message) => {
+    const m = message as { method?: unknown; params?: { requestId?: unknown } } | null;
+    const id = m?.method === 'notifications/cancelled' ? m.params?.requestId : undefined;
+    return typeof id === 'string' || typeof id === 'number' ? [id] : [];
+  });
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
   app,
-  { coding, progressIntervalMs = DEFAULT_PROGRESS_INTERVAL_MS },
+  { coding, progressIntervalMs = DEFAULT_PROGRESS_INTERVAL_MS, keepAliveMs = DEFAULT_KEEP_ALIVE_MS },
 ) => {
   const db = app.orm.em;
 
@@ -54,6 +73,11 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
         throw err;
       }
 
+      // Stateless: the cancellation of a call comes as a request of its own, perhaps to another API
+      // process than the call's. The call's step is found by the request id it was asked with.
+      for (const id of cancelledRequestIds(request.body))
+        await cancelClientCall(db, coding.workflows, row, clientRefOf(id));
+
       const server = codingSessionServer({
         em: db,
         coding,
@@ -61,7 +85,11 @@ export const mcpRoutes: FastifyPluginAsync<McpRouteOptions> = async (
         progressIntervalMs,
         answerOf: (err) => errorAnswer(err as FastifyError, request),
       });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
+      const transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: false,
+        keepAliveMs,
+      });
       await server.connect(transport);
       const res = reply.raw;
       // Closing the server closes its transport; a step still running is recorded all the same.

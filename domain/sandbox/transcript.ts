@@ -47,7 +47,7 @@ function resultOf(step: TranscriptStep): string {
   if (refused) return `refused: ${refused.detail ?? ''}`;
   if (step.kind === 'exec') {
     const lines = [
-      `exit ${String(r.exit_code)} in ${step.duration_ms} ms${r.truncated ? ' (output cut at 64 KiB)' : ''}`,
+      `exit ${String(r.exit_code)} in ${step.duration_ms} ms${r.truncated ? ' (output cut at 64 KiB)' : ''}${r.cancelled ? ', stopped: the client cancelled the call' : ''}`,
     ];
     if (r.stdout) lines.push(`stdout:\n${cut(String(r.stdout))}`);
     if (r.stderr) lines.push(`stderr:\n${cut(String(r.stderr))}`);

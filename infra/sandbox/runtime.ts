@@ -86,6 +86,8 @@ export class SandboxRuntime {
   private readonly stopped = new Set<number>();
   /** Steps running here, by session. */
   private readonly running = new Map<number, number>();
+  /** The exec each session runs now, by session, with its step: `cancelStep` stops it. */
+  private readonly runningSteps = new Map<number, { stepId: number; cancel: AbortController }>();
   /** The uids this process's sessions hold on the host, whatever arena and database they belong to. */
   private readonly hostLocks = new HostUidLocks();
   /** The uids this process's judges hold, one per scoring. */
@@ -164,6 +166,7 @@ export class SandboxRuntime {
     kind: string,
     request: Record<string, unknown>,
     deadlineAt?: number,
+    stepId?: number,
   ): Promise<StepResult> {
     this.running.set(sessionId, (this.running.get(sessionId) ?? 0) + 1);
     try {
@@ -171,15 +174,22 @@ export class SandboxRuntime {
       const left = deadlineAt === undefined ? Infinity : (deadlineAt - Date.now()) / 1000;
       if (this.stopped.has(sessionId) || left <= 0) throw new ArenaError('conflict', SESSION_ENDED);
       if (kind === 'exec') {
-        const result: IsolatedResult = await runIsolated({
-          workspace,
-          command: request.command as string | string[],
-          stdin: request.stdin as string | undefined,
-          timeoutSeconds: Math.min(request.timeout_seconds as number, left),
-          limits: this.settings.limits,
-          cpuGroup: await this.cpu.steps(),
-        });
-        return { ...result };
+        const cancel = new AbortController();
+        if (stepId !== undefined) this.runningSteps.set(sessionId, { stepId, cancel });
+        try {
+          const result: IsolatedResult = await runIsolated({
+            workspace,
+            command: request.command as string | string[],
+            stdin: request.stdin as string | undefined,
+            timeoutSeconds: Math.min(request.timeout_seconds as number, left),
+            limits: this.settings.limits,
+            cpuGroup: await this.cpu.steps(),
+            signal: cancel.signal,
+          });
+          return { ...result, ...(cancel.signal.aborted ? { cancelled: true } : {}) };
+        } finally {
+          if (this.runningSteps.get(sessionId)?.cancel === cancel) this.runningSteps.delete(sessionId);
+        }
       }
       if (kind === 'read') return { ...(await readWorkspaceFile(workspace, request.path as string)) };
       if (kind === 'write') {
@@ -196,6 +206,18 @@ export class SandboxRuntime {
       if (left > 0) this.running.set(sessionId, left);
       else this.running.delete(sessionId);
     }
+  }
+
+  /**
+   * Stops the command of step `stepId` if it is the one the session runs now (the client that asked
+   * for it cancelled the call): it ends as a wall-time kill would, and its step is recorded with what
+   * it printed. Answers whether it was running. Processes an earlier step left behind are not touched.
+   */
+  cancelStep(sessionId: number, stepId: number): boolean {
+    const running = this.runningSteps.get(sessionId);
+    if (running?.stepId !== stepId) return false;
+    running.cancel.abort();
+    return true;
   }
 
   /**

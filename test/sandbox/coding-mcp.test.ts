@@ -6,16 +6,18 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MAX_WRITE_BYTES } from '../../services/coding-steps';
+import { eventually, until } from '../support/wait';
 import { feedEntryOf, openCodingSession, stepOf, type CodingWork } from './coding-support';
 import { callTool, closeClients, mcpClient, startMcpArena, TOOL_NAMES, type McpArena } from './mcp-support';
 
 const FIXED = '    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)';
 const PROGRESS_EVERY_MS = 1000;
+const KEEP_ALIVE_EVERY_MS = 300;
 
 let arena: McpArena;
 
 beforeAll(async () => {
-  arena = await startMcpArena('mcp-agent', PROGRESS_EVERY_MS);
+  arena = await startMcpArena('mcp-agent', PROGRESS_EVERY_MS, KEEP_ALIVE_EVERY_MS);
 }, 120_000);
 afterEach(() => closeClients());
 afterAll(() => arena?.close());
@@ -229,7 +231,131 @@ it('sends progress while a long command runs, which keeps a client that resets i
   );
   expect(ran.structured).toMatchObject({ exit_code: 0, stdout: 'woke\n' });
   expect(heard.length).toBeGreaterThanOrEqual(2);
-  expect(heard[0]!.message).toMatch(/^exec still running after \d+ s$/);
+  expect(heard[0]!.message).toMatch(/^exec running for \d+ s$/);
   for (let i = 1; i < heard.length; i++) expect(heard[i]!.progress).toBeGreaterThan(heard[i - 1]!.progress);
   await callTool(client, 'submit');
 }, 60_000);
+
+const sql = <T = Record<string, unknown>>(query: string, params: unknown[] = []) =>
+  arena.t.orm.em.fork().getConnection().execute<T[]>(query, params);
+
+/** The session's exec steps as recorded: what each ran, its result and how long it took. */
+const execSteps = (work: CodingWork) =>
+  sql<{ n: number; request: { command: string }; result: Record<string, unknown>; duration_ms: number }>(
+    `select n, request, result, duration_ms from coding_steps
+     where session_id = ? and kind = 'exec' and n is not null order by n`,
+    [Number(work.work_id.split('-')[1])],
+  );
+
+/** Starts an exec through the client and resolves `running` once its progress says it runs (not queued). */
+function execUntilRunning(client: Client, command: string, signal?: AbortSignal) {
+  let running!: () => void;
+  const started = new Promise<void>((resolve) => (running = resolve));
+  const heard: string[] = [];
+  const call = callTool(
+    client,
+    'exec',
+    { command, timeout_seconds: 120 },
+    {
+      signal,
+      timeout: 120_000,
+      onprogress: ({ message }) => {
+        heard.push(message ?? '');
+        if (/^exec running for/.test(message ?? '')) running();
+      },
+    },
+  );
+  // A rejected call is the test's to await; until then it must not count as unhandled.
+  call.catch(() => undefined);
+  return { call, started, heard };
+}
+
+describe('steps follow their client', () => {
+  it('stops a running step whose call the client cancels, and the next call runs at once', async () => {
+    const work = await open();
+    const client = await connect(work);
+    const cancel = new AbortController();
+    const long = execUntilRunning(client, 'sleep 60; echo never', cancel.signal);
+    await long.started;
+    cancel.abort('the user gave up');
+    await expect(long.call).rejects.toThrow();
+
+    // Without the cancellation it would wait out the minute behind the dropped command.
+    const next = await callTool(client, 'exec', { command: 'echo next' }, { timeout: 20_000 });
+    expect(next.structured).toMatchObject({ exit_code: 0, stdout: 'next\n' });
+    const [stopped, after] = await execSteps(work);
+    expect(stopped!.request.command).toBe('sleep 60; echo never');
+    expect(stopped!.result).toMatchObject({ cancelled: true, stdout: '' });
+    expect(stopped!.result.exit_code).not.toBe(0);
+    expect(stopped!.duration_ms).toBeLessThan(30_000);
+    expect(after!.result).toMatchObject({ stdout: 'next\n' });
+    await rest(work)('POST', 'submit');
+    // The transcript says why it stopped.
+    const entry = await feedEntryOf(arena.t, arena.agent.id, work.work_id);
+    expect(entry.response).toContain('stopped: the client cancelled the call');
+  }, 60_000);
+
+  it('reports a call that waits behind an earlier step as queued; cancelled there, its step never runs nor counts', async () => {
+    const work = await open();
+    const client = await connect(work);
+    const first = execUntilRunning(client, 'sleep 3; echo first');
+    await first.started;
+    const cancel = new AbortController();
+    const queued = execUntilRunning(client, 'echo skipped', cancel.signal);
+    await until(() => queued.heard.length > 0, 'progress of the queued call');
+    expect(queued.heard[0]).toMatch(/^exec queued for \d+ s behind an earlier step of this session$/);
+    cancel.abort();
+    await expect(queued.call).rejects.toThrow();
+    expect((await first.call).structured).toMatchObject({ exit_code: 0, stdout: 'first\n' });
+
+    const third = await callTool(client, 'exec', { command: 'echo third' });
+    expect(third.structured).toMatchObject({ stdout: 'third\n' });
+    expect((await execSteps(work)).map((step) => step.request.command)).toEqual(['sleep 3; echo first', 'echo third']);
+    const [counted] = await sql<{ steps: number }>(`select steps from coding_sessions where session_id = ?`, [
+      Number(work.work_id.split('-')[1]),
+    ]);
+    expect(counted!.steps).toBe(2);
+    await rest(work)('POST', 'submit');
+  }, 60_000);
+
+  it('keeps a quiet stream alive with comments, and stops the step when the connection drops', async () => {
+    const work = await open();
+    const drop = new AbortController();
+    const res = await fetch(work.sandbox.mcp_url, {
+      method: 'POST',
+      signal: drop.signal,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${work.sandbox.token}`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'dropped-1',
+        method: 'tools/call',
+        params: { name: 'exec', arguments: { command: 'sleep 60; echo never', timeout_seconds: 120 } },
+      }),
+    });
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    // No progress was asked for: only the keep-alive comments break the silence, well inside a
+    // client's read timeout.
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let stream = '';
+    await until(async () => {
+      const { value } = await reader.read();
+      stream += decoder.decode(value);
+      return (stream.match(/^: keepalive$/gm) ?? []).length >= 2;
+    }, 'two keep-alive comments');
+    expect(stream).not.toContain('"result"');
+    drop.abort();
+
+    const [stopped] = await eventually(async () => {
+      const steps = await execSteps(work);
+      return steps.length > 0 && steps;
+    }, "the dropped call's step to end");
+    expect(stopped!.result).toMatchObject({ cancelled: true });
+    expect(stopped!.duration_ms).toBeLessThan(30_000);
+    await rest(work)('POST', 'submit');
+  }, 60_000);
+});

@@ -15,15 +15,22 @@ export interface McpArena extends CodingArena {
   baseUrl: string;
 }
 
-/** A coding arena listening on loopback; `progressIntervalMs` is how often a running tool call sends progress. */
-export async function startMcpArena(agentName: string, progressIntervalMs?: number): Promise<McpArena> {
+/**
+ * A coding arena listening on loopback; `progressIntervalMs` is how often a running tool call sends
+ * progress, `keepAliveMs` how often its stream carries a keep-alive comment.
+ */
+export async function startMcpArena(
+  agentName: string,
+  progressIntervalMs?: number,
+  keepAliveMs?: number,
+): Promise<McpArena> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const arena = await startCodingArena(
     // The agent takes only coding sessions here: its gym fails, and is not tried again within the test.
     { ARENA_GYM_RETRY_SECONDS: '3600', ARENA_PUBLIC_URL: baseUrl },
     agentName,
-    { mcpProgressIntervalMs: progressIntervalMs },
+    { mcpProgressIntervalMs: progressIntervalMs, mcpKeepAliveMs: keepAliveMs },
   );
   await arena.t.app.listen({ port, host: '127.0.0.1' });
   return { ...arena, baseUrl };

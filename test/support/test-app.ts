@@ -54,6 +54,8 @@ export async function startTestApp(
     clock?: () => Date;
     /** How often a running MCP tool call sends progress (`AppDeps.mcpProgressIntervalMs`). */
     mcpProgressIntervalMs?: number;
+    /** How often an MCP answer's stream carries a keep-alive comment (`AppDeps.mcpKeepAliveMs`). */
+    mcpKeepAliveMs?: number;
     /**
      * Agents start past the gym (test/support/past-the-gym.ts), for files that do not test the gym;
      * a function says, at each gym's start, whether this one is passed (true) or run for real.
@@ -105,6 +107,7 @@ export async function startTestApp(
     downloadsDir: options.downloadsDir,
     clock: options.clock,
     mcpProgressIntervalMs: options.mcpProgressIntervalMs,
+    mcpKeepAliveMs: options.mcpKeepAliveMs,
   });
   await app.ready();
   const workers: RunningWorker[] = [];

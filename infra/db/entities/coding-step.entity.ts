@@ -5,7 +5,7 @@ import { Delivery } from './delivery.entity';
 export type CodingStepKind = 'exec' | 'read' | 'write' | 'submit';
 
 export class CodingStep {
-  [OptionalProps]?: 'createdAt' | 'n' | 'trimmedAt';
+  [OptionalProps]?: 'createdAt' | 'n' | 'trimmedAt' | 'clientRef' | 'startedAt';
   id!: number;
   session!: Ref<Delivery>;
   /** 1, 2, … within the session, given when the step runs; null while it waits. */
@@ -18,6 +18,10 @@ export class CodingStep {
   createdAt: Date = new Date();
   /** Set when the retention period cut the request and result down to what the transcript shows. */
   trimmedAt: Date | null = null;
+  /** The client's name for the call that asked for it (an MCP request id), so the client's cancellation finds it. */
+  clientRef: string | null = null;
+  /** When its worker began it; null while it waits behind an earlier step of its session. */
+  startedAt: Date | null = null;
 }
 
 export const CodingStepSchema = new EntitySchema<CodingStep>({
@@ -40,5 +44,7 @@ export const CodingStepSchema = new EntitySchema<CodingStep>({
     durationMs: { type: 'integer' },
     createdAt: { type: 'datetime', length: 6 },
     trimmedAt: { type: 'datetime', length: 6, nullable: true },
+    clientRef: { type: 'string', length: 100, nullable: true },
+    startedAt: { type: 'datetime', length: 6, nullable: true },
   },
 });

@@ -25,6 +25,7 @@ import { Migration20261127200000 } from './Migration20261127200000';
 import { Migration20261128060000 } from './Migration20261128060000';
 import { Migration20261128120000 } from './Migration20261128120000';
 import { Migration20261129040000 } from './Migration20261129040000';
+import { Migration20261129050000 } from './Migration20261129050000';
 
 export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261122050346', class: Migration20261122050346 },
@@ -52,4 +53,5 @@ export const migrationsList: MigrationObject[] = [
   { name: 'Migration20261128060000', class: Migration20261128060000 },
   { name: 'Migration20261128120000', class: Migration20261128120000 },
   { name: 'Migration20261129040000', class: Migration20261129040000 },
+  { name: 'Migration20261129050000', class: Migration20261129050000 },
 ];

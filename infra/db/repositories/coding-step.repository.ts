@@ -44,6 +44,8 @@ export async function admitCodingStep(
     workerQueue: string | null;
     kind: CodingStepKind;
     request: Record<string, unknown>;
+    /** The client's name for the call (an MCP request id), for its cancellation to find the step. */
+    clientRef?: string | null;
   },
   caps: { stepsPerAccount: number; stepsPerWorker: number },
 ): Promise<StepAdmission> {
@@ -64,8 +66,8 @@ export async function admitCodingStep(
            join sessions s on s.id = st.session_id join agents a on a.id = s.agent_id
          where st.n is null and st.created_at > now() - interval '${STEP_IN_FLIGHT_AT_MOST}'),
        added as (
-         insert into coding_steps (session_id, kind, request, result, duration_ms, created_at)
-         select ?, ?, ?::jsonb, 'null'::jsonb, 0, now() from in_flight where account < ? and worker < ?
+         insert into coding_steps (session_id, kind, request, result, duration_ms, created_at, client_ref)
+         select ?, ?, ?::jsonb, 'null'::jsonb, 0, now(), ? from in_flight where account < ? and worker < ?
          returning id)
        select in_flight.account, in_flight.worker, added.id from in_flight left join added on true`,
       [
@@ -74,6 +76,7 @@ export async function admitCodingStep(
         step.sessionId,
         step.kind,
         JSON.stringify(storableJson(step.request)),
+        step.clientRef ?? null,
         caps.stepsPerAccount,
         caps.stepsPerWorker,
       ],
@@ -81,6 +84,38 @@ export async function admitCodingStep(
     if (row?.id != null) return { stepId: row.id };
     return { full: (row?.account ?? 0) >= caps.stepsPerAccount ? ('account' as const) : ('worker' as const) };
   });
+}
+
+/** Marks a step begun by its worker (the first time: a retried activity keeps the first start). */
+export async function markCodingStepStarted(em: EntityManager, stepId: number): Promise<void> {
+  await run(em, `update coding_steps set started_at = now() where id = ? and started_at is null`, [stepId]);
+}
+
+/** When a step's worker began it (null while it waits), or undefined for no such step. */
+export async function codingStepStart(
+  em: EntityManager,
+  stepId: number,
+): Promise<{ startedAt: Date | null } | undefined> {
+  const [row] = await run<{ started_at: Date | string | null }>(
+    em,
+    `select started_at from coding_steps where id = ?`,
+    [stepId],
+  );
+  return row && { startedAt: row.started_at === null ? null : new Date(row.started_at) };
+}
+
+/** The unfinished step of a session that the client's call `clientRef` asked for, if any. */
+export async function codingStepOfClientCall(
+  em: EntityManager,
+  sessionId: number,
+  clientRef: string,
+): Promise<number | undefined> {
+  const [row] = await run<{ id: number }>(
+    em,
+    `select id from coding_steps where session_id = ? and client_ref = ? and n is null order by id desc limit 1`,
+    [sessionId, clientRef],
+  );
+  return row?.id;
 }
 
 /** A step the workflow refused never ran: it leaves no trace in the transcript. */

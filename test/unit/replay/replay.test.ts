@@ -29,8 +29,10 @@ const SCENARIOS = [
   'dispatch-arena',
   'record-vote',
   // A coding session worked in pull mode and submitted, scored in a clean room (the coding-clean-room
-  // patch), and one scored in its workspace, from before.
+  // patch) with steps its client may cancel (the coding-step-cancel patch); one from before that
+  // patch, and one scored in its workspace, from before the clean room.
   'coding-session-pull',
+  'coding-session-pull.v2',
   'coding-session-pull.v1',
   // A coding session of an A2A agent, its prompt sent as a message (the coding-a2a patch).
   'coding-session-a2a',
