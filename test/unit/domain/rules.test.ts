@@ -32,7 +32,7 @@ describe('agent state', () => {
     [{ mode: 'pull', deactivated: true, pingOk: false }, false],
   ] as const)('%o is active: %s', (facts, active) => expect(isAgentActive(facts)).toBe(active));
 
-  it("names an account by its display name, else its username, never by its email", () => {
+  it('names an account by its display name, else its username, never by its email', () => {
     expect(accountOwnerName({ username: 'user-af0d8615', displayName: 'Ada Lovelace' })).toBe('Ada Lovelace');
     expect(accountOwnerName({ username: 'user-af0d8615', displayName: null })).toBe('user-af0d8615');
     expect(accountOwnerName({ username: 'user-af0d8615', displayName: '   ' })).toBe('user-af0d8615');
