@@ -23,6 +23,7 @@ interface RunFlags {
   concurrency: number;
   wait: number;
   env: string[];
+  keepRunning?: boolean;
 }
 
 interface PushFlags {
@@ -68,12 +69,16 @@ export async function main(argv: string[], log: Log = stderrLog): Promise<number
       DEFAULT_WAIT_SECONDS,
     )
     .addOption(envOption())
+    .option(
+      '--keep-running',
+      'start <command> once and keep it: one prompt per line of JSON on its stdin, one answer per line ({"response": ...} or {"error": ...}) on its stdout',
+    )
     .argument('<command>', 'agent command: reads the prompt JSON on stdin, prints the answer')
     .argument('[args...]', 'arguments of the agent command')
     .passThroughOptions()
     .addHelpText(
       'after',
-      '\nExample:\n  ARENA_AGENT_SECRET=agsec_... arena-runner run --base-url https://arena.example --agent 42 -- python3 agent.py',
+      '\nExamples:\n  ARENA_AGENT_SECRET=agsec_... arena-runner run --base-url https://arena.example --agent 42 -- python3 agent.py\n  ARENA_AGENT_SECRET=agsec_... arena-runner run --base-url https://arena.example --agent 42 --keep-running -- python3 line_agent.py',
     )
     .action(async (command: string, args: string[], flags: RunFlags) => {
       if (!flags.baseUrl) return fail('missing arena URL: pass --base-url or set ARENA_BASE_URL');
@@ -89,6 +94,7 @@ export async function main(argv: string[], log: Log = stderrLog): Promise<number
           command: agent,
           concurrency: flags.concurrency,
           waitSeconds: flags.wait,
+          keepRunning: flags.keepRunning === true,
           signal: stops.signal,
           killSignal: stops.killSignal,
           log,

@@ -1,9 +1,10 @@
 /** `arena-runner run`: long-polls the arena for work, runs the agent command on it, posts the result. */
-import { runAgentCommand, type AgentCommand, type AgentOutcome } from './adapter';
+import { runAgentCommand, type AgentCommand, type AgentOutcome, type RunOptions } from './adapter';
+import { LineAgent } from './line-agent';
 import { ArenaClient, RunnerFatalError, type NextWork, type PostedResult, type ResultBody } from './arena-client';
 import { Backoff, formatDelay, pause, type BackoffOptions } from './backoff';
 import { stderrLog, type Log } from './log';
-import { describePayload } from './payload';
+import { describePayload, type PromptDelivery } from './payload';
 import { commandDeadline } from './sandbox-session';
 
 export interface PullLoopOptions {
@@ -22,6 +23,11 @@ export interface PullLoopOptions {
   log?: Log;
   /** Reconnect backoff; tests shorten it. */
   backoff?: BackoffOptions;
+  /**
+   * Keep the command running across prompts (`--keep-running`): one process per concurrent prompt,
+   * a prompt per line on its stdin, an answer per line on its stdout (line-agent.ts).
+   */
+  keepRunning?: boolean;
 }
 
 export const DEFAULT_WAIT_SECONDS = 25;
@@ -34,7 +40,6 @@ type WorkItem = Extract<NextWork, { kind: 'work' }>;
 
 interface Loop {
   client: ArenaClient;
-  command: AgentCommand;
   waitSeconds: number;
   polling: AbortSignal;
   killSignal?: AbortSignal;
@@ -57,7 +62,6 @@ export async function runPullLoop(opts: PullLoopOptions): Promise<void> {
   const polling = new AbortController();
   const loop: Loop = {
     client: new ArenaClient(opts),
-    command: opts.command,
     waitSeconds: opts.waitSeconds ?? DEFAULT_WAIT_SECONDS,
     polling: polling.signal,
     killSignal: opts.killSignal,
@@ -84,8 +88,15 @@ export async function runPullLoop(opts: PullLoopOptions): Promise<void> {
     throw err;
   }
   log(`agent ${opts.agentId}: waiting for work from ${opts.baseUrl} (concurrency ${concurrency})`);
+  const kept: LineAgent[] = [];
+  const answerer = (): Answerer => {
+    if (!opts.keepRunning) return (delivery, run) => runAgentCommand(opts.command, delivery, run);
+    const agent = new LineAgent(opts.command, log);
+    kept.push(agent);
+    return (delivery, run) => agent.answer(delivery, run);
+  };
   const loops = Array.from({ length: concurrency }, () =>
-    pollAndAnswer(loop).catch((err: unknown) => {
+    pollAndAnswer(loop, answerer()).catch((err: unknown) => {
       // One refusal or failure ends every loop; prompts already running still finish.
       polling.abort();
       throw err;
@@ -93,6 +104,7 @@ export async function runPullLoop(opts: PullLoopOptions): Promise<void> {
   );
   const ended = await Promise.allSettled(loops);
   for (const s of stopSignals) s.removeEventListener('abort', onStop);
+  await Promise.all(kept.map((agent) => agent.close()));
   await loop.client.close();
 
   const failures = ended.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
@@ -101,7 +113,10 @@ export async function runPullLoop(opts: PullLoopOptions): Promise<void> {
   log('stopped');
 }
 
-async function pollAndAnswer(loop: Loop): Promise<void> {
+/** Answers one prompt: a command per prompt, or the line of a process kept running. */
+type Answerer = (delivery: PromptDelivery, opts: RunOptions) => Promise<AgentOutcome>;
+
+async function pollAndAnswer(loop: Loop, answerWith: Answerer): Promise<void> {
   const backoff = new Backoff(loop.backoff);
   while (!loop.polling.aborted) {
     const askedAt = Date.now();
@@ -121,20 +136,20 @@ async function pollAndAnswer(loop: Loop): Promise<void> {
       }
       case 'work':
         backoff.reset();
-        await answer(loop, next);
+        await answer(loop, next, answerWith);
         break;
     }
   }
 }
 
-async function answer(loop: Loop, work: WorkItem): Promise<void> {
+async function answer(loop: Loop, work: WorkItem, answerWith: Answerer): Promise<void> {
   const { payload } = work.delivery;
   const receivedAt = performance.now();
   const deadlineAt = Date.now() + commandDeadline(payload).ms;
   loop.running += 1;
   try {
     loop.log(`${work.workId}: received ${describePayload(payload)}`);
-    const outcome = await runAgentCommand(loop.command, work.delivery, { killSignal: loop.killSignal });
+    const outcome = await answerWith(work.delivery, { killSignal: loop.killSignal });
     const latencyMs = Math.round(performance.now() - receivedAt);
     if (loop.killSignal?.aborted) {
       loop.log(`${work.workId}: ${describeOutcome(outcome, latencyMs)}; not posted, the runner is stopping`);

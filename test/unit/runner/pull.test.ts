@@ -1,7 +1,9 @@
+import path from 'node:path';
+import type { AgentCommand } from '../../../runner/src/adapter';
 import { RunnerFatalError } from '../../../runner/src/arena-client';
 import { runPullLoop, type PullLoopOptions } from '../../../runner/src/pull';
 import { startFakeArena, type FakeArena, type FakeArenaOptions } from '../../runner/support/fake-arena';
-import { nodeScript } from '../../runner/support/wait';
+import { isRunning, nodeScript } from '../../runner/support/wait';
 import { until } from '../../support/wait';
 
 // Answers "answer to <prompt>" after sleeping the milliseconds given in the payload's `sleep_ms`,
@@ -279,5 +281,113 @@ describe('runPullLoop', () => {
     running.stop.abort();
     await running.done;
     expect(Date.now() - stoppedAt).toBeLessThan(1_000);
+  });
+});
+
+/**
+ * `--keep-running`: the command starts once and answers a line per prompt. This Python agent says
+ * which process answered and how many prompts it has seen, and fails on request in each of the
+ * ways a kept process can.
+ */
+const LINE_AGENT: AgentCommand = {
+  command: 'python3',
+  args: [
+    '-c',
+    [
+      'import json, os, sys, time',
+      'seen = 0',
+      'for line in sys.stdin:',
+      '    p = json.loads(line); seen += 1',
+      '    if p.get("crash"): print("boom: " + p["crash"], file=sys.stderr, flush=True); sys.exit(3)',
+      '    time.sleep(p.get("sleep_ms", 0) / 1000)',
+      '    if p.get("garble"): print("not an answer", flush=True); continue',
+      '    if p.get("fail"): print(json.dumps({"error": p["fail"]}), flush=True); continue',
+      '    facts = {"pid": os.getpid(), "seen": seen, "prompt": p["prompt"], "work_id": p.get("work_id"), "env": os.environ.get("ARENA_PROMPT")}',
+      '    print(json.dumps({"response": json.dumps(facts)}), flush=True)',
+    ].join('\n'),
+  ],
+};
+
+describe('runPullLoop --keep-running', () => {
+  const facts = (i: number, arena: FakeArena) =>
+    JSON.parse(arena.results[i]!.body.response as string) as {
+      pid: number;
+      seen: number;
+      prompt: string;
+      work_id: string;
+    };
+
+  it('answers every prompt from one process, a line each, with the payload in the line', async () => {
+    const arena = await fakeArena();
+    const running = startLoop(arena, { command: LINE_AGENT, keepRunning: true });
+    const ids = [arena.queue({ prompt: 'one' }), arena.queue({ prompt: 'two' }), arena.queue({ prompt: 'three' })];
+    await until(() => arena.results.length === 3, 'three results');
+    const answers = [0, 1, 2].map((i) => facts(i, arena));
+    expect(answers.map((a) => [a.prompt, a.seen, a.work_id])).toEqual([
+      ['one', 1, ids[0]],
+      ['two', 2, ids[1]],
+      ['three', 3, ids[2]],
+    ]);
+    expect(new Set(answers.map((a) => a.pid)).size).toBe(1);
+    // The prompt is in the line, not the environment, which stays the same for every prompt.
+    expect(JSON.parse(arena.results[0]!.body.response as string).env).toBeNull();
+    running.stop.abort();
+    await running.done;
+    // Stopped with the runner: its stdin closed, it exited.
+    expect(isRunning(answers[0]!.pid)).toBe(false);
+  });
+
+  it("posts the agent's error line and keeps the process; replaces it after a garbled line, a crash or a missed deadline", async () => {
+    const arena = await fakeArena();
+    const running = startLoop(arena, { command: LINE_AGENT, keepRunning: true });
+    const post = async (fields: Record<string, unknown>) => {
+      const before = arena.results.length;
+      arena.queue(fields);
+      await until(() => arena.results.length === before + 1, 'the result');
+      return arena.results[before]!.body;
+    };
+    const first = JSON.parse((await post({ prompt: 'a' })).response as string).pid;
+    expect(await post({ fail: 'no model configured' })).toEqual({
+      error: 'no model configured',
+      latency_ms: expect.any(Number),
+    });
+    // The same process: an error line is an answer.
+    expect(JSON.parse((await post({ prompt: 'b' })).response as string)).toMatchObject({ pid: first, seen: 3 });
+
+    expect((await post({ garble: true })).error).toBe(
+      'the agent process answered a line that is not {"response": "..."} or {"error": "..."}',
+    );
+    const second = JSON.parse((await post({ prompt: 'c' })).response as string);
+    expect(second).toMatchObject({ seen: 1 });
+    expect(second.pid).not.toBe(first);
+    expect(isRunning(first)).toBe(false);
+
+    expect((await post({ crash: 'out of memory' })).error).toBe(
+      'the agent process exited with code 3: boom: out of memory',
+    );
+    const third = JSON.parse((await post({ prompt: 'd' })).response as string);
+    expect(third).toMatchObject({ seen: 1 });
+
+    expect((await post({ deadline_seconds: 1, sleep_ms: 5_000 })).error).toBe('command did not finish within 1 s');
+    const fourth = JSON.parse((await post({ prompt: 'e' })).response as string);
+    expect(fourth).toMatchObject({ seen: 1 });
+    expect(fourth.pid).not.toBe(third.pid);
+    expect(isRunning(third.pid)).toBe(false);
+    running.stop.abort();
+    await running.done;
+  }, 20_000);
+
+  it('runs the documented Python example as it is', async () => {
+    const arena = await fakeArena();
+    const example = path.resolve(__dirname, '../../../examples/line-agent/agent.py');
+    const running = startLoop(arena, { command: { command: 'python3', args: [example] }, keepRunning: true });
+    arena.queue({ prompt: 'What is 2+2?', category: 'math' });
+    await until(() => arena.results.length === 1, 'the result');
+    expect(arena.results[0]!.body).toEqual({
+      response: 'You asked (math): What is 2+2?',
+      latency_ms: expect.any(Number),
+    });
+    running.stop.abort();
+    await running.done;
   });
 });
