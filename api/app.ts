@@ -136,6 +136,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         pollsPerAgent: config.limits.pollsPerAgent,
         maxOpenPolls: config.limits.maxOpenPolls,
         publicUrl: config.publicUrl,
+        publicUrlSet: config.publicUrlSet,
         encryptionKey: config.encryptionKey,
         setAnswerHeaders: (res) => {
           app.setSecurityHeaders(res);

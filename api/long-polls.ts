@@ -22,6 +22,7 @@ import type {
   preHandlerAsyncHookHandler,
 } from 'fastify';
 import type { markAgentSeen } from '../infra/db/repositories/agent.repository';
+import { requestBase } from './request-base';
 import { returnWork, takeNextWork, type authenticatePullAgent, type SandboxKeys } from '../services/pull-work';
 import { ApiError, errorAnswer } from './errors';
 import { OpenPolls } from './open-polls';
@@ -36,6 +37,11 @@ const FASTIFY_FINISH_LISTENER = 'onResFinished';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface LongPollsOptions extends SandboxKeys {
+  /**
+   * Whether ARENA_PUBLIC_URL is set. When it is not, a coding session's `sandbox` URLs name the host
+   * the poll reached the arena at, as the pull agent's `run_command` does (request-base.ts).
+   */
+  publicUrlSet?: boolean;
   db: EntityManager;
   notifier: Pick<WorkNotifier, 'subscribe' | 'unsubscribe'>;
   log: FastifyBaseLogger;
@@ -116,6 +122,10 @@ export class LongPolls {
     }
     poll.start(res, {
       requestId: request.id,
+      base: requestBase(request, {
+        publicUrl: this.options.publicUrl,
+        publicUrlSet: this.options.publicUrlSet ?? true,
+      }),
       method: request.method,
       replyHeaders: reply.getHeaders(),
       startedAt: performance.now() - reply.elapsedTime,
@@ -135,6 +145,8 @@ export interface HoldOptions {
 /** What a held poll keeps of its request: no Fastify object. */
 interface Held {
   requestId: string;
+  /** The base URL the runner reached the arena at: a coding session's `sandbox` URLs start with it. */
+  base: string;
   method: string;
   /** Headers set on the reply before the poll was held (the rate limit's). */
   replyHeaders: Record<string, string | number | string[] | undefined>;
@@ -209,14 +221,14 @@ export class HeldPoll implements WorkSubscriber {
   private async step(): Promise<void> {
     const res = this.res!;
     const held = this.held!;
-    const { db, publicUrl, encryptionKey } = this.polls.options;
+    const { db, encryptionKey } = this.polls.options;
     try {
       for (;;) {
         // Never lease to a runner that has gone: the item would sit leased until its deadline.
         if (this.ended) return this.finish(NO_WORK);
         if (this.notified) {
           this.notified = false;
-          const work = await takeNextWork(db, this.agentId, { publicUrl, encryptionKey });
+          const work = await takeNextWork(db, this.agentId, { publicUrl: held.base, encryptionKey });
           // The response is destroyed once the runner has left.
           if (work && res.destroyed) {
             await returnWork(db, work.id);

@@ -22,6 +22,7 @@ import { submitPullResult, type WorkflowDeps } from './workflow-client';
 
 /** What a coding session's work item needs to name its sandbox: the step API's address and the token key. */
 export interface SandboxKeys {
+  /** What a coding session's `sandbox` URLs start with: the base the runner reached the arena at. */
   publicUrl: string;
   encryptionKey: Buffer;
 }

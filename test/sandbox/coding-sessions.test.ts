@@ -7,6 +7,7 @@ import { runParts } from '../support/parts';
 runParts(__dirname, [
   'coding-a2a',
   'coding-pull',
+  'coding-pull-host',
   'coding-record',
   'coding-rules',
   'coding-runner',

@@ -10,6 +10,7 @@ import { launchBrowser, screenshot } from './browser';
 // TypeScript has no DOM library).
 declare const document: any;
 declare const window: any;
+declare const getComputedStyle: any;
 
 let arena: Arena;
 let browser: Browser;
@@ -37,6 +38,13 @@ beforeAll(async () => {
       [session!.id, task],
     );
   }
+  // A long name of wide words: the charts shorten it, and must still show it whole.
+  await arena.t.app.inject({
+    method: 'PATCH',
+    url: `/api/agents/${first!.id}`,
+    headers: first!.owner.auth,
+    payload: { name: 'MMLU Maximum Wisdom Worker Agent' },
+  });
   // A name of one long word, as people choose them.
   const [, second] = arena.agents;
   await arena.t.app.inject({
@@ -125,6 +133,45 @@ describe('at 390 px', () => {
           smallest: 'legible',
         });
       }
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("cuts no chart label at the chart's edge, on the leaderboard and the agent's page", async () => {
+    const page = await signedIn(1280);
+    try {
+      for (const path of ['/', `/agents/${arena.agents[0]!.id}`]) {
+        await page.goto(`${base}${path}`);
+        const cut = await page.evaluate(() =>
+          [...document.querySelectorAll('svg text')]
+            .map((text) => {
+              const box = text.getBBox();
+              const width = text.ownerSVGElement.viewBox.baseVal.width;
+              return box.x < 0 || box.x + box.width > width ? text.textContent : null;
+            })
+            .filter((label) => label !== null),
+        );
+        expect({ path, cut }).toEqual({ path, cut: [] });
+      }
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("hints that a chart or table cut by the screen's width scrolls sideways", async () => {
+    const page = await signedIn(390);
+    try {
+      await page.goto(`${base}/agents/${arena.agents[0]!.id}`);
+      const boxes = await page.evaluate(() =>
+        [...document.querySelectorAll('.chart-wrap, .table-wrap')].map((box) => ({
+          cut: box.scrollWidth > box.clientWidth,
+          hint: (getComputedStyle(box).backgroundImage.match(/radial-gradient/g) ?? []).length,
+        })),
+      );
+      // The Elo chart and the coding table are wider than the phone: each is cut, and hinted.
+      expect(boxes.filter((box) => box.cut).length).toBeGreaterThanOrEqual(2);
+      for (const box of boxes.filter((b) => b.cut)) expect(box.hint).toBe(2);
     } finally {
       await page.close();
     }

@@ -15,8 +15,25 @@ export interface IntervalRow {
 const WIDTH = 640;
 const round = (n: number) => Math.round(n * 10) / 10;
 
-// About as many characters as fit the interval chart's left margin at its font size.
+// The longest label the interval chart shows whole; longer ones are cut with an ellipsis.
 const LABEL_CHARACTERS = 22;
+/** The widest left margin the labels may take of the chart's 640; a wider label is squeezed into it. */
+const MAX_LABEL_PX = 220;
+
+/**
+ * A label's width at 12 px, estimated from the widest of the sans fonts browsers use (it is measured
+ * only in the browser): generous, so the margin it sets never cuts a label.
+ */
+function labelWidth(label: string): number {
+  let px = 0;
+  for (const c of label) {
+    if (/[MWmw@%]/.test(c)) px += 12;
+    else if (/[A-Z]/.test(c)) px += 9;
+    else if (/[iljtfr .,:;'!|()[\]\-]/.test(c)) px += 4.5;
+    else px += 7.5;
+  }
+  return Math.ceil(px);
+}
 function shortLabel(label: string): string {
   // By code points, so an emoji is never cut in half.
   const characters = [...label];
@@ -34,7 +51,11 @@ function ticks(min: number, max: number, count = 5): number[] {
 export function intervalChart(rows: readonly IntervalRow[]): string {
   if (rows.length === 0) return emptyChart('No ratings yet');
   const rowHeight = 28;
-  const left = 150;
+  // Room for the widest label drawn, so none is cut at the chart's edge; one wider than the most
+  // the margin may take is squeezed to fit (textLength).
+  const widest = Math.max(...rows.map((r) => labelWidth(shortLabel(r.label))));
+  const labelRoom = Math.min(MAX_LABEL_PX, Math.max(64, widest));
+  const left = labelRoom + 16;
   const right = 20;
   const top = 10;
   const height = top + rows.length * rowHeight + 30;
@@ -56,7 +77,7 @@ export function intervalChart(rows: readonly IntervalRow[]): string {
     const colour = r.provisional ? '#8a929c' : '#2457c5';
     const note = r.provisional ? ', provisional' : '';
     parts.push(
-      `<g><text x="${left - 8}" y="${y + 4}" font-size="12" text-anchor="end">${escapeHtml(shortLabel(r.label))}</text>`,
+      `<g><text x="${left - 8}" y="${y + 4}" font-size="12" text-anchor="end"${labelWidth(shortLabel(r.label)) > labelRoom ? ` textLength="${labelRoom}" lengthAdjust="spacingAndGlyphs"` : ''}>${escapeHtml(shortLabel(r.label))}</text>`,
       `<line x1="${x(r.low)}" y1="${y}" x2="${x(r.high)}" y2="${y}" stroke="${colour}" stroke-width="2"/>`,
       `<circle cx="${x(r.rating)}" cy="${y}" r="4" fill="${colour}"><title>${escapeHtml(r.label)}: ${Math.round(r.rating)} (${Math.round(r.low)}–${Math.round(r.high)})${note}</title></circle></g>`,
     );
