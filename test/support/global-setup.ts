@@ -10,6 +10,7 @@ import { findOrInstallBubblewrap } from '../../infra/embedded/bubblewrap';
 import { findOrInstallChromium } from './chromium';
 import globalTeardown from './global-teardown';
 import { createTemplateDatabase } from './test-db';
+import { installA2aPythonInBackground } from './a2a-python';
 import { installSchemathesisInBackground } from './schemathesis';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 
@@ -48,6 +49,8 @@ export default async function globalSetup(): Promise<void> {
   // Only the fuzz tests need Schemathesis: its install (half a minute of pip on a fresh clone) runs
   // beside the tests instead of inside a test's time.
   stack.background.push(installSchemathesisInBackground(path.join(tempDir, 'schemathesis-installed')));
+  // Likewise the Python A2A SDK, for the test of the Python example agent.
+  stack.background.push(installA2aPythonInBackground(path.join(tempDir, 'a2a-python-installed')));
   const [pgPort, temporalPort] = [await freePort(), await freePort()];
   const bundling = bundleWorkflowCode({ workflowsPath: path.join(REPO, 'workflows'), logger: quietLogger }).then(
     async ({ code }) => {

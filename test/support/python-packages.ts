@@ -1,11 +1,14 @@
 /**
- * Python packages from PyPI for the tests that need them (Schemathesis, numpy): found in a folder
- * of the tool directory, or installed there with pip by the first test that needs them.
+ * Python packages from PyPI for the tests that need them (Schemathesis, numpy, the A2A SDK): found
+ * in a folder of the tool directory, or installed there with pip by the first test that needs them
+ * (or by the test set-up, beside the tests).
  */
 import crypto from 'node:crypto';
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { runCommand } from '../../infra/embedded/processes';
+import { until } from './wait';
 
 const TOOL_DIR = path.resolve(__dirname, '..', '..', '.arena', 'tools');
 
@@ -20,7 +23,7 @@ export function pythonEnv(folder: string): NodeJS.ProcessEnv {
  */
 export async function findOrInstallPythonPackage(
   name: string,
-  spec: string,
+  spec: string | readonly string[],
   works: (env: NodeJS.ProcessEnv) => Promise<boolean>,
   log: (line: string) => void = () => undefined,
 ): Promise<string> {
@@ -29,7 +32,7 @@ export async function findOrInstallPythonPackage(
   await fs.rm(folder, { recursive: true, force: true });
   await fs.mkdir(TOOL_DIR, { recursive: true });
   const staging = `${folder}.tmp-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
-  log(`installing ${spec} into ${folder}`);
+  log(`installing ${String(spec)} into ${folder}`);
   try {
     await runCommand('python3', [
       '-m',
@@ -40,7 +43,7 @@ export async function findOrInstallPythonPackage(
       '--quiet',
       '--target',
       staging,
-      spec,
+      ...(typeof spec === 'string' ? [spec] : spec),
     ]);
     await fs.rename(staging, folder).catch((err: NodeJS.ErrnoException) => {
       // Someone else finished first; theirs is as good as ours.
@@ -49,6 +52,29 @@ export async function findOrInstallPythonPackage(
   } finally {
     await fs.rm(staging, { recursive: true, force: true });
   }
-  if (!(await works(pythonEnv(folder)))) throw new Error(`${spec} was installed into ${folder} but does not work`);
+  if (!(await works(pythonEnv(folder))))
+    throw new Error(`${String(spec)} was installed into ${folder} but does not work`);
   return folder;
+}
+
+const BACKGROUND_WAIT = { timeoutMs: 300_000, everyMs: 250 };
+
+/**
+ * Starts an install for the run's tests beside them (global-setup.ts): `marker` is written when it
+ * ends, either way, and the environment variable `markerVar` names it for the tests. A failed install
+ * is tried again, and reported, by the test that needs it.
+ */
+export function installInBackground(markerVar: string, marker: string, install: () => Promise<unknown>): Promise<void> {
+  process.env[markerVar] = marker;
+  const settle = (outcome: string) => fs.writeFile(marker, outcome);
+  return install().then(
+    () => settle('installed'),
+    (err: unknown) => settle(`failed: ${err instanceof Error ? err.message : String(err)}`),
+  );
+}
+
+/** Waits for the set-up's install named by `markerVar`, if one was started, rather than start a second. */
+export async function afterBackgroundInstall(markerVar: string, what: string): Promise<void> {
+  const marker = process.env[markerVar];
+  if (marker) await until(() => existsSync(marker), `the test set-up's ${what} install`, BACKGROUND_WAIT);
 }

@@ -4,10 +4,8 @@
  * (`installSchemathesisInBackground`), so the fuzz test waits only for what is left of it.
  */
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import { promisify } from 'node:util';
-import { findOrInstallPythonPackage, pythonEnv } from './python-packages';
-import { until } from './wait';
+import { afterBackgroundInstall, findOrInstallPythonPackage, installInBackground, pythonEnv } from './python-packages';
 
 const run = promisify(execFile);
 export const SCHEMATHESIS_PACKAGE = 'schemathesis==4.32.5';
@@ -31,24 +29,17 @@ async function works(env: NodeJS.ProcessEnv): Promise<boolean> {
 
 export async function findOrInstallSchemathesis(log: (line: string) => void = () => undefined): Promise<Schemathesis> {
   // Half a minute of pip the first time: wait for the set-up's install rather than start a second.
-  const marker = process.env.TEST_SCHEMATHESIS_MARKER;
-  if (marker) await until(() => fs.existsSync(marker), "the test set-up's Schemathesis install", BACKGROUND_WAIT);
+  await afterBackgroundInstall(MARKER_VARIABLE, 'Schemathesis');
   const folder = await findOrInstallPythonPackage('schemathesis', SCHEMATHESIS_PACKAGE, works, log);
   return { command: ['python3', '-c', ENTRY], env: pythonEnv(folder) };
 }
 
-const BACKGROUND_WAIT = { timeoutMs: 300_000, everyMs: 250 };
+const MARKER_VARIABLE = 'TEST_SCHEMATHESIS_MARKER';
 
-/**
- * Starts the install for the run's fuzz tests (global-setup.ts); `marker` is written when it ends,
- * either way: a failed install is tried again, and reported, by the test that needs it.
- */
+/** Starts the install for the run's fuzz tests (global-setup.ts); `marker` is written when it ends. */
 export function installSchemathesisInBackground(marker: string): Promise<void> {
-  process.env.TEST_SCHEMATHESIS_MARKER = marker;
-  const settle = (outcome: string) => fs.promises.writeFile(marker, outcome);
-  return findOrInstallPythonPackage('schemathesis', SCHEMATHESIS_PACKAGE, works).then(
-    () => settle('installed'),
-    (err: unknown) => settle(`failed: ${err instanceof Error ? err.message : String(err)}`),
+  return installInBackground(MARKER_VARIABLE, marker, () =>
+    findOrInstallPythonPackage('schemathesis', SCHEMATHESIS_PACKAGE, works),
   );
 }
 
