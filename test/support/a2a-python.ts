@@ -3,9 +3,10 @@
  * agent (examples/a2a-agent-python) runs on: found in the tool folder, or installed there with pip.
  * The test set-up starts the install beside the tests (`installA2aPythonInBackground`).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterBackgroundInstall, findOrInstallPythonPackage, installInBackground, pythonEnv } from './python-packages';
+import { until } from './wait';
 
 const run = promisify(execFile);
 /** As the example's README pins them. */
@@ -32,4 +33,53 @@ export function installA2aPythonInBackground(marker: string): Promise<void> {
   return installInBackground(MARKER_VARIABLE, marker, () =>
     findOrInstallPythonPackage('a2a-python', A2A_PYTHON_PACKAGES, works),
   );
+}
+
+/** Google ADK with its A2A extra, for the slow set's test of the ADK example (a large install). */
+export async function findOrInstallAdk(): Promise<NodeJS.ProcessEnv> {
+  const works = async (env: NodeJS.ProcessEnv) => {
+    try {
+      await run('python3', ['-c', 'import google.adk.a2a.utils.agent_to_a2a, uvicorn'], { env, timeout: 120_000 });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return pythonEnv(
+    await findOrInstallPythonPackage('adk-python', ['google-adk[a2a]==2.13.0', 'uvicorn==0.38.0'], works),
+  );
+}
+
+export interface PythonAgent {
+  stop(): void;
+}
+
+/**
+ * Starts a Python A2A agent of examples/a2a-agent-python with the agent's secret on `port`, and
+ * resolves once its card is served.
+ */
+export async function startPythonAgent(
+  script: string,
+  env: NodeJS.ProcessEnv,
+  secret: string,
+  port: number,
+): Promise<PythonAgent> {
+  let stderr = '';
+  const child = spawn('python3', [script], {
+    env: { ...env, ARENA_AGENT_SECRET: secret, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const stop = () => void child.kill('SIGTERM');
+  try {
+    await until(
+      async () => (await fetch(`http://127.0.0.1:${port}/.well-known/agent-card.json`).catch(() => undefined))?.ok,
+      () => `the card of ${script} (its stderr: ${stderr})`,
+      60_000,
+    );
+  } catch (err) {
+    stop();
+    throw err;
+  }
+  return { stop };
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentCommand } from '../../../runner/src/adapter';
 import { RunnerFatalError } from '../../../runner/src/arena-client';
@@ -377,9 +378,16 @@ describe('runPullLoop --keep-running', () => {
     await running.done;
   }, 20_000);
 
+  const example = path.resolve(__dirname, '../../../examples/line-agent/agent.py');
+
+  it('shows the Python example whole in the runner guide', () => {
+    const guide = readFileSync(path.resolve(__dirname, '../../../docs/guides/runner.md'), 'utf8');
+    const blocks = [...guide.matchAll(/```python\n([\s\S]*?)```/g)].map((m) => m[1]);
+    expect(blocks).toContain(readFileSync(example, 'utf8'));
+  });
+
   it('runs the documented Python example as it is', async () => {
     const arena = await fakeArena();
-    const example = path.resolve(__dirname, '../../../examples/line-agent/agent.py');
     const running = startLoop(arena, { command: { command: 'python3', args: [example] }, keepRunning: true });
     arena.queue({ prompt: 'What is 2+2?', category: 'math' });
     await until(() => arena.results.length === 1, 'the result');
