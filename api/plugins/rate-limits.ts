@@ -4,7 +4,7 @@
  * spend one budget per action: an account's, or a client address's where nobody is signed in.
  */
 import type { errorResponseBuilderContext } from '@fastify/rate-limit';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clientAddress } from '../client-address';
 import { ApiError } from '../errors';
 
@@ -41,9 +41,15 @@ export function accountBudget(action: string, max: number, timeWindow: string) {
  * Every ping an owner causes (a new push or A2A agent, a new URL, a retest from the API or the
  * website) spends this one budget: each is an outbound request of up to 15 s whose outcome the owner reads.
  */
-export function pingBudget(pingsPerMinute: number) {
-  return accountBudget('ping', pingsPerMinute, '1 minute');
+export function pingSpender(app: FastifyInstance, pingsPerMinute: number): SpendBudget {
+  const pings = app.rateLimit(accountBudget('ping', pingsPerMinute, '1 minute'));
+  return async (request, reply) => {
+    await pings.call(app, request, reply);
+  };
 }
+
+/** Spends one request of a budget, or refuses the request with a 429 (the limiter sends it). */
+export type SpendBudget = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 /** At most `max` of this action per account per `timeWindow`, checked after authentication so nobody spends another's budget. */
 export function perAccount(action: string, max: number, timeWindow: string) {

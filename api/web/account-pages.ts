@@ -5,9 +5,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Agent } from '../../infra/db/entities/agent.entity';
 import { accountOwnerName, isAgentActive } from '../../domain/agent-state';
-import { shownTier } from '../../domain/ratings/tiers';
 import { ratedAgentIds } from '../../infra/db/repositories/rating.repository';
 import { notFound } from '../../domain/errors';
 import { editAccount } from '../../services/account';
@@ -17,11 +15,9 @@ import { retestAgent, setOwnerHandle, type AgentLifecycleDeps } from '../../serv
 import { BENCHMARK_TRIALS, benchmarkProgressOf, codingTaskChoices } from '../../services/coding-sessions';
 import type { WorkflowDeps } from '../../services/workflow-client';
 import { expectedFailure } from '../errors';
-import { perAccountPerMinute, pingBudget } from '../plugins/rate-limits';
-import { canRetest, presenceOf, unavailableReason } from './render/agent-presence';
+import { perAccountPerMinute, pingSpender } from '../plugins/rate-limits';
+import { ownerAgentCard } from './render/agent-presence';
 import { requestBase, type BaseUrlSettings } from '../request-base';
-import { runCommand } from '../../domain/runner-download';
-import { RUNNER_VERSION } from '../../infra/runner-package';
 import { accountPatch } from '../schemas/account';
 import { pathId as canonicalId, optionalText } from '../schemas/common';
 import { describeIssues } from '../validation';
@@ -63,12 +59,6 @@ function shownTime(date: Date | null): string | null {
   return date ? `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : null;
 }
 
-function agentState(agent: Agent): string {
-  if (agent.deactivated) return 'deactivated';
-  if (isAgentActive(agent)) return 'active';
-  return `inactive: ${agent.pingError ?? 'the last ping failed'}`;
-}
-
 /** Zod issues as one sentence, fields named as in the API's `detail`. */
 function issuesDetail(error: z.ZodError): string {
   return describeIssues(error.issues, 'form');
@@ -95,7 +85,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
   { workflows, oidc = false, encryptionKey, reservedUsernames, sandboxPerMinute, lifecycle, pingsPerMinute, baseUrl },
 ) => {
   app.addHook('onRequest', app.requireWebUser);
-  const pings = app.rateLimit(pingBudget(pingsPerMinute));
+  const spendPing = pingSpender(app, pingsPerMinute);
 
   const accountPage = async (
     request: FastifyRequest,
@@ -125,25 +115,9 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
       request.em,
       agents.map((a) => a.id),
     );
+    const base = requestBase(request, baseUrl);
     const now = Date.now();
-    const rows = agents.map((a) => ({
-      id: a.id,
-      name: a.name,
-      mode: a.mode,
-      elo: a.elo,
-      tier: shownTier(a.elo, rated.has(a.id)),
-      active: isAgentActive(a),
-      deactivated: a.deactivated,
-      state: agentState(a),
-      gymComplete: a.gymComplete,
-      ownerHandle: a.ownerHandle,
-      ownerHandleOwn: a.ownerHandleOwn,
-      presence: presenceOf(a, now),
-      unavailable: unavailableReason(a),
-      canRetest: canRetest(a),
-      runCommand:
-        a.mode === 'pull' && !a.deactivated ? runCommand(requestBase(request, baseUrl), a.id, RUNNER_VERSION) : null,
-    }));
+    const rows = agents.map((a) => ownerAgentCard(a, { rated: rated.has(a.id), base, now }));
     const benchmarkOf = Object.fromEntries(agents.map((a, i) => [a.id, benchmarks[i] ?? null]));
     return sendPage(request, reply, {
       title: 'Your account',
@@ -302,10 +276,7 @@ export const accountPages: FastifyPluginAsync<AccountPagesOptions> = async (
   app.post('/account/agents/:id/retest', { preHandler: app.csrfProtection }, async (request, reply) => {
     const agent = await myAgent(request);
     try {
-      const spendPing = async () => {
-        await pings.call(app, request, reply);
-      };
-      await retestAgent(request.em, lifecycle, agent, spendPing, request.log);
+      await retestAgent(request.em, lifecycle, agent, () => spendPing(request, reply), request.log);
     } catch (err) {
       const failure = expectedFailure(err);
       if (!failure) throw err;

@@ -26,7 +26,7 @@ export interface RunOptions {
 
 const MAX_STDERR_LINE_CHARS = 500;
 // Only the last line of stderr is reported, so only the tail is kept.
-const STDERR_TAIL_CHARS = 8_192;
+export const STDERR_TAIL_CHARS = 8_192;
 // Whitespace around the answer is trimmed away, so some is tolerated beyond the limit before giving up.
 const MAX_RAW_STDOUT_CHARS = 2 * MAX_RESPONSE_CHARS;
 // After SIGKILL the pipes close at once, unless something outside the process group holds them.
@@ -34,7 +34,7 @@ const CLOSE_GRACE_MS = 2_000;
 // A command runs as the leader of its own process group, so the deadline kills what it started too,
 // and a Ctrl-C meant for the runner does not reach it (running prompts are allowed to finish). Only a
 // Ctrl-C in the microseconds between fork and setsid, while the process is being created, still can.
-const OWN_PROCESS_GROUP = process.platform !== 'win32';
+export const OWN_PROCESS_GROUP = process.platform !== 'win32';
 
 /**
  * The adapter contract's variables, under the arena's names and the original service's; a coding
@@ -159,7 +159,8 @@ function outcomeOf(stdout: string, stderr: string, code: number | null, signal: 
   return { ok: true, response: answer };
 }
 
-function lastLine(text: string): string {
+/** The last non-empty line of a command's stderr, shortened to MAX_STDERR_LINE_CHARS. */
+export function lastLine(text: string): string {
   const lines = text
     .split(/\r?\n/)
     .map((line) => line.trim())
@@ -168,7 +169,8 @@ function lastLine(text: string): string {
   return last.length > MAX_STDERR_LINE_CHARS ? `${last.slice(0, MAX_STDERR_LINE_CHARS - 1)}…` : last;
 }
 
-function killProcessTree(child: ChildProcess): void {
+/** SIGKILL the command and everything it started (its process group). */
+export function killProcessTree(child: ChildProcess): void {
   if (child.pid === undefined) return;
   try {
     // The group outlives its leader while anything the command started is still running.
@@ -179,6 +181,6 @@ function killProcessTree(child: ChildProcess): void {
   }
 }
 
-function failure(error: string): AgentOutcome {
+export function failure(error: string): AgentOutcome {
   return { ok: false, error };
 }

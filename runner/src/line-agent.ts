@@ -8,21 +8,27 @@
  * next prompt starts a new one: its state after a missed answer is unknown.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { AgentCommand, AgentOutcome, RunOptions } from './adapter';
+import {
+  failure,
+  killProcessTree,
+  lastLine,
+  OWN_PROCESS_GROUP,
+  STDERR_TAIL_CHARS,
+  type AgentCommand,
+  type AgentOutcome,
+  type RunOptions,
+} from './adapter';
 import { commandEnvironment } from './command-env';
 import type { Log } from './log';
 import { MAX_RESPONSE_CHARS, type PromptDelivery } from './payload';
 import { commandDeadline } from './sandbox-session';
 
-const STDERR_TAIL_CHARS = 8_192;
-const MAX_STDERR_LINE_CHARS = 500;
 /** An answer line may carry a response of MAX_RESPONSE_CHARS with every character escaped. */
 const MAX_LINE_CHARS = 7 * MAX_RESPONSE_CHARS;
 /** What stands for a line past MAX_LINE_CHARS: no answer line parses as it. */
 const OVERLONG = '\u0000';
 /** How long a process whose stdin was closed may take to exit before it is killed. */
 const EXIT_GRACE_MS = 2_000;
-const OWN_PROCESS_GROUP = process.platform !== 'win32';
 
 interface Running {
   child: ChildProcess;
@@ -78,7 +84,7 @@ export class LineAgent {
           ? garbled(`the agent process answered a line of more than ${MAX_LINE_CHARS} characters`)
           : answerOfLine(line),
       ),
-      agent.exited.then((how) => garbled(`the agent process ${how}${lastLine(agent.stderrTail)}`)),
+      agent.exited.then((how) => garbled(`the agent process ${how}${stderrEnding(agent.stderrTail)}`)),
       stopped.then(garbled),
     ]);
     clearTimeout(timer);
@@ -96,7 +102,7 @@ export class LineAgent {
     this.running = undefined;
     agent.child.stdin!.end();
     const grace = new Promise<void>((resolve) => setTimeout(resolve, EXIT_GRACE_MS).unref());
-    if ((await Promise.race([agent.exited.then(() => 'exited'), grace])) !== 'exited') killTree(agent.child);
+    if ((await Promise.race([agent.exited.then(() => 'exited'), grace])) !== 'exited') killProcessTree(agent.child);
     await agent.exited;
   }
 
@@ -154,7 +160,7 @@ export class LineAgent {
     void agent.exited.then((how) => {
       if (this.running !== agent) return;
       this.running = undefined;
-      this.log(`the agent process ${how}${lastLine(agent.stderrTail)}; the next prompt starts it again`);
+      this.log(`the agent process ${how}${stderrEnding(agent.stderrTail)}; the next prompt starts it again`);
     });
     this.running = agent;
     this.log(`started the agent process (pid ${child.pid ?? '?'}); it answers one line per prompt`);
@@ -163,7 +169,7 @@ export class LineAgent {
 
   private stop(agent: Running): void {
     if (this.running === agent) this.running = undefined;
-    killTree(agent.child);
+    killProcessTree(agent.child);
   }
 }
 
@@ -195,27 +201,8 @@ export function answerOfLine(line: string): LineAnswer {
   return { outcome: { ok: true, response }, understood: true };
 }
 
-function lastLine(text: string): string {
-  const last =
-    text
-      .split(/\r?\n/)
-      .map((line) => line.trim())
-      .filter((line) => line !== '')
-      .at(-1) ?? '';
-  if (last === '') return '';
-  return `: ${last.length > MAX_STDERR_LINE_CHARS ? `${last.slice(0, MAX_STDERR_LINE_CHARS - 1)}…` : last}`;
-}
-
-function killTree(child: ChildProcess): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    if (OWN_PROCESS_GROUP) process.kill(-child.pid, 'SIGKILL');
-    else child.kill('SIGKILL');
-  } catch {
-    child.kill('SIGKILL');
-  }
-}
-
-function failure(error: string): AgentOutcome {
-  return { ok: false, error };
+/** The last line the process wrote to stderr, as the end of a sentence. */
+function stderrEnding(tail: string): string {
+  const line = lastLine(tail);
+  return line === '' ? '' : `: ${line}`;
 }

@@ -16,8 +16,8 @@ import type { AppDeps } from '../../deps';
 import { agentCreate, agentCreated, agentDetail, agentListItem, agentPatch } from '../../schemas/agent';
 import { errors, idParam } from '../../schemas/common';
 import { agentCreatedJson, agentDetailJson, agentListItemJson } from '../../json/agents';
-import { pingBudget } from '../../plugins/rate-limits';
-import { lifecycleRoutes, type SpendBudget } from './lifecycle';
+import { pingSpender } from '../../plugins/rate-limits';
+import { lifecycleRoutes } from './lifecycle';
 import { sandboxRoutes } from './sandbox';
 import { requestBase } from '../../request-base';
 
@@ -47,10 +47,7 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
   const { config } = deps;
   const security = [{ bearerAuth: [] }];
   const lifecycle = lifecycleDepsOf(deps, workflows);
-  const pings = app.rateLimit(pingBudget(config.limits.pingsPerMinute));
-  const spendPing: SpendBudget = async (request, reply) => {
-    await pings.call(app, request, reply);
-  };
+  const spendPing = pingSpender(app, config.limits.pingsPerMinute);
 
   app.post(
     '/',

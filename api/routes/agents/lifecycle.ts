@@ -1,5 +1,4 @@
 /** Agent state changes: retest, regenerate-secret, deactivate and gym restart. */
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { gymCounts } from '../../../infra/db/repositories/delivery-read.repository';
 import { isAgentActive } from '../../../domain/agent-state';
@@ -7,11 +6,8 @@ import { restartGym, retestAgent, type AgentLifecycleDeps } from '../../../servi
 import { deactivateAgent, ownedAgent, regenerateSecret } from '../../../services/agents';
 import { deactivateResult, gymProgress, retestResult, secretResult } from '../../schemas/agent';
 import { errors, idParam } from '../../schemas/common';
-import { accountBudget } from '../../plugins/rate-limits';
+import { accountBudget, type SpendBudget } from '../../plugins/rate-limits';
 import { gymProgressJson } from '../../json/agents';
-
-/** Spends one of the caller's budget for an action, or refuses the request with 429. */
-export type SpendBudget = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
 export interface LifecycleOptions {
   lifecycle: AgentLifecycleDeps;

@@ -1,9 +1,13 @@
 /**
  * What an owner's pages say about whether an agent can answer now, what a pending answer waits
  * for, and why an action is unavailable: the same facts the API gives (`online`, `last_seen`,
- * `active`, `ping_error`), in sentences.
+ * `active`, `ping_error`), in sentences; and the agent's card on `/account`, built from them.
  */
 import { isAgentActive, isAgentOnline, isCalledOut, type AgentMode } from '../../../domain/agent-state';
+import { shownTier } from '../../../domain/ratings/tiers';
+import { runCommand } from '../../../domain/runner-download';
+import type { Agent } from '../../../infra/db/entities/agent.entity';
+import { RUNNER_VERSION } from '../../../infra/runner-package';
 
 export interface PresenceFacts {
   mode: AgentMode;
@@ -70,4 +74,35 @@ export function unavailableReason(agent: PresenceFacts): string | null {
 /** Whether the owner may ask for a retest: what `POST /api/agents/{id}/retest` allows. */
 export function canRetest(agent: PresenceFacts): boolean {
   return isCalledOut(agent.mode) && !agent.deactivated;
+}
+
+function agentState(agent: PresenceFacts): string {
+  if (agent.deactivated) return 'deactivated';
+  if (isAgentActive(agent)) return 'active';
+  return `inactive: ${agent.pingError ?? 'the last ping failed'}`;
+}
+
+/**
+ * One agent's card on its owner's account page: its rating and state, whether it can answer now,
+ * the actions open to the owner (or why not), and a pull agent's run command, which starts with
+ * `base` (the arena's URL as the owner reached it).
+ */
+export function ownerAgentCard(agent: Agent, { rated, base, now }: { rated: boolean; base: string; now: number }) {
+  return {
+    id: agent.id,
+    name: agent.name,
+    mode: agent.mode,
+    elo: agent.elo,
+    tier: shownTier(agent.elo, rated),
+    active: isAgentActive(agent),
+    deactivated: agent.deactivated,
+    state: agentState(agent),
+    gymComplete: agent.gymComplete,
+    ownerHandle: agent.ownerHandle,
+    ownerHandleOwn: agent.ownerHandleOwn,
+    presence: presenceOf(agent, now),
+    unavailable: unavailableReason(agent),
+    canRetest: canRetest(agent),
+    runCommand: agent.mode === 'pull' && !agent.deactivated ? runCommand(base, agent.id, RUNNER_VERSION) : null,
+  };
 }
