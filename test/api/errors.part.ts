@@ -1,6 +1,6 @@
 /**
  * The {detail} error model where a refusal must also leave nothing stored, or needs the database
- * and Temporal (the health check); the refusals made before any handler are in offline/errors.test.ts.
+ * and Temporal (the health check); the refusals made before any handler are in offline/errors.part.ts.
  */
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { expectDetail } from './support/refusals';

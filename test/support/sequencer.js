@@ -10,11 +10,21 @@ const Sequencer = require('@jest/test-sequencer').default;
 
 const sizeOf = (file) => fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
 
-/** A file's size, or its parts' together when it lists any in `runParts(__dirname, [...])`. */
+/**
+ * A file's size, or its parts' together when it lists any in `runParts(__dirname, [...])` or
+ * `runParts(path.join(__dirname, 'a', 'b'), [...])`.
+ */
 function weightOf(file) {
-  const list = /runParts\(__dirname, \[([^\]]*)\]/.exec(fs.readFileSync(file, 'utf8'));
-  if (!list) return sizeOf(file);
-  const parts = [...list[1].matchAll(/'([^']+)'/g)].map((m) => path.join(path.dirname(file), `${m[1]}.part.ts`));
+  const lists = [
+    ...fs
+      .readFileSync(file, 'utf8')
+      .matchAll(/runParts\((?:__dirname|path\.join\(__dirname((?:, '[^']+')*)\)), \[([^\]]*)\]/g),
+  ];
+  if (lists.length === 0) return sizeOf(file);
+  const parts = lists.flatMap(([, folders = '', names]) => {
+    const dir = path.join(path.dirname(file), ...[...folders.matchAll(/'([^']+)'/g)].map((m) => m[1]));
+    return [...names.matchAll(/'([^']+)'/g)].map((m) => path.join(dir, `${m[1]}.part.ts`));
+  });
   return parts.reduce((sum, part) => sum + sizeOf(part), 0);
 }
 

@@ -188,6 +188,9 @@ describe('arena leaderboard fit', () => {
         '--votes',
         file,
         '--json',
+        // The board's size is what is under test, not its intervals.
+        '--bootstrap',
+        '2',
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
