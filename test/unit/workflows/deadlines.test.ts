@@ -348,6 +348,8 @@ describe('a dispatch batch whose attempt is lost', () => {
     let dispatched!: () => void;
     const dispatchEnded = new Promise<void>((resolve) => (dispatched = resolve));
     let startMs = 0;
+    let lost!: () => void;
+    const attemptLost = new Promise<void>((resolve) => (lost = resolve));
     const activities = {
       beginDispatchStep: async () => {
         startMs = await env.currentTimeMs();
@@ -357,7 +359,11 @@ describe('a dispatch batch whose attempt is lost', () => {
         attempts.push((await env.currentTimeMs()) - startMs);
         if (Context.current().info.attempt === 1) {
           // The dead worker: no answer, no heartbeat. Released when Temporal gives the attempt up.
-          await new Promise((resolve) => Context.current().cancellationSignal.addEventListener('abort', resolve));
+          const givenUp = new Promise((resolve) =>
+            Context.current().cancellationSignal.addEventListener('abort', resolve),
+          );
+          lost();
+          await givenUp;
           throw new Error('lost with its worker');
         }
         return {
@@ -397,6 +403,9 @@ describe('a dispatch batch whose attempt is lost', () => {
       dispatched();
       return { served, delivered: await env.client.workflow.getHandle('delivery-1').result() };
     });
+    // An activity in flight holds the time-skipping clock: the test moves it past the heartbeat
+    // timeout (10 s) itself, so the retry comes in virtual time.
+    void attemptLost.then(() => env.sleep(11_000));
     const { served, delivered } = await worker
       .runUntil(run)
       .catch((err: Error) => {
