@@ -1,7 +1,7 @@
 /**
  * An account made with POST /api/register reaches the website: PATCH /api/account takes an email,
  * PUT /api/account/password sets the first password with the key alone and changes it only with
- * the current one. (The sign-in itself, in Chromium, is in test/web/newcomer-pages.test.ts.)
+ * the current one. (The sign-in itself, in Chromium, is in test/web/newcomer-pages.part.ts.)
  */
 import { register, startTestApp, type Registered, type TestApp } from '../support/test-app';
 import { WebClient } from '../web/support';

@@ -1,5 +1,5 @@
 /**
- * The main arena's dispatch and live battles. Each part is a test file of its own, run in this file's
+ * The main arena's dispatch, the pairs it draws, and live battles. Each part is a test file of its own, run in this file's
  * module registry (test/support/parts.ts).
  */
 import { runParts } from '../support/parts';
@@ -12,4 +12,6 @@ runParts(__dirname, [
   'online',
   'schedule',
   'pairs-backfill',
+  'dispatch',
+  'pairs',
 ]);

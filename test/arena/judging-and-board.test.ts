@@ -1,5 +1,6 @@
 /**
- * Judging and the board: pairs handed out, votes, budgets, the judging window and the leaderboard.
+ * Judging and the board: pairs handed out, votes, budgets, the judging window, the leaderboard and
+ * judges' standing.
  * Each part is a test file of its own, run in this file's module registry (test/support/parts.ts).
  */
 import { runParts } from '../support/parts';
@@ -12,4 +13,5 @@ runParts(__dirname, [
   'judging',
   'leaderboard-provisional',
   'leaderboard',
+  'judge-standing',
 ]);

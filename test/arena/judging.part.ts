@@ -6,7 +6,7 @@ let judge: Registered;
 // Starting agents and their gyms on a busy two-core machine can take a while.
 beforeAll(async () => {
   arena = await startArena(3, { ARENA_MIN_GAP_SECONDS: '0', ARENA_DAILY_VOTES: '3' });
-  // An operator's trusted judge: its votes move Elo in full (a judge in probation's, not at all: judge-standing.test.ts).
+  // An operator's trusted judge: its votes move Elo in full (a judge in probation's, not at all: judge-standing.part.ts).
   judge = await registerJudge(arena.t);
   // Two steps: every agent answers two pool prompts; the preference for one-answer prompts makes them overlap.
   await arena.dispatch();

@@ -14,7 +14,7 @@
  *
  * In the slow set. In `npm test`, test/arena/bought-votes.test.ts runs the owner's vote buying
  * against the same kind of simulated population in 14 rounds, without first waiting through
- * probation, and test/arena/judge-standing.test.ts checks establishment and probation themselves.
+ * probation, and test/arena/judge-standing.part.ts checks establishment and probation themselves.
  */
 import { fitLeaderboard } from '../../domain/ratings/bradley-terry';
 import { mulberry32 } from '../../domain/ratings/random';

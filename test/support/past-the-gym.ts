@@ -8,7 +8,7 @@
  * through the gym's own repository functions: one answered gym session per gym prompt, and the gym
  * marked complete for that attempt. Everything else the API starts (deliveries, votes, battles)
  * goes to Temporal as usual. The gym itself is tested by the files that leave the fixture out
- * (test/deliveries/push.test.ts and pull.test.ts, test/api/agents.part.ts, the A2A files, the
+ * (test/deliveries/push.part.ts and pull.part.ts, test/api/agents.part.ts, the A2A files, the
  * quick start, and the anonymity files, which show the gym's answers in public), and by a2a-mode's
  * joining tests, before its later agents start past it.
  */

@@ -16,9 +16,11 @@ let flaky: { id: number };
 let good: { id: number };
 let failed: Array<{ id: string; sessionId: number }>;
 let answered: { id: string; sessionId: number };
-const errorSpy = jest.spyOn(console, 'error');
+// Made in beforeAll: a spy made while the file is collected would be another part's too.
+let errorSpy: jest.SpiedFunction<typeof console.error>;
 
 beforeAll(async () => {
+  errorSpy = jest.spyOn(console, 'error');
   // The `arena` bin runs the compiled CLI (dist/), built once per test run.
   const building = ensureBuilt();
   arena = await startOpsArena();
@@ -43,7 +45,7 @@ beforeAll(async () => {
   await building;
 }, 90_000 + BUILD_TIMEOUT_MS);
 afterAll(async () => {
-  errorSpy.mockRestore();
+  errorSpy?.mockRestore();
   await arena.close();
 });
 

@@ -41,7 +41,8 @@ let inFlight: number;
 let restoreOutput: string[];
 /** Requests of the in-flight delivery, held unanswered until the backup is made. */
 const held: http.ServerResponse[] = [];
-const errorSpy = jest.spyOn(console, 'error');
+// Made in beforeAll: a spy made while the file is collected would be another part's too.
+let errorSpy: jest.SpiedFunction<typeof console.error>;
 
 /** The embedded stack's environment: no DATABASE_URL, TEMPORAL_ADDRESS or key, so the data folder's. */
 const embeddedEnv = (): NodeJS.ProcessEnv => ({
@@ -108,6 +109,7 @@ async function addCodingResult(a: Arena, agentId: number): Promise<void> {
 }
 
 beforeAll(async () => {
+  errorSpy = jest.spyOn(console, 'error');
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-backup-data-'));
   backupDir = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-backup-files-'));
   backupFile = path.join(backupDir, 'arena.dump');
@@ -180,7 +182,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
-  errorSpy.mockRestore();
+  errorSpy?.mockRestore();
   for (const res of held) if (!res.writableEnded) res.end();
   await restored?.close();
   if (arenaRunning) await arena?.t.close();
