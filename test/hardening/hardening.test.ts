@@ -1,6 +1,7 @@
 /**
- * Abuse limits, client addresses, data folders, exposure and outages. Each part is a test file of its
- * own, run in this file's module registry (test/support/parts.ts).
+ * Abuse limits, client addresses, data folders, exposure, outages, outbound address checks (SSRF)
+ * and scale-out. Each part is a test file of its own, run in this file's module registry
+ * (test/support/parts.ts).
  */
 import { runParts } from '../support/parts';
 
@@ -12,4 +13,6 @@ runParts(__dirname, [
   'abuse-limits',
   'database-outage',
   'long-poll-caps',
+  'ssrf',
+  'scale-out',
 ]);

@@ -1,6 +1,7 @@
 /**
- * Coding sessions through the API: A2A, pull, the record, the rules, the runner and fair scores. Each
- * part is a test file of its own, run in this file's module registry (test/support/parts.ts).
+ * Coding sessions through the API: A2A, pull, the record, the rules, the runner, fair scores,
+ * benchmarks, capacity, a lost worker and the clean room at the deadline. Each part is a test file
+ * of its own, run in this file's module registry (test/support/parts.ts).
  */
 import { runParts } from '../support/parts';
 
@@ -12,4 +13,8 @@ runParts(__dirname, [
   'coding-rules',
   'coding-runner',
   'coding-fair-scores',
+  'coding-benchmark',
+  'coding-capacity',
+  'coding-worker-lost',
+  'clean-room',
 ]);

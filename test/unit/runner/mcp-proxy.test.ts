@@ -1,7 +1,7 @@
 /**
  * `arena-runner mcp`'s parts that need no arena: where `--session` points, the session's MCP address
  * in the payload and in the agent command's variables, and the usage errors (64). The proxy itself
- * runs against the real app in test/sandbox/coding-mcp-clients.test.ts.
+ * runs against the real app in test/sandbox/coding-mcp-clients.part.ts.
  */
 import fs from 'node:fs';
 import os from 'node:os';
