@@ -18,4 +18,5 @@ runParts(__dirname, [
   'users',
   'validation-messages',
   'work-notifier',
+  'temporal-down',
 ]);

@@ -14,4 +14,5 @@ runParts(__dirname, [
   'leaderboard-provisional',
   'leaderboard',
   'judge-standing',
+  'bought-votes',
 ]);

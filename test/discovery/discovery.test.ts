@@ -5,4 +5,4 @@
  */
 import { runParts } from '../support/parts';
 
-runParts(__dirname, ['doc-links', 'downloads', 'openapi-boards', 'request-base', 'well-known-stored']);
+runParts(__dirname, ['doc-links', 'downloads', 'openapi-boards', 'request-base', 'well-known-stored', 'quick-start']);

@@ -1,7 +1,7 @@
 /**
  * Fault: an API process restarts while runners long-poll it. The runners reconnect on their own;
  * every work item queued before, during and after the restart reaches exactly one runner. `npm test`
- * runs it with 20 runners (test/hardening/api-restart.test.ts), the slow set with 100
+ * runs it with 20 runners (test/hardening/api-restart.part.ts), the slow set with 100
  * (test/slow/api-restart.test.ts).
  */
 import { Client } from '@temporalio/client';

@@ -3,7 +3,7 @@
  * agents, pull items leased to runners); a new worker takes over. Every delivery must end recorded
  * once: none lost (left pending), no push prompt sent twice, no work item leased twice.
  *
- * The body is shared by two sizes: test/hardening/worker-kill.test.ts (in `npm test`) kills the
+ * The body is shared by two sizes: test/hardening/worker-kill.part.ts (in `npm test`) kills the
  * worker with 20 deliveries in flight, test/slow/worker-kill.test.ts (the slow set) with over 200.
  */
 import type http from 'node:http';

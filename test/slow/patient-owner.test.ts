@@ -12,7 +12,7 @@
  * by Elo, at most 20% of the owner's votes on its pairs are exported, accounts not established move
  * its Elo by nothing, and live votes move no board.
  *
- * In the slow set. In `npm test`, test/arena/bought-votes.test.ts runs the owner's vote buying
+ * In the slow set. In `npm test`, test/arena/bought-votes.part.ts runs the owner's vote buying
  * against the same kind of simulated population in 14 rounds, without first waiting through
  * probation, and test/arena/judge-standing.part.ts checks establishment and probation themselves.
  */

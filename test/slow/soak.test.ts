@@ -4,9 +4,9 @@
  * 20 s), no delivery lost or recorded or sent twice, and no vote counted twice. The stack is the bench's, its own, from
  * the build; `npm run soak` runs the same function for longer.
  *
- * In the slow set. Each fault has a focused test in `npm test`: test/hardening/worker-kill.test.ts,
- * test/hardening/api-restart.test.ts, test/hardening/database-outage.part.ts and
- * test/api/temporal-down.test.ts.
+ * In the slow set. Each fault has a focused test in `npm test`: test/hardening/worker-kill.part.ts,
+ * test/hardening/api-restart.part.ts, test/hardening/database-outage.part.ts and
+ * test/api/temporal-down.part.ts.
  */
 import type { BenchStack } from '../../bench/stack/stack';
 import { runSoak } from '../../bench/soak/soak';
