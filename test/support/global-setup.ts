@@ -12,6 +12,7 @@ import globalTeardown from './global-teardown';
 import { createTemplateDatabase } from './test-db';
 import { installA2aPythonInBackground } from './a2a-python';
 import { installSchemathesisInBackground } from './schemathesis';
+import { testToolDir } from './tool-dir';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 
 const quietLogger = new DefaultLogger('WARN');
@@ -43,7 +44,7 @@ export default async function globalSetup(): Promise<void> {
 
   const cliPath = findOrInstallTemporalCli({
     explicitPath: process.env.TEMPORAL_CLI_PATH || undefined,
-    toolDir: path.join(REPO, '.arena', 'tools'),
+    toolDir: testToolDir(),
     log: (line) => console.log(`[temporal-cli] ${line}`),
   });
   // Only the fuzz tests need Schemathesis: its install (half a minute of pip on a fresh clone) runs

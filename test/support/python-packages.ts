@@ -1,16 +1,15 @@
 /**
  * Python packages from PyPI for the tests that need them (Schemathesis, numpy, the A2A SDK): found
- * in a folder of the tool directory, or installed there with pip by the first test that needs them
- * (or by the test set-up, beside the tests).
+ * in a folder of the tests' tool directory (test/support/tool-dir.ts), or installed there with pip
+ * by the first test that needs them (or by the test set-up, beside the tests).
  */
 import crypto from 'node:crypto';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { runCommand } from '../../infra/embedded/processes';
+import { testToolDir } from './tool-dir';
 import { until } from './wait';
-
-const TOOL_DIR = path.resolve(__dirname, '..', '..', '.arena', 'tools');
 
 /** The environment that puts `folder`'s packages on Python's path. */
 export function pythonEnv(folder: string): NodeJS.ProcessEnv {
@@ -19,7 +18,8 @@ export function pythonEnv(folder: string): NodeJS.ProcessEnv {
 
 /**
  * The folder holding `spec` (e.g. `numpy==2.2.6`) under the tool directory, installed with pip when
- * `works(env)` says the folder has not got it yet.
+ * `works(env)` says the folder has not got it yet. The folder's name ends with a digest of `spec`,
+ * so another pin gets a folder of its own.
  */
 export async function findOrInstallPythonPackage(
   name: string,
@@ -27,10 +27,11 @@ export async function findOrInstallPythonPackage(
   works: (env: NodeJS.ProcessEnv) => Promise<boolean>,
   log: (line: string) => void = () => undefined,
 ): Promise<string> {
-  const folder = path.join(TOOL_DIR, name);
+  const pins = crypto.createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 12);
+  const folder = path.join(testToolDir(), `${name}-${pins}`);
   if (await works(pythonEnv(folder))) return folder;
   await fs.rm(folder, { recursive: true, force: true });
-  await fs.mkdir(TOOL_DIR, { recursive: true });
+  await fs.mkdir(path.dirname(folder), { recursive: true });
   const staging = `${folder}.tmp-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
   log(`installing ${String(spec)} into ${folder}`);
   try {

@@ -1,7 +1,7 @@
 /**
  * Temporal's time-skipping test server, for workflow tests in virtual time: a timer of an hour
  * fires as soon as the workflow has nothing else to wait for. It is the Java build from Maven
- * Central (`io.temporal:temporal-test-server`), fetched once with Maven into the tool directory and
+ * Central (`io.temporal:temporal-test-server`), fetched once with Maven into the tests' tool directory and
  * started by a small launcher that the SDK's test environment runs as its server (`existing-path`),
  * since the SDK's own download of the native build comes from a host this machine cannot reach.
  */
@@ -13,10 +13,9 @@ import { ARENA_SEARCH_ATTRIBUTES } from '../../infra/embedded/temporal-server';
 import { installInto } from '../../infra/embedded/tool-install';
 import { runCommand } from '../../infra/embedded/processes';
 import { quietWorkerLogs } from './quiet-runtime';
+import { testToolDir } from './tool-dir';
 
 const VERSION = '1.31.0';
-const FOLDER = path.resolve(__dirname, '..', '..', '.arena', 'tools', `temporal-test-server-${VERSION}`);
-const LAUNCHER = path.join(FOLDER, 'test-server');
 
 const POM = `<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
@@ -40,13 +39,15 @@ exec java -Xss1m -cp "$(dirname "$0")/lib/*" io.temporal.testserver.TestServer "
 
 /** The launcher's path, after fetching the server's jars with Maven the first time. */
 export async function findOrInstallTimeSkippingServer(): Promise<string> {
-  const there = await fs.stat(LAUNCHER).then(
+  const dir = path.join(testToolDir(), `temporal-test-server-${VERSION}`);
+  const launcher = path.join(dir, 'test-server');
+  const there = await fs.stat(launcher).then(
     () => true,
     () => false,
   );
-  if (there) return LAUNCHER;
-  await fs.mkdir(path.dirname(FOLDER), { recursive: true });
-  await installInto(FOLDER, async (staging) => {
+  if (there) return launcher;
+  await fs.mkdir(path.dirname(dir), { recursive: true });
+  await installInto(dir, async (staging) => {
     await fs.mkdir(staging, { recursive: true });
     await fs.writeFile(path.join(staging, 'pom.xml'), POM);
     await runCommand('mvn', [
@@ -59,7 +60,7 @@ export async function findOrInstallTimeSkippingServer(): Promise<string> {
     ]);
     await fs.writeFile(path.join(staging, 'test-server'), LAUNCHER_SCRIPT, { mode: 0o755 });
   });
-  return LAUNCHER;
+  return launcher;
 }
 
 /** A time-skipping environment on the Java test server; tear it down in afterAll. */
