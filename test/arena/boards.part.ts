@@ -39,11 +39,6 @@ afterAll(async () => {
   await arena.close();
 });
 
-const refresh = () =>
-  arena.client.workflow.execute(refreshLeaderboard, {
-    taskQueue: arena.t.config.taskQueue,
-    workflowId: `refresh-boards-${Date.now()}`,
-  });
 const get = (url: string) => arena.t.app.inject({ method: 'GET', url });
 /** Votes a board counts: each vote is counted once for each of its two agents. */
 const votesOn = (rows: Array<{ votes: number }>) => rows.reduce((sum, r) => sum + r.votes, 0) / 2;
@@ -104,14 +99,14 @@ describe('the boards', () => {
       byCategory[prompt.category] = (byCategory[prompt.category] ?? 0) + cast;
     }
     // Every answer is still in judging: nothing is published, nothing counted, nothing exported.
-    await refresh();
+    await arena.refresh();
     expect((await get('/api/leaderboard')).json()).toEqual([]);
     expect((await get('/api/votes')).body).toBe('');
 
     // Judging ends (the window passes); the next refresh publishes every vote and counts it.
     await arena.sql(`update sessions set judging_until = now() where judging_until > now()`);
     expect((await get('/api/votes')).body).toBe('');
-    await refresh();
+    await arena.refresh();
     const board = (await get('/api/leaderboard')).json();
     expect(board).toHaveLength(3);
     expect(votesOn(board)).toBe(total);
@@ -136,7 +131,7 @@ describe('the boards', () => {
       payload: { winner: 'a' },
     });
     expect(vote.statusCode).toBe(200);
-    await refresh();
+    await arena.refresh();
 
     // The live vote is the person's own comparison: no board counts it, and there is no live board.
     expect(votesOn((await get('/api/leaderboard')).json())).toBe(total);
@@ -314,7 +309,7 @@ describe('the boards', () => {
     );
     await arena.sql(`update agents set model_claimed = '  gpt-4o ', tools_claimed = '[]' where id = ?`, [a1]);
     await arena.sql(`update agents set model_claimed = 'Claude  3.5', tools_claimed = '[]' where id = ?`, [a2]);
-    await refresh();
+    await arena.refresh();
     const agents = (await get('/api/leaderboard')).json() as Array<{ agent_id: number; votes: number }>;
     const votesOf = (id: number) => agents.find((r) => r.agent_id === id)!.votes;
     const exported = (await get('/api/votes')).body

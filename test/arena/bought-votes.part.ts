@@ -10,7 +10,6 @@
  */
 import { fitLeaderboard } from '../../domain/ratings/bradley-terry';
 import { mulberry32 } from '../../domain/ratings/random';
-import { refreshLeaderboard } from '../../workflows';
 import { register, trustJudges, type Registered } from '../support/test-app';
 import { startArena, type Arena } from './support';
 
@@ -49,10 +48,7 @@ beforeAll(async () => {
   }
   // Every answer's judging window passes; the refresh publishes, reviews the judges and fits.
   await arena.sql(`update sessions set judging_until = now() where judging_until > now()`);
-  await arena.client.workflow.execute(refreshLeaderboard, {
-    taskQueue: arena.t.config.taskQueue,
-    workflowId: `refresh-bought-${Date.now()}`,
-  });
+  await arena.refresh();
 }, 900_000);
 afterAll(() => arena.close());
 

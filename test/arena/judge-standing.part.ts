@@ -6,7 +6,6 @@
  */
 import { listJudges } from '../../cli/judges';
 import { decideHoldNumbered, trustJudgesNamed, voidJudgesNamed } from '../../services/judges';
-import { refreshLeaderboard } from '../../workflows';
 import { register, registerJudge, type Registered } from '../support/test-app';
 import { startArena, type Arena } from './support';
 
@@ -17,12 +16,6 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => arena.close());
 
-let refreshes = 0;
-const refresh = () =>
-  arena.client.workflow.execute(refreshLeaderboard, {
-    taskQueue: arena.t.config.taskQueue,
-    workflowId: `refresh-standing-${++refreshes}-${Date.now()}`,
-  });
 const next = (who: Registered) =>
   arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: who.auth, remoteAddress: who.ip });
 const vote = (who: Registered, battleId: number, winner: string) =>
@@ -109,7 +102,7 @@ describe('judge standing', () => {
     });
 
     await endJudging(battle.battle_id);
-    await refresh();
+    await arena.refresh();
     expect((await arena.t.app.inject({ method: 'GET', url: '/api/leaderboard' })).json()).toEqual([]);
     expect(await exported()).toEqual([]);
     expect(await arena.sql(`select battle_id, reason from uncounted_votes`)).toEqual([
@@ -122,7 +115,7 @@ describe('judge standing', () => {
 
     // Trusted now: the vote it cast in probation still never counts; its votes from now on do.
     await trustJudgesNamed(arena.t.orm.em.fork(), [judge.username]);
-    await refresh();
+    await arena.refresh();
     expect(await exported()).toEqual([]);
     expect(await arena.sql(`select battle_id, reason from uncounted_votes`)).toEqual([
       { battle_id: battle.battle_id, reason: 'probation' },
@@ -132,7 +125,7 @@ describe('judge standing', () => {
     expect(counted.a.delta).not.toBe(0);
     expect(counted.judge).toMatchObject({ established: true, elo_weight: 1, note: null });
     await endJudging(later.battle_id);
-    await refresh();
+    await arena.refresh();
     expect(await exported()).toEqual([later.battle_id]);
     expect(
       (await arena.t.app.inject({ method: 'GET', url: '/', headers: { accept: 'text/markdown' } })).body,
@@ -203,7 +196,7 @@ describe('judge standing', () => {
     await judged(young.userId, () => 'a');
     await judged(contrary.userId, () => 'b');
     expect(pairNumber).toBe(80);
-    await refresh();
+    await arena.refresh();
     const standings = await arena.sql<{
       judge_id: number;
       established: boolean;
@@ -226,7 +219,7 @@ describe('judge standing', () => {
     const battle = (await next(judge)).json();
     const voted = (await vote(judge, battle.battle_id, 'b')).json();
     await endJudging(battle.battle_id);
-    await refresh();
+    await arena.refresh();
     expect(await exported()).toContain(battle.battle_id);
 
     const result = await voidJudgesNamed(arena.t.orm.em.fork(), [judge.username], 'a test of voids');
@@ -242,7 +235,7 @@ describe('judge standing', () => {
     expect(history.elo).toBe(entries[1].after);
     // Until the refresh, the export still lists what the board counts; then neither has it.
     expect(await exported()).toContain(battle.battle_id);
-    await refresh();
+    await arena.refresh();
     expect(await exported()).not.toContain(battle.battle_id);
 
     // A voided judge's later votes move nothing and count nowhere. It judges like a judge in
@@ -303,7 +296,7 @@ describe('judge standing', () => {
     const before = await elo();
     for (const judge of cohort) await cast(judge.userId, 'established', () => 'b', 9);
     expect(await elo()).toEqual([before[0]! - 450, before[1]! + 450]);
-    await refresh();
+    await arena.refresh();
 
     const holds = await arena.sql<{ id: number; agent_id: number; direction: string; decision: string | null }>(
       `select id, agent_id, direction, decision from vote_holds order by id`,
@@ -349,7 +342,7 @@ describe('judge standing', () => {
       `no undecided hold ${holds[0]!.id} (see arena judges)`,
     );
     expect(await elo()).toEqual([before[0]! - 450, before[1]! + 450]);
-    await refresh();
+    await arena.refresh();
     const cohortVotes = await arena.sql<{ id: number }>(`select id from battles where hold_id = any(?::int[])`, [
       `{${holds.map((h) => h.id).join(',')}}`,
     ]);
@@ -363,7 +356,7 @@ describe('judge standing', () => {
 
     // The cohort leans again: a new hold, and this time the operator voids the votes (their Elo stays taken back).
     for (const judge of cohort) await cast(judge.userId, 'established', () => 'b', 9);
-    await refresh();
+    await arena.refresh();
     const again = await arena.sql<{ id: number }>(`select id from vote_holds where decision is null order by id`);
     expect(again.length).toBeGreaterThan(0);
     expect(
@@ -373,7 +366,7 @@ describe('judge standing', () => {
       ),
     ).toEqual({ votes: 45, corrected: 0 });
     expect(await elo()).toEqual([before[0]! - 450, before[1]! + 450]);
-    await refresh();
+    await arena.refresh();
     const [voided] = await arena.sql<{ n: number }>(
       `select count(*)::int as n from uncounted_votes x join battles b on b.id = x.battle_id
        where b.hold_id = any(?::int[]) and x.reason = 'voided'`,
@@ -416,7 +409,7 @@ describe('judge standing', () => {
           judgedAs: 'established',
           votedAgo: '1 hour',
         });
-    await refresh();
+    await arena.refresh();
 
     const flagged = await arena.sql(`select judge_id from vote_flags where judge_id = ?`, [trusted.userId]);
     expect(flagged).toEqual([]);

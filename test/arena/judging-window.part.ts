@@ -4,7 +4,6 @@
  * votes are published however few judges came; a pair is handed out only with a third of the window
  * left, and a vote cast after its answers left judging (their text public) is never published.
  */
-import { refreshLeaderboard } from '../../workflows';
 import { registerJudge, type Registered } from '../support/test-app';
 import { startArena, type Arena } from './support';
 
@@ -15,12 +14,6 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => arena.close());
 
-let refreshes = 0;
-const refresh = () =>
-  arena.client.workflow.execute(refreshLeaderboard, {
-    taskQueue: arena.t.config.taskQueue,
-    workflowId: `refresh-window-${++refreshes}-${Date.now()}`,
-  });
 const next = (who: Registered) =>
   arena.t.app.inject({ method: 'GET', url: '/api/judge/next', headers: who.auth, remoteAddress: who.ip });
 const vote = (who: Registered, battleId: number, winner = 'a') =>
@@ -88,7 +81,7 @@ describe('the judging window', () => {
     const judge = await registerJudge(arena.t, '203.0.113.73');
     const battle = (await next(judge)).json();
     expect((await vote(judge, battle.battle_id)).statusCode).toBe(200);
-    await refresh();
+    await arena.refresh();
     const published = async () =>
       (await arena.sql(`select 1 from public_votes where battle_id = ?`, [battle.battle_id])).length === 1;
     expect(await published()).toBe(false);
@@ -99,7 +92,7 @@ describe('the judging window', () => {
        where b.id = ? and s.id in (b.session_a_id, b.session_b_id)`,
       [battle.battle_id],
     );
-    await refresh();
+    await arena.refresh();
     expect(await published()).toBe(true);
     // The refresh also closed the pairs whose answers are out of judging: nobody is handed them again.
     const [overdue] = await arena.sql<{ n: number }>(
@@ -122,7 +115,7 @@ describe('the judging window', () => {
     const res = await vote(judge, battle.battle_id);
     expect(res.statusCode).toBe(200);
     expect(res.json().a.delta).toBeGreaterThan(0);
-    await refresh();
+    await arena.refresh();
     expect(await arena.sql(`select 1 from public_votes where battle_id = ?`, [battle.battle_id])).toEqual([]);
     const exported = (await arena.t.app.inject({ method: 'GET', url: '/api/votes' })).body;
     expect(exported).not.toContain(`"battle_id":${battle.battle_id},`);

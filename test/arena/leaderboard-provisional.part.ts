@@ -1,6 +1,5 @@
 import { startArena, type Arena } from './support';
 import { registerJudge } from '../support/test-app';
-import { refreshLeaderboard } from '../../workflows';
 
 interface Row {
   agent_id: number;
@@ -44,17 +43,11 @@ async function voted(winnerIndex: number, loserIndex: number, count: number): Pr
   }
 }
 
-const refresh = () =>
-  arena.client.workflow.execute(refreshLeaderboard, {
-    taskQueue: arena.t.config.taskQueue,
-    workflowId: `refresh-provisional-${Date.now()}`,
-  });
-
 it('lists an agent with fewer than ARENA_MIN_VOTES votes as provisional, unranked and after the ranked ones, with an interval of real width', async () => {
   const [a, b, c] = arena.agents;
   // One vote between two agents: both provisional, neither ranked, no interval of zero width.
   await voted(0, 1, 1);
-  await refresh();
+  await arena.refresh();
   let board: Row[] = (await arena.t.app.inject({ method: 'GET', url: '/api/leaderboard' })).json();
   expect(board.map((row) => [row.agent_id, row.rank, row.provisional])).toEqual([
     [a!.id, null, true],
@@ -70,7 +63,7 @@ it('lists an agent with fewer than ARENA_MIN_VOTES votes as provisional, unranke
   await voted(0, 1, 8);
   await voted(1, 0, 1);
   await voted(2, 0, 1);
-  await refresh();
+  await arena.refresh();
   board = (await arena.t.app.inject({ method: 'GET', url: '/api/leaderboard' })).json();
   expect(board.map((row) => [row.agent_id, row.votes, row.provisional])).toEqual([
     [a!.id, 11, false],

@@ -1,6 +1,5 @@
 import { registerJudge } from '../support/test-app';
 import { startArena, type Arena } from './support';
-import { refreshLeaderboard } from '../../workflows';
 
 let arena: Arena;
 // Starting agents and their gyms on a busy two-core machine can take a while.
@@ -15,12 +14,7 @@ beforeAll(async () => {
 afterAll(() => arena.close());
 
 it('is empty before any vote, then lists voted agents with BT ratings, intervals, tiers and interval-aware ranks', async () => {
-  const refresh = () =>
-    arena.client.workflow.execute(refreshLeaderboard, {
-      taskQueue: arena.t.config.taskQueue,
-      workflowId: `refresh-${Date.now()}`,
-    });
-  await refresh();
+  await arena.refresh();
   expect((await arena.t.app.inject({ method: 'GET', url: '/api/leaderboard' })).json()).toEqual([]);
 
   // A judge prefers agent-0's answers whenever they appear (trusted: new accounts' votes count later).
@@ -42,7 +36,7 @@ it('is empty before any vote, then lists voted agents with BT ratings, intervals
       ).statusCode,
     ).toBe(200);
   }
-  expect(await refresh()).toMatch(/^3 agents from \d+ votes; 0 judges flagged$/);
+  expect(await arena.refresh()).toMatch(/^3 agents from \d+ votes; 0 judges flagged$/);
   const board = (await arena.t.app.inject({ method: 'GET', url: '/api/leaderboard' })).json();
   expect(board).toHaveLength(3);
   for (const row of board) {
@@ -125,11 +119,7 @@ it('flags a judge who votes against a clear consensus and leaves their votes out
   }
   // Both answers out of judging: the votes are published, and counted, at the refresh.
   await arena.sql(`update sessions set judging_until = null where id in (?, ?)`, [pair!.a, pair!.b]);
-  const refresh = await arena.client.workflow.execute(refreshLeaderboard, {
-    taskQueue: arena.t.config.taskQueue,
-    workflowId: `refresh-flag-${Date.now()}`,
-  });
-  expect(refresh).toMatch(/; 1 judges flagged$/);
+  expect(await arena.refresh()).toMatch(/; 1 judges flagged$/);
   const flagged = await arena.sql<{ kind: string; judge_id: number }>(`select kind, judge_id from vote_flags`);
   expect(flagged).toEqual([{ kind: 'outlier', judge_id: contrarian }]);
   const [voted] = await arena.sql<{ total: number; judges: number }>(

@@ -1,5 +1,4 @@
 import { answer } from '../support/agent-server';
-import { refreshLeaderboard } from '../../workflows';
 import { register, trustJudges, type Registered } from '../support/test-app';
 import { WebClient } from '../web/support';
 import { startArena, type Arena } from './support';
@@ -155,10 +154,7 @@ describe('live battles', () => {
     expect(vote.statusCode).toBe(200);
     expect([vote.json().a.delta, vote.json().b.delta]).toEqual([0, 0]);
     await arena.sql(`update sessions set judging_until = now() where judging_until > now()`);
-    await arena.client.workflow.execute(refreshLeaderboard, {
-      taskQueue: arena.t.config.taskQueue,
-      workflowId: `refresh-live-${Date.now()}`,
-    });
+    await arena.refresh();
     expect(await arena.sql(`select reason from uncounted_votes where battle_id = ?`, [ids[0]])).toEqual([
       { reason: 'live' },
     ]);

@@ -18,6 +18,8 @@ export interface Arena {
   /** Runs one dispatch step now (the schedule does this in production) and awaits every delivery it started. */
   dispatch(): Promise<number[]>;
   sql<T = Record<string, unknown>>(query: string, params?: unknown[]): Promise<T[]>;
+  /** Refits the leaderboard now (the schedule does this in production); its summary, e.g. `3 agents from 12 votes; 0 judges flagged`. */
+  refresh(): Promise<string>;
   /** A new trusted judge votes `a` on the pair judge/next hands them, then the leaderboard is refitted: the leaderboard has rows. */
   voteOnceAndRefresh(): Promise<void>;
   close(): Promise<void>;
@@ -52,6 +54,11 @@ export async function startArena(
     agents.push({ id: res.json().id, owner, path, secret: res.json().webhook_secret });
   }
   if (!pastTheGym) await Promise.all(agents.map((a) => client.workflow.getHandle(`gym-${a.id}-1`).result()));
+  const refresh = () =>
+    client.workflow.execute(refreshLeaderboard, {
+      taskQueue: t.config.taskQueue,
+      workflowId: `refresh-test-${t.config.taskQueue}-${++dispatches}`,
+    });
   return {
     t,
     client,
@@ -59,6 +66,7 @@ export async function startArena(
     owners,
     agents,
     sql,
+    refresh,
     async dispatch() {
       const before = await sql<{ id: number }>(`select id from sessions where kind = 'main'`);
       const count = await client.workflow.execute(dispatchArena, {
@@ -87,10 +95,7 @@ export async function startArena(
          where b.id = ? and s.id in (b.session_a_id, b.session_b_id) and s.judging_until > now()`,
         [battle.battle_id],
       );
-      await client.workflow.execute(refreshLeaderboard, {
-        taskQueue: t.config.taskQueue,
-        workflowId: `refresh-test-${t.config.taskQueue}-${++dispatches}`,
-      });
+      await refresh();
     },
     async close() {
       await server.close();
