@@ -6,6 +6,9 @@ import { findOrInstallDebianTool, isExecutable } from '../../infra/embedded/debi
 
 export const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 
+/** Names the marker file the test set-up writes when its Chromium install ends (`installed`, or `failed: <why>`). */
+export const CHROMIUM_MARKER_VARIABLE = 'TEST_CHROMIUM_MARKER';
+
 export interface FindChromiumOptions {
   /** CHROMIUM_PATH: used as is, and an error if it is not an executable file. */
   explicitPath?: string;

@@ -1,4 +1,4 @@
-/** Jest global set-up of the integration tests: one embedded PostgreSQL with a migrated template database, one Temporal dev server, one workflow bundle, Chromium and bubblewrap per run. */
+/** Jest global set-up of the integration tests: one embedded PostgreSQL with a migrated template database, one Temporal dev server, one workflow bundle and bubblewrap per run, and Chromium installed beside the tests. */
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,11 +7,12 @@ import { findOrInstallTemporalCli } from '../../infra/embedded/temporal-cli';
 import { startTemporalDevServer } from '../../infra/embedded/temporal-server';
 import { freePort } from '../../infra/ports';
 import { findOrInstallBubblewrap } from '../../infra/embedded/bubblewrap';
-import { findOrInstallChromium } from './chromium';
+import { CHROMIUM_MARKER_VARIABLE, findOrInstallChromium } from './chromium';
 import globalTeardown from './global-teardown';
 import { createTemplateDatabase } from './test-db';
 import { installA2aPythonInBackground } from './a2a-python';
 import { installSchemathesisInBackground } from './schemathesis';
+import { installInBackground } from './python-packages';
 import { testToolDir } from './tool-dir';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 
@@ -66,28 +67,26 @@ export default async function globalSetup(): Promise<void> {
   });
   // Every test file's database is a copy of it (test/support/test-db.ts).
   const template = postgres.then(createTemplateDatabase);
-  // Only the browser tests need it, so a machine without it still runs the others: test/web/browser.ts
-  // reports why there is none when a browser test starts.
-  const chromium = findOrInstallChromium({
-    explicitPath: process.env.CHROMIUM_PATH || undefined,
-    log: (line) => console.log(`[chromium] ${line}`),
-  }).then(
-    (found) => {
-      process.env.CHROMIUM_PATH = found;
-    },
-    (err: unknown) => {
-      process.env.TEST_CHROMIUM_ERROR = err instanceof Error ? err.message : String(err);
-    },
-  );
   // Coding sandbox sessions run their commands under it; without it they end as `error`, which says why.
+  // Asked for before Chromium, so that apt (one install at a time) brings it first.
   const bubblewrap = findOrInstallBubblewrap({ log: (line) => console.log(`[bubblewrap] ${line}`) }).then(
     () => undefined,
     (err: unknown) => {
       process.env.TEST_BUBBLEWRAP_ERROR = err instanceof Error ? err.message : String(err);
     },
   );
+  // Only the browser tests need it, so a machine without it still runs the others, and the tests do
+  // not wait for its install (about 20 s of apt on a fresh machine): test/web/browser.ts waits for
+  // it, and reports why there is none when a browser test starts.
+  stack.background.push(
+    installInBackground(CHROMIUM_MARKER_VARIABLE, path.join(tempDir, 'chromium-installed'), () =>
+      findOrInstallChromium({
+        explicitPath: process.env.CHROMIUM_PATH || undefined,
+        log: (line) => console.log(`[chromium] ${line}`),
+      }),
+    ),
+  );
   const results = await Promise.allSettled([
-    chromium,
     bubblewrap,
     bundling,
     postgres,

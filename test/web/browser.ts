@@ -2,13 +2,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { CHROMIUM_MARKER_VARIABLE, DEBIAN_CHROMIUM } from '../support/chromium';
+import { afterBackgroundInstall } from '../support/python-packages';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.CHROMIUM_PATH || DEBIAN_CHROMIUM;
 const ARTIFACTS = path.resolve(__dirname, '..', '..', 'test-artifacts', 'screenshots');
 
 export async function launchBrowser(): Promise<Browser> {
-  // Set by test/support/global-setup.ts when it could neither find nor install Chromium.
-  if (process.env.TEST_CHROMIUM_ERROR) throw new Error(process.env.TEST_CHROMIUM_ERROR);
+  // The test set-up finds or installs it beside the tests (test/support/global-setup.ts).
+  await afterBackgroundInstall(CHROMIUM_MARKER_VARIABLE, 'Chromium');
+  const outcome = fs.readFileSync(process.env[CHROMIUM_MARKER_VARIABLE] ?? '/dev/null', 'utf8');
+  if (outcome.startsWith('failed: ')) throw new Error(outcome.slice('failed: '.length));
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(
       `no Chromium at ${CHROMIUM}: install Debian's chromium package (the test set-up does, as root) or set CHROMIUM_PATH`,
