@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 export const REPO = path.resolve(__dirname, '..', '..');
-/** The whole build (the runner, tsc without its type-check, the workflow bundle): about 25 s alone, a minute or more on a busy two-core machine. */
+/** The whole build (the runner, the server compiled by SWC, the workflow bundle): about 10 s alone, a minute or more on a busy two-core machine. */
 export const BUILD_TIMEOUT_MS = 300_000;
 
 export async function ensureBuilt(): Promise<void> {
