@@ -68,7 +68,7 @@ module.exports = {
   // sandboxed children about half their time, and with two workers the machine sat a fifth idle. On two
   // cores a warm `npm test` took 568 s with two workers, 494 s with three, 488 s with four.
   maxWorkers: require('node:os').availableParallelism() + 1,
-  // A worker that has grown past this is replaced between files: run after run, each of the two held
+  // A worker that has grown past this is replaced between files: run after run, each of two workers held
   // 3-4 GB by the end, and the time went into collecting it.
   workerIdleMemoryLimit: '1GB',
 };
