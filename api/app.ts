@@ -42,6 +42,7 @@ import { startupWarnings } from '../infra/config';
 import { RUNNER_VERSION } from '../infra/runner-package';
 import { runnerTarball } from '../domain/runner-download';
 import { loadDownloads } from './discovery/downloads';
+import { named } from './plugins/plugin-name';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -111,23 +112,32 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const catalogLink = apiCatalogLinkHeader(config.publicUrl);
-  await app.register(healthRoutes, { orm: deps.orm, temporal: deps.temporal.connection });
+  await app.register(named(healthRoutes), { orm: deps.orm, temporal: deps.temporal.connection });
   const downloads = loadDownloads(deps.downloadsDir);
   if (!downloads.has(runnerTarball(RUNNER_VERSION)))
     app.log.warn(`no ${runnerTarball(RUNNER_VERSION)} to serve under /downloads/: run \`npm run build\` first`);
-  await app.register(discoveryRoutes, { publicUrl: config.publicUrl, publicUrlSet: config.publicUrlSet, downloads });
+  await app.register(named(discoveryRoutes), {
+    publicUrl: config.publicUrl,
+    publicUrlSet: config.publicUrlSet,
+    downloads,
+  });
   await app.register(
-    async (api) => {
-      await api.register(async (version) => {
-        rebaseAnswers(version, config);
-        await version.register(versionRoutes, { publicUrl: config.publicUrl, downloads });
+    named(async (api) => {
+      await api.register(
+        named(async (version) => {
+          rebaseAnswers(version, config);
+          await version.register(named(versionRoutes), { publicUrl: config.publicUrl, downloads });
+        }, 'version'),
+      );
+      await api.register(named(registerRoutes), { registerRateLimit: config.registerRateLimit });
+      await api.register(named(accountRoutes), {
+        reservedUsernames: config.adminUsernames,
+        publicUrl: config.publicUrl,
       });
-      await api.register(registerRoutes, { registerRateLimit: config.registerRateLimit });
-      await api.register(accountRoutes, { reservedUsernames: config.adminUsernames, publicUrl: config.publicUrl });
-      await api.register(keyRoutes);
-      await api.register(userRoutes);
-      await api.register(agentRoutes, { prefix: '/agents', deps, workflows });
-      await api.register(workRoutes, {
+      await api.register(named(keyRoutes));
+      await api.register(named(userRoutes));
+      await api.register(named(agentRoutes), { prefix: '/agents', deps, workflows });
+      await api.register(named(workRoutes), {
         prefix: '/agents',
         workflows,
         notifier: deps.notifier,
@@ -143,23 +153,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           res.setHeader('link', catalogLink);
         },
       });
-      await api.register(codingRoutes, { prefix: '/agents', coding: codingDepsOf(workflows, config.sandbox) });
-      await api.register(activityRoutes, { prefix: '/agents' });
-      await api.register(judgeRoutes, {
+      await api.register(named(codingRoutes), { prefix: '/agents', coding: codingDepsOf(workflows, config.sandbox) });
+      await api.register(named(activityRoutes), { prefix: '/agents' });
+      await api.register(named(judgeRoutes), {
         prefix: '/judge',
         workflows,
         arena: config.arena,
         votesPerMinute: config.limits.votesPerMinute,
       });
-      await api.register(battleRoutes, {
+      await api.register(named(battleRoutes), {
         prefix: '/battles',
         workflows,
         arena: config.arena,
         battlesPerMinute: config.limits.battlesPerMinute,
       });
-      await api.register(ratingRoutes);
-      await api.register(taskRoutes);
-      await api.register(adminRoutes, {
+      await api.register(named(ratingRoutes));
+      await api.register(named(taskRoutes));
+      await api.register(named(adminRoutes), {
         prefix: '/admin',
         workflows,
         adminUsernames: config.adminUsernames,
@@ -167,16 +177,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         taskQueue: config.taskQueue,
         temporalUiUrl: config.temporalUiUrl,
       });
-    },
+    }, 'api'),
     { prefix: '/api' },
   );
   // Beside the API rather than under it: the `mcp_url` a coding session's prompt carries.
-  await app.register(mcpRoutes, {
+  await app.register(named(mcpRoutes), {
     coding: codingDepsOf(workflows, config.sandbox),
     progressIntervalMs: deps.mcpProgressIntervalMs,
     keepAliveMs: deps.mcpKeepAliveMs,
   });
-  await app.register(website, {
+  await app.register(named(website), {
     config,
     workflows,
     lifecycle: lifecycleDepsOf(deps, workflows),

@@ -7,6 +7,7 @@ import { docsRoutes } from './docs-routes';
 import { downloadRoutes, type Download } from './downloads';
 import { wellKnownRoutes } from './well-known-routes';
 import { rebaseAnswers } from '../request-base';
+import { named } from '../plugins/plugin-name';
 
 /**
  * Every response, API or page, names the API catalog (RFC 9727 §3), so a client that fetched anything
@@ -31,7 +32,7 @@ export const discoveryRoutes: FastifyPluginAsyncZod<{
   downloads: ReadonlyMap<string, Download>;
 }> = async (app, { publicUrl, publicUrlSet, downloads }) => {
   rebaseAnswers(app, { publicUrl, publicUrlSet });
-  await app.register(wellKnownRoutes, { publicUrl, publicUrlSet });
-  await app.register(docsRoutes, { publicUrl });
-  await app.register(downloadRoutes, { publicUrl, downloads });
+  await app.register(named(wellKnownRoutes), { publicUrl, publicUrlSet });
+  await app.register(named(docsRoutes), { publicUrl });
+  await app.register(named(downloadRoutes), { publicUrl, downloads });
 };

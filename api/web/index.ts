@@ -15,6 +15,7 @@ import { publicPages } from './public-pages';
 import { leaderboardPages } from './leaderboard-pages';
 import { signInPages } from './sign-in-pages';
 import { sendErrorPage } from './site';
+import { named } from '../plugins/plugin-name';
 
 export interface WebsiteOptions {
   config: Config & { encryptionKey: Buffer };
@@ -47,28 +48,28 @@ export const website: FastifyPluginAsync<WebsiteOptions> = async (
     sessionDays: config.sessionDays,
     clock: () => app.now(),
   });
-  await app.register(oidcRoutes, {
+  await app.register(named(oidcRoutes), {
     oidc: config.oidc,
     publicUrl: config.publicUrl,
     failureRedirect: '/login',
     loadClient: loadOpenidClient,
     clock: () => app.now(),
   });
-  await app.register(leaderboardPages, {
+  await app.register(named(leaderboardPages), {
     publicUrl: config.publicUrl,
     minVotes: config.arena.minVotes,
     refreshSeconds: config.arena.leaderboardIntervalSeconds,
   });
-  await app.register(publicPages, { publicUrl: config.publicUrl });
-  await app.register(signInPages, {
+  await app.register(named(publicPages), { publicUrl: config.publicUrl });
+  await app.register(named(signInPages), {
     publicUrl: config.publicUrl,
     loginRateLimit: config.loginRateLimit,
     registerRateLimit: config.registerRateLimit,
     oidc: Boolean(config.oidc),
     reservedUsernames: config.adminUsernames,
   });
-  await app.register(battlePages, { workflows, arena: config.arena, limits: config.limits });
-  await app.register(accountPages, {
+  await app.register(named(battlePages), { workflows, arena: config.arena, limits: config.limits });
+  await app.register(named(accountPages), {
     workflows,
     lifecycle,
     pingsPerMinute: config.limits.pingsPerMinute,
@@ -78,7 +79,7 @@ export const website: FastifyPluginAsync<WebsiteOptions> = async (
     reservedUsernames: config.adminUsernames,
     sandboxPerMinute: config.limits.sandboxPerMinute,
   });
-  await app.register(sandboxPages, {
+  await app.register(named(sandboxPages), {
     coding: codingDepsOf(workflows, config.sandbox),
     sandboxPerMinute: config.limits.sandboxPerMinute,
     benchmarksPerHour: config.limits.benchmarksPerHour,

@@ -8,5 +8,5 @@
 import path from 'node:path';
 import { runParts } from '../support/parts';
 
-runParts(path.join(__dirname, 'api', 'offline'), ['errors', 'path-ids', 'validation-messages']);
+runParts(path.join(__dirname, 'api', 'offline'), ['errors', 'path-ids', 'plugin-names', 'validation-messages']);
 runParts(path.join(__dirname, 'discovery'), ['docs', 'well-known']);

@@ -31,8 +31,12 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** Saves a full-page screenshot as a test artifact (git-ignored). */
+/**
+ * Saves a full-page screenshot as a test artifact (git-ignored) when TEST_SCREENSHOTS=1. Each one
+ * costs Chromium most of a CPU-second, and a run that nobody looks at (CI's) needs none.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.TEST_SCREENSHOTS !== '1') return;
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }

@@ -264,7 +264,7 @@ it('colours a coding session passed as an answer and failed as an error', async 
   }
 });
 
-it('screenshots the changed pages at 390 and 1280 px', async () => {
+it('serves the changed pages at 390 and 1280 px (screenshots with TEST_SCREENSHOTS=1)', async () => {
   for (const width of [390, 1280]) {
     const page = await signedIn(width);
     try {
@@ -274,7 +274,8 @@ it('screenshots the changed pages at 390 and 1280 px', async () => {
         ['agent', `/agents/${arena.agents[0]!.id}`],
         ['leaderboard', '/'],
       ] as const) {
-        await page.goto(`${base}${path}`);
+        const response = await page.goto(`${base}${path}`);
+        expect({ name, status: response?.status() }).toEqual({ name, status: 200 });
         await screenshot(page, `phone-${name}-${width}`);
       }
     } finally {

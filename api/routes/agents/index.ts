@@ -20,6 +20,7 @@ import { pingSpender } from '../../plugins/rate-limits';
 import { lifecycleRoutes } from './lifecycle';
 import { sandboxRoutes } from './sandbox';
 import { requestBase } from '../../request-base';
+import { named } from '../../plugins/plugin-name';
 
 // The request bodies are what the use cases take: a schema that drifts from them fails to compile.
 agentCreate satisfies z.ZodType<AgentCreate>;
@@ -138,8 +139,12 @@ export const agentRoutes: FastifyPluginAsyncZod<{ deps: AppDeps; workflows: Work
     },
   );
 
-  await app.register(lifecycleRoutes, { lifecycle, spendPing, gymRestartsPerHour: config.limits.gymRestartsPerHour });
-  await app.register(sandboxRoutes, {
+  await app.register(named(lifecycleRoutes), {
+    lifecycle,
+    spendPing,
+    gymRestartsPerHour: config.limits.gymRestartsPerHour,
+  });
+  await app.register(named(sandboxRoutes), {
     workflows,
     coding: codingDepsOf(workflows, config.sandbox),
     sandboxPerMinute: config.limits.sandboxPerMinute,
