@@ -42,8 +42,8 @@ beforeAll(async () => {
       ARENA_CODING_STEPS_PER_ACCOUNT: '1',
       ARENA_CODING_STEP_SLOTS: '1',
       ARENA_CODING_STEP_QUEUE: '1',
-      // A step its busy worker has not taken within 3 s is refused (20 s by default).
-      ARENA_WORKSPACE_PICKUP_SECONDS: '3',
+      // A step its busy worker has not taken within 2 s is refused (20 s by default).
+      ARENA_WORKSPACE_PICKUP_SECONDS: '2',
     },
     'x-agent',
   );
@@ -123,7 +123,7 @@ it('scores a session at once while the worker’s step slots are full, and refus
   // Z's submit: its scoring runs on the worker's end queue, not behind X's step.
   expect((await stepOf(t, wz.sandbox)('POST', 'submit')).json()).toMatchObject({ status: 'failed', tests_passed: 4 });
   expect(Date.now() - started).toBeLessThan(20_000);
-  // Y's step waits in the queue; after 3 s not picked up, the worker still answers: the step is
+  // Y's step waits in the queue; after 2 s not picked up, the worker still answers: the step is
   // refused (it never ran) and the session goes on.
   const yWaiting = await exec(wy, 'echo y');
   expect([yWaiting.statusCode, yWaiting.json().detail]).toEqual([

@@ -27,8 +27,8 @@ beforeAll(async () => {
   fs.chmodSync(sandboxDir, 0o711);
   t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ARENA_SANDBOX_DIR: sandboxDir });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
-  // Its steps wait 5 s, not 20, to be taken before it counts as gone.
-  doomed = new WorkerProcess(workerEnv(t, { ARENA_SANDBOX_DIR: sandboxDir, ARENA_WORKSPACE_PICKUP_SECONDS: '5' }));
+  // Its steps wait 2 s, not 20, to be taken before it counts as gone.
+  doomed = new WorkerProcess(workerEnv(t, { ARENA_SANDBOX_DIR: sandboxDir, ARENA_WORKSPACE_PICKUP_SECONDS: '2' }));
   await doomed.ready;
   owner = await register(t.app);
   agent = (
