@@ -148,6 +148,7 @@ describe('dispatch', () => {
     expect(row!.prompt_id).toBe(target!.id);
   });
 
+  // Eight dispatch steps, each awaiting its deliveries: about 12 s under a full run's load.
   it('never sends an agent the same prompt twice, and sends nothing once its pool is used up', async () => {
     const agent = arena.agents[0]!;
     await arena.sql(
@@ -168,7 +169,7 @@ describe('dispatch', () => {
     const before = (await mainSessions(agent.id)).length;
     await arena.dispatch();
     expect(await mainSessions(agent.id)).toHaveLength(before);
-  });
+  }, 60_000);
 
   it('keeps agents out until their gym is complete, unless the gym is not required', async () => {
     await arena.sql(`update prompts set retired_at = null`);

@@ -5,7 +5,8 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterBackgroundInstall, findOrInstallPythonPackage, installInBackground, pythonEnv } from './python-packages';
+import { afterBackgroundInstall, installInBackground } from './background-install';
+import { findOrInstallPythonPackage, pythonEnv } from './python-packages';
 import { until } from './wait';
 
 const run = promisify(execFile);

@@ -12,7 +12,7 @@ import globalTeardown from './global-teardown';
 import { createTemplateDatabase } from './test-db';
 import { installA2aPythonInBackground } from './a2a-python';
 import { installSchemathesisInBackground } from './schemathesis';
-import { installInBackground } from './python-packages';
+import { installInBackground } from './background-install';
 import { testToolDir } from './tool-dir';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 

@@ -4,12 +4,10 @@
  * by the first test that needs them (or by the test set-up, beside the tests).
  */
 import crypto from 'node:crypto';
-import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { runCommand } from '../../infra/embedded/processes';
 import { testToolDir } from './tool-dir';
-import { until } from './wait';
 
 /** The environment that puts `folder`'s packages on Python's path. */
 export function pythonEnv(folder: string): NodeJS.ProcessEnv {
@@ -56,26 +54,4 @@ export async function findOrInstallPythonPackage(
   if (!(await works(pythonEnv(folder))))
     throw new Error(`${String(spec)} was installed into ${folder} but does not work`);
   return folder;
-}
-
-const BACKGROUND_WAIT = { timeoutMs: 300_000, everyMs: 250 };
-
-/**
- * Starts an install for the run's tests beside them (global-setup.ts): `marker` is written when it
- * ends, either way, and the environment variable `markerVar` names it for the tests. A failed install
- * is tried again, and reported, by the test that needs it.
- */
-export function installInBackground(markerVar: string, marker: string, install: () => Promise<unknown>): Promise<void> {
-  process.env[markerVar] = marker;
-  const settle = (outcome: string) => fs.writeFile(marker, outcome);
-  return install().then(
-    () => settle('installed'),
-    (err: unknown) => settle(`failed: ${err instanceof Error ? err.message : String(err)}`),
-  );
-}
-
-/** Waits for the set-up's install named by `markerVar`, if one was started, rather than start a second. */
-export async function afterBackgroundInstall(markerVar: string, what: string): Promise<void> {
-  const marker = process.env[markerVar];
-  if (marker) await until(() => existsSync(marker), `the test set-up's ${what} install`, BACKGROUND_WAIT);
 }

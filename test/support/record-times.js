@@ -1,15 +1,15 @@
 /**
- * Writes test/support/test-times.json, the seconds each test file took, from a Jest result file:
- * `npm run test:times` runs `npm test` with `--json` and then this. The sequencer orders a fresh
- * clone's files by these times, where Jest has none of its own yet.
+ * Writes test/support/test-times.json (or the file named second), the seconds each test file took,
+ * from a Jest result file: `npm run test:times` runs `npm test` with `--json` and then this. The
+ * sequencer orders a fresh clone's files by these times, where Jest has none of its own yet.
  */
 const fs = require('node:fs');
 const path = require('node:path');
 
 const REPO = path.resolve(__dirname, '..', '..');
-const [resultFile] = process.argv.slice(2);
+const [resultFile, outFile = path.join(__dirname, 'test-times.json')] = process.argv.slice(2);
 if (!resultFile) {
-  console.error('usage: node test/support/record-times.js <jest --json result file>');
+  console.error('usage: node test/support/record-times.js <jest --json result file> [times file]');
   process.exit(2);
 }
 const { testResults } = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
@@ -18,5 +18,5 @@ const times = Object.fromEntries(
     .map((r) => [path.relative(REPO, r.name), Math.round((r.perfStats.end - r.perfStats.start) / 100) / 10])
     .sort(([a], [b]) => a.localeCompare(b)),
 );
-fs.writeFileSync(path.join(__dirname, 'test-times.json'), `${JSON.stringify(times, null, 2)}\n`);
-console.log(`test/support/test-times.json: ${Object.keys(times).length} files`);
+fs.writeFileSync(outFile, `${JSON.stringify(times, null, 2)}\n`);
+console.log(`${path.relative(process.cwd(), outFile)}: ${Object.keys(times).length} files`);

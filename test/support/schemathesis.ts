@@ -5,7 +5,8 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterBackgroundInstall, findOrInstallPythonPackage, installInBackground, pythonEnv } from './python-packages';
+import { afterBackgroundInstall, installInBackground } from './background-install';
+import { findOrInstallPythonPackage, pythonEnv } from './python-packages';
 
 const run = promisify(execFile);
 export const SCHEMATHESIS_PACKAGE = 'schemathesis==4.32.5';

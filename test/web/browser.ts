@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM_MARKER_VARIABLE, DEBIAN_CHROMIUM } from '../support/chromium';
-import { afterBackgroundInstall } from '../support/python-packages';
+import { afterBackgroundInstall } from '../support/background-install';
 
 const CHROMIUM = process.env.CHROMIUM_PATH || DEBIAN_CHROMIUM;
 const ARTIFACTS = path.resolve(__dirname, '..', '..', 'test-artifacts', 'screenshots');
