@@ -3,7 +3,7 @@ import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 
-/** Where the ports are picked when the system does not say where its ephemeral range begins. */
+/** The lowest port picked: the range picked from runs from here up to the ephemeral range. */
 const LOWEST = 10_000;
 const ATTEMPTS = 50;
 
