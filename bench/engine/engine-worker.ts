@@ -127,10 +127,13 @@ async function main(): Promise<void> {
   const stop = () => {
     worker.shutdown();
     steps?.worker.shutdown();
+    // Promise#finally waits for the promise its callback returns: each step ends before the next.
+    /* oxlint-disable typescript/no-misused-promises */
     running
       .finally(() => (steps ? removeWorkspace(steps.workspace) : undefined))
       .finally(() => pool.end())
       .finally(() => connection.close().finally(() => process.exit(0)))
+      /* oxlint-enable typescript/no-misused-promises */
       .catch((err: unknown) => {
         console.error(err);
         process.exit(1);

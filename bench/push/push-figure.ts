@@ -73,6 +73,7 @@ export async function runPushFigure(ctx: {
     urls: farm.urls.slice(0, agents.length),
     secret: `agsec_${crypto.randomBytes(32).toString('base64url')}`,
   });
+  // oxlint-disable-next-line typescript/no-misused-promises -- Promise#finally waits for the promise its callback returns.
   const bareStages = await runStages(bare, beyond(p.bareExtra), p.stageSeconds, progress, ran.length).finally(() =>
     bare.close(),
   );
