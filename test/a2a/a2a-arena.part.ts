@@ -16,7 +16,7 @@ const peers: A2aAgent[] = [];
 const agents: Array<{ id: number; owner: Registered; peer: A2aAgent }> = [];
 
 beforeAll(async () => {
-  t = await startTestApp({ ARENA_ADMIN_USERNAMES: 'a2a-ops' }, { pingTimeoutMs: 5000 });
+  t = await startTestApp({ ARENA_ADMIN_USERNAMES: 'a2a-ops' }, { pingTimeoutMs: 5000, pastTheGym: false });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   await t.startWorker();
   admin = await register(t.app);

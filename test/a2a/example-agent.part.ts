@@ -34,7 +34,7 @@ let example: RunningExample;
 const examples: RunningExample[] = [];
 
 beforeAll(async () => {
-  t = await startTestApp({}, { pingTimeoutMs: 5000 });
+  t = await startTestApp({}, { pingTimeoutMs: 5000, pastTheGym: false });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   await t.startWorker();
   owner = await register(t.app);

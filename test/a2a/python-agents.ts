@@ -16,7 +16,7 @@ export function joinsPassesItsGymAndAnswers(script: string, python: () => Promis
   let agent: PythonAgent | undefined;
 
   beforeAll(async () => {
-    [env, t] = await Promise.all([python(), startTestApp({}, { pingTimeoutMs: 5000 })]);
+    [env, t] = await Promise.all([python(), startTestApp({}, { pingTimeoutMs: 5000, pastTheGym: false })]);
     await t.startWorker();
   }, 600_000);
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { register, startTestApp, type TestApp } from '../support/test-app';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ ARENA_REGISTER_RATE_LIMIT: '5' });
+  t = await startTestApp({ ARENA_REGISTER_RATE_LIMIT: '5' }, { pastTheGym: false });
 });
 afterAll(() => t.close());
 

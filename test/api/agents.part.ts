@@ -7,7 +7,10 @@ let t: TestApp;
 let agentServer: TestAgentServer;
 let owner: Registered;
 beforeAll(async () => {
-  t = await startTestApp({ ARENA_REGISTER_RATE_LIMIT: '1000', ARENA_PING_RATE_LIMIT: '1000' }, { pingTimeoutMs: 1500 });
+  t = await startTestApp(
+    { ARENA_REGISTER_RATE_LIMIT: '1000', ARENA_PING_RATE_LIMIT: '1000' },
+    { pingTimeoutMs: 1500, pastTheGym: false },
+  );
   agentServer = await startAgentServer();
   owner = await register(t.app);
 });
@@ -193,7 +196,7 @@ describe('the private-address guard', () => {
   let guarded: TestApp;
   let guardedOwner: Registered;
   beforeAll(async () => {
-    guarded = await startTestApp({ ARENA_ALLOW_PRIVATE_WEBHOOKS: 'false' }, { pingTimeoutMs: 1500 });
+    guarded = await startTestApp({ ARENA_ALLOW_PRIVATE_WEBHOOKS: 'false' }, { pingTimeoutMs: 1500, pastTheGym: false });
     guardedOwner = await register(guarded.app);
   });
   afterAll(() => guarded.close());

@@ -2,7 +2,7 @@ import { register, startTestApp, type TestApp } from '../support/test-app';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ ARENA_REGISTER_RATE_LIMIT: '1000' });
+  t = await startTestApp({ ARENA_REGISTER_RATE_LIMIT: '1000' }, { pastTheGym: false });
 });
 afterAll(() => t.close());
 

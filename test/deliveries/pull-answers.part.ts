@@ -12,7 +12,7 @@ let agent: { id: number; webhook_secret: string };
 let auth: Record<string, string>;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp({}, { pastTheGym: false });
   const owner = await register(t.app);
   auth = owner.auth;
   agent = (

@@ -14,7 +14,7 @@ let owner: Registered;
 let agent: { id: number; webhook_secret: string };
 
 beforeAll(async () => {
-  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 2000 });
+  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 2000, pastTheGym: false });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   agentServer = await startAgentServer();
   owner = await register(t.app);

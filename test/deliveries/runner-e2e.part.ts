@@ -24,7 +24,7 @@ let runner: ChildProcess | undefined;
 let runnerLog = '';
 
 beforeAll(async () => {
-  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' });
+  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pastTheGym: false });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   owner = await register(t.app);
   await t.startWorker();

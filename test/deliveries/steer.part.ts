@@ -19,7 +19,7 @@ let owner: Registered;
 let agent: { id: number };
 
 beforeAll(async () => {
-  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 2000 });
+  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 2000, pastTheGym: false });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   deps = { client, taskQueue: t.config.taskQueue, gymRetrySeconds: 1, callTimeoutMs: 5000, eagerStart: false };
   agentServer = await startAgentServer(answer(200, { response: 'the answer' }));

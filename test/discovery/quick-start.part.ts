@@ -36,7 +36,10 @@ beforeAll(async () => {
   await ensureBuilt();
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  t = await startTestApp({ ARENA_PUBLIC_URL: base, ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 2000 });
+  t = await startTestApp(
+    { ARENA_PUBLIC_URL: base, ARENA_GYM_RETRY_SECONDS: '1' },
+    { pingTimeoutMs: 2000, pastTheGym: false },
+  );
   await t.app.listen({ port, host: '127.0.0.1' });
   await t.startWorker();
   const res = await fetch(`${base}/docs/guides/quick-start.md`);

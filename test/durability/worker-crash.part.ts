@@ -46,7 +46,7 @@ const answerAll: AgentBehaviour = (req, res) => {
 
 beforeAll(async () => {
   await ensureBuilt();
-  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 5000 });
+  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 5000, pastTheGym: false });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   await t.orm.em
     .getConnection()

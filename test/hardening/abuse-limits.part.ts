@@ -8,17 +8,20 @@ let owner: Registered;
 const refusals: Record<string, number> = {};
 
 beforeAll(async () => {
-  t = await startTestApp({
-    ARENA_REGISTER_RATE_LIMIT: '3',
-    ARENA_LOGIN_RATE_LIMIT: '3',
-    ARENA_VOTE_RATE_LIMIT: '2',
-    ARENA_SANDBOX_RATE_LIMIT: '2',
-    ARENA_BATTLE_RATE_LIMIT: '1',
-    ARENA_WORK_POLL_RATE_LIMIT: '3',
-    ARENA_MAX_AGENTS_PER_ACCOUNT: '2',
-    ARENA_PING_RATE_LIMIT: '3',
-    ARENA_GYM_RESTART_RATE_LIMIT: '1',
-  });
+  t = await startTestApp(
+    {
+      ARENA_REGISTER_RATE_LIMIT: '3',
+      ARENA_LOGIN_RATE_LIMIT: '3',
+      ARENA_VOTE_RATE_LIMIT: '2',
+      ARENA_SANDBOX_RATE_LIMIT: '2',
+      ARENA_BATTLE_RATE_LIMIT: '1',
+      ARENA_WORK_POLL_RATE_LIMIT: '3',
+      ARENA_MAX_AGENTS_PER_ACCOUNT: '2',
+      ARENA_PING_RATE_LIMIT: '3',
+      ARENA_GYM_RESTART_RATE_LIMIT: '1',
+    },
+    { pastTheGym: false },
+  );
   agents = await startAgentServer((req, res) => {
     const { prompt } = JSON.parse(req.body);
     answer(200, { response: prompt === 'long' ? 'x'.repeat(100_001) : 'fine' })(req, res);

@@ -35,7 +35,7 @@ export function apiRestartSuite({
 
   beforeAll(async () => {
     await ensureBuilt();
-    t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ...LIMITS }, { pastTheGym: true });
+    t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ...LIMITS });
     client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
     await t.startWorker();
     owner = await register(t.app);

@@ -29,7 +29,7 @@ beforeAll(async () => {
   port = await freePort();
   pg = await startEmbeddedPostgres({ dataDir: dir, port });
   await prepareDatabase(pg.url);
-  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { databaseUrl: pg.url });
+  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { databaseUrl: pg.url, pastTheGym: false });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   // Sandbox prompts are held open at the agent and answered only once the database is down.
   agents = await startAgentServer((req, res) => {

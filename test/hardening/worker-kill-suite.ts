@@ -48,7 +48,7 @@ export function workerKillSuite(size: WorkerKillSize): void {
     await ensureBuilt();
     t = await startTestApp(
       { ARENA_GYM_RETRY_SECONDS: '1', ARENA_SANDBOX_RATE_LIMIT: '100000', ARENA_WORK_POLL_RATE_LIMIT: '100000' },
-      { pingTimeoutMs: 5_000 },
+      { pingTimeoutMs: 5_000, pastTheGym: false },
     );
     client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
     // Push agents hold their answers to sandbox prompts until the worker has been killed, so every

@@ -146,7 +146,7 @@ describe('a worker process', () => {
 
   beforeAll(async () => {
     await ensureBuilt();
-    t = await startTestApp();
+    t = await startTestApp({}, { pastTheGym: false });
     agents = await startAgentServer(answer(200, { response: 'gym answer' }));
   }, BUILD_TIMEOUT_MS + 60_000);
   afterAll(async () => {

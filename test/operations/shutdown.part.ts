@@ -13,7 +13,7 @@ const held = new Map<string, () => void>();
 
 beforeAll(async () => {
   await ensureBuilt();
-  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 10_000 });
+  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 10_000, pastTheGym: false });
   agents = await startAgentServer((req, res) => {
     const body = JSON.parse(req.body);
     const reply = () =>
@@ -81,7 +81,7 @@ describe('worker process', () => {
   afterAll(() => worker?.kill());
 
   it('drains on SIGTERM: a webhook call in flight is answered and recorded, never cut or sent twice; logs are JSON with workflow ids', async () => {
-    const app = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' });
+    const app = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pastTheGym: false });
     try {
       const client = new Client({ connection: app.temporal, namespace: app.config.temporalNamespace });
       worker = new WorkerProcess(workerEnv(app, { LOG_LEVEL: 'info' }));

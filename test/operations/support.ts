@@ -18,7 +18,7 @@ export interface OpsArena {
 }
 
 export async function startOpsArena(env: Record<string, string> = {}): Promise<OpsArena> {
-  const t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ...env });
+  const t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1', ...env }, { pastTheGym: false });
   const client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   const failing = { flaky: false };
   const server = await startAgentServer((req, res) => {

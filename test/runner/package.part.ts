@@ -52,7 +52,7 @@ beforeAll(async () => {
   // The build packs the runner into downloads/, which the app serves.
   await ensureBuilt();
   ownerMachine = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-runner-install-'));
-  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 5000 });
+  t = await startTestApp({ ARENA_GYM_RETRY_SECONDS: '1' }, { pingTimeoutMs: 5000, pastTheGym: false });
   client = new Client({ connection: t.temporal, namespace: t.config.temporalNamespace });
   owner = await register(t.app);
   await t.startWorker();

@@ -34,7 +34,7 @@ export async function startCodingArena(
   const sandboxDir = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-coding-'));
   // The sessions' uids pass through it to their own workspace.
   fs.chmodSync(sandboxDir, 0o711);
-  const t = await startTestApp({ ARENA_SANDBOX_DIR: sandboxDir, ...env }, { pastTheGym: true, ...options });
+  const t = await startTestApp({ ARENA_SANDBOX_DIR: sandboxDir, ...env }, options);
   const owner = await register(t.app);
   await t.startWorker();
   const created = await t.app.inject({

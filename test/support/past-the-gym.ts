@@ -1,16 +1,18 @@
 /**
- * Agents that start past the gym: a fixture for the test files that do not test the gym. A gym is
- * six deliveries an agent answers one after another; a file that needs agents on the board, in the
- * arena or on a page paid them for every agent it made, several hundred deliveries a run.
+ * Agents that start past the gym: every test app's default (startTestApp's `pastTheGym`), for the
+ * test files that do not test the gym. A gym is six deliveries an agent answers one after another;
+ * a file that needs agents on the board, in the arena or on a page paid them for every agent it
+ * made, several hundred deliveries a run.
  *
  * The fixture stands in for the gym's workflow where the API starts it (a Temporal client
  * interceptor on the test app's client): in its place it writes what a gym the agent passed leaves,
  * through the gym's own repository functions: one answered gym session per gym prompt, and the gym
  * marked complete for that attempt. Everything else the API starts (deliveries, votes, battles)
- * goes to Temporal as usual. The gym itself is tested by the files that leave the fixture out
- * (test/deliveries/push.part.ts and pull.part.ts, test/api/agents.part.ts, the A2A files, the
- * quick start, and the anonymity files, which show the gym's answers in public), and by a2a-mode's
- * joining tests, before its later agents start past it.
+ * goes to Temporal as usual. The gym itself is tested by the files that turn the fixture off
+ * (`pastTheGym: false`: test/deliveries/push.part.ts, pull.part.ts and runner-e2e.part.ts,
+ * test/api/agents.part.ts, the A2A files, the quick start, the installed runner package, and the
+ * anonymity files, which show the gym's answers in public), and by a2a-mode's joining tests, before
+ * its later agents start past it.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { WorkflowClientInterceptor } from '@temporalio/client';

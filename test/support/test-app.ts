@@ -57,8 +57,9 @@ export async function startTestApp(
     /** How often an MCP answer's stream carries a keep-alive comment (`AppDeps.mcpKeepAliveMs`). */
     mcpKeepAliveMs?: number;
     /**
-     * Agents start past the gym (test/support/past-the-gym.ts), for files that do not test the gym;
-     * a function says, at each gym's start, whether this one is passed (true) or run for real.
+     * Whether agents start past the gym (test/support/past-the-gym.ts): true by default, for files
+     * that do not test the gym; false runs every gym for real; a function says, at each gym's start,
+     * whether this one is passed (true) or run for real.
      */
     pastTheGym?: boolean | (() => boolean);
   } = {},
@@ -91,13 +92,14 @@ export async function startTestApp(
     temporal: new Client({
       connection: temporal,
       namespace: config.temporalNamespace,
-      interceptors: options.pastTheGym
-        ? {
-            workflow: [
-              pastTheGym(() => orm, typeof options.pastTheGym === 'function' ? options.pastTheGym : undefined),
-            ],
-          }
-        : undefined,
+      interceptors:
+        options.pastTheGym === false
+          ? undefined
+          : {
+              workflow: [
+                pastTheGym(() => orm, typeof options.pastTheGym === 'function' ? options.pastTheGym : undefined),
+              ],
+            },
     }),
     notifier,
     webhooks,

@@ -20,7 +20,7 @@ let base: string;
 let healthy = false;
 
 beforeAll(async () => {
-  t = await startTestApp({ ARENA_PUBLIC_URL: 'http://127.0.0.1' });
+  t = await startTestApp({ ARENA_PUBLIC_URL: 'http://127.0.0.1' }, { pastTheGym: false });
   webhook = await startAgentServer((req, res) =>
     healthy ? answer(200, { response: 'pong' })(req, res) : answer(503, { error: 'down for repairs' })(req, res),
   );
