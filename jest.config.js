@@ -15,7 +15,8 @@
  */
 
 const shared = {
-  testEnvironment: 'node',
+  // Node's, disabling each file's AsyncLocalStorage instances when the file ends (see the file).
+  testEnvironment: '<rootDir>/test/support/environment.js',
   rootDir: __dirname,
   roots: ['<rootDir>/test'],
   // The server imports the runner package by name; tests use its sources, so they need no build.
