@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { boardFits, type BoardFit, type BoardOptions, type FittedBoard } from '../domain/ratings/boards';
-import type { FitRequest } from './leaderboard-fit.thread';
+import { fitOne, type FitRequest } from './leaderboard-fit.thread';
 import type { VoteColumns } from './vote-columns';
 
 const THREAD_FILE = path.join(__dirname, `leaderboard-fit.thread${path.extname(__filename)}`);
@@ -28,6 +28,14 @@ function startThread(request: FitRequest): Worker {
 const CONTROLLED_COST = 2.5;
 
 /**
+ * Fits that cost less than this together (in votes fitted, a controlled fit counting
+ * CONTROLLED_COST and each bootstrap resample one more) run on the calling thread: at most about
+ * 50 ms of fitting, while starting two threads costs about 110 ms of CPU whatever the fits (a
+ * refresh of 300 votes: 110 ms of CPU on threads, under 5 ms here). A new arena's boards are this small.
+ */
+export const INLINE_FIT_COST = 10_000;
+
+/**
  * fitBoards, over `threads` worker threads (at most one per core, and one per fit). The boards
  * come back in fitBoards' order, and are the same whatever the number of threads: each fit is
  * computed whole by one thread.
@@ -36,29 +44,33 @@ export async function fitBoardsInThreads(
   columns: VoteColumns,
   options: Omit<BoardOptions, 'only'>,
   threads: number,
+  inlineBelow = INLINE_FIT_COST,
 ): Promise<FittedBoard[]> {
-  const [boards] = await fitBoardSetsInThreads([columns], options, threads);
+  const [boards] = await fitBoardSetsInThreads([columns], options, threads, inlineBelow);
   return boards!;
 }
 
 /**
  * fitBoardsInThreads for several sets of votes at once (the agents' votes, and the same votes
  * with the agents' claims as players), on one set of threads: each set's boards, in its order.
+ * Fits that cost less than `inlineBelow` together run on the calling thread instead.
  */
 export async function fitBoardSetsInThreads(
   sets: readonly VoteColumns[],
   options: Omit<BoardOptions, 'only'>,
   threads: number,
+  inlineBelow = INLINE_FIT_COST,
 ): Promise<FittedBoard[][]> {
-  const request: FitRequest = { kind: 'leaderboard-fit', sets: [...sets], options };
-  const jobs = sets.flatMap((columns, set) => {
+  const jobs: Job[] = sets.flatMap((columns, set) => {
     const onBoard = new Map<string, number>();
     for (let k = 0; k < columns.count; k++) {
       const category = columns.categories[columns.category[k]!]!;
       onBoard.set(category, (onBoard.get(category) ?? 0) + 1);
     }
     const cost = (fit: BoardFit) =>
-      (fit.styleControl ? CONTROLLED_COST : 1) * (onBoard.get(fit.board) ?? columns.count);
+      (fit.styleControl ? CONTROLLED_COST : 1) *
+      (1 + (options.bootstrap ?? 0)) *
+      (onBoard.get(fit.board) ?? columns.count);
     return boardFits([...onBoard.keys()].map((category) => ({ category }))).map((fit, index) => ({
       job: { ...fit, set },
       index,
@@ -67,6 +79,31 @@ export async function fitBoardSetsInThreads(
   });
   const queue = jobs.sort((x, y) => y.cost - x.cost);
   const results: FittedBoard[][] = sets.map(() => []);
+  const keep = (job: Job, board: FittedBoard | undefined) => {
+    if (board) results[job.job.set]![job.index] = board;
+  };
+  if (queue.reduce((sum, job) => sum + job.cost, 0) < inlineBelow) {
+    for (const job of queue) keep(job, fitOne(sets, job.job, options));
+  } else {
+    await fitInThreads(queue, { kind: 'leaderboard-fit', sets: [...sets], options }, threads, keep);
+  }
+  return results.map((boards) => boards.filter((board) => board !== undefined));
+}
+
+interface Job {
+  job: BoardFit & { set: number };
+  /** The fit's place among its set's boards. */
+  index: number;
+  cost: number;
+}
+
+/** Hands the queued fits, largest first, to `threads` threads as each finishes its last. */
+async function fitInThreads(
+  queue: Job[],
+  request: FitRequest,
+  threads: number,
+  keep: (job: Job, board: FittedBoard | undefined) => void,
+): Promise<void> {
   const count = Math.max(1, Math.min(threads, availableParallelism(), queue.length));
   const workers = Array.from({ length: count }, () => startThread(request));
   try {
@@ -74,14 +111,14 @@ export async function fitBoardSetsInThreads(
       workers.map(
         (worker) =>
           new Promise<void>((resolve, reject) => {
-            let current: (typeof queue)[number] | undefined;
+            let current: Job | undefined;
             const next = () => {
               current = queue.shift();
               if (!current) return resolve();
               worker.postMessage(current.job);
             };
             worker.on('message', (board: FittedBoard | undefined) => {
-              if (board) results[current!.job.set]![current!.index] = board;
+              keep(current!, board);
               next();
             });
             worker.once('error', reject);
@@ -95,5 +132,4 @@ export async function fitBoardSetsInThreads(
   } finally {
     await Promise.all(workers.map((worker) => worker.terminate()));
   }
-  return results.map((boards) => boards.filter((board) => board !== undefined));
 }

@@ -1,5 +1,6 @@
 import { fitBoards, type BoardVote } from '../../../domain/ratings/boards';
-import { fitBoardsInThreads } from '../../../activities/leaderboard-fit';
+import workerThreads from 'node:worker_threads';
+import { fitBoardsInThreads, INLINE_FIT_COST } from '../../../activities/leaderboard-fit';
 import { voteColumns } from '../../../activities/vote-columns';
 import type { BattleVote } from '../../../domain/ratings/vote-table';
 import { syntheticVotes } from './synthetic-votes';
@@ -35,9 +36,36 @@ describe('fitBoardsInThreads', () => {
   });
 
   it('fits no vote as the calling thread does: an empty overall board, raw and controlled', async () => {
-    expect(await fitBoardsInThreads(voteColumns([]), { minVotes: 5, bootstrap: 5 }, 2)).toEqual(
+    expect(await fitBoardsInThreads(voteColumns([]), { minVotes: 5, bootstrap: 5 }, 2, 0)).toEqual(
       fitBoards([], { minVotes: 5, bootstrap: 5 }),
     );
+  });
+
+  it('fits small boards on the calling thread, with the same boards the threads give, and starts a thread only past the threshold', async () => {
+    const Original = workerThreads.Worker;
+    let started = 0;
+    workerThreads.Worker = class Counted extends Original {
+      constructor(...args: ConstructorParameters<typeof Original>) {
+        super(...args);
+        started++;
+      }
+    };
+    try {
+      // 300 votes over six fits: a cost of 300 x (1 + 2.5) x 2 = 2,100, under the threshold.
+      const votes = onBoards(syntheticVotes([1300, 1450, 1500, 1550, 1700], 300, 4));
+      const options = { minVotes: 5, seed: 3 };
+      const inline = await fitBoardsInThreads(voteColumns(votes), options, 2);
+      expect(started).toBe(0);
+      expect(inline).toEqual(fitBoards(votes, options));
+      expect(inline).toEqual(await fitBoardsInThreads(voteColumns(votes), options, 2, 0));
+      expect(started).toBe(2);
+      // Bootstrap resamples count: the same votes with 10 resamples each cost 11 times as much.
+      expect(2_100 * 11).toBeGreaterThan(INLINE_FIT_COST);
+      await fitBoardsInThreads(voteColumns(votes), { ...options, bootstrap: 10 }, 2);
+      expect(started).toBe(4);
+    } finally {
+      workerThreads.Worker = Original;
+    }
   });
 
   it('leaves the calling thread free while it fits', async () => {
@@ -70,7 +98,7 @@ describe('fitBoardsInThreads', () => {
 
   it('rejects when the thread fails instead of hanging', async () => {
     const votes = onBoards(syntheticVotes([1400, 1600], 10, 1));
-    await expect(fitBoardsInThreads(voteColumns(votes), { minVotes: 5, bootstrap: 0 }, 2)).rejects.toThrow(
+    await expect(fitBoardsInThreads(voteColumns(votes), { minVotes: 5, bootstrap: 0 }, 2, 0)).rejects.toThrow(
       'bootstrap resamples must be a positive integer',
     );
   });
