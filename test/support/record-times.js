@@ -15,7 +15,7 @@ if (!resultFile) {
 const { testResults } = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
 const times = Object.fromEntries(
   testResults
-    .map((r) => [path.relative(REPO, r.name), Math.round((r.perfStats.end - r.perfStats.start) / 100) / 10])
+    .map((r) => [path.relative(REPO, r.name), Math.round((r.endTime - r.startTime) / 100) / 10])
     .sort(([a], [b]) => a.localeCompare(b)),
 );
 fs.writeFileSync(outFile, `${JSON.stringify(times, null, 2)}\n`);

@@ -64,8 +64,9 @@ it('records each file’s seconds from a jest result file, by its path in the re
     results,
     JSON.stringify({
       testResults: [
-        { name: path.join(REPO, 'test/b.test.ts'), perfStats: { start: 1_000, end: 13_460 } },
-        { name: path.join(REPO, 'test/a.test.ts'), perfStats: { start: 0, end: 40 } },
+        // The fields of \`jest --json\` (its formatted results carry no perfStats).
+        { name: path.join(REPO, 'test/b.test.ts'), startTime: 1_000, endTime: 13_460, status: 'passed' },
+        { name: path.join(REPO, 'test/a.test.ts'), startTime: 0, endTime: 40, status: 'passed' },
       ],
     }),
   );
