@@ -80,8 +80,14 @@ export async function timeSkippingEnvironment(): Promise<TestWorkflowEnvironment
   return env;
 }
 
-/** The arena's workflow code, bundled for a test worker (once per test file: it takes seconds). */
-export async function arenaWorkflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+/**
+ * The arena's workflow code for a test worker: the bundle the run's global set-up made, when the
+ * unit tests run with the integration tests (`npm test`); bundled here when they run alone (the
+ * unit project has no global set-up), which takes seconds of CPU.
+ */
+export async function arenaWorkflowBundle(): Promise<{ codePath: string } | WorkflowBundleWithSourceMap> {
+  const made = process.env.TEST_WORKFLOW_BUNDLE;
+  if (made) return { codePath: made };
   return bundleWorkflowCode({
     workflowsPath: require.resolve('../../workflows'),
     logger: new DefaultLogger('WARN'),

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { historyFromJson } from '../../../infra/temporal/history-json';
+import { arenaWorkflowBundle } from '../../support/time-skipping';
 
 const HISTORIES_DIR = path.resolve(__dirname, '..', '..', 'histories');
 
@@ -102,13 +103,8 @@ describe('saved workflow histories', () => {
   });
 
   it('replay without error on the current workflow code', async () => {
-    // Bundled here: the unit project starts nothing, so no global set-up has bundled it.
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: require.resolve('../../../workflows'),
-      logger: new DefaultLogger('WARN'),
-    });
     expect(saved.length).toBeGreaterThanOrEqual(SCENARIOS.length);
-    const results = await replay({ code }, saved);
+    const results = await replay(await arenaWorkflowBundle(), saved);
     expect(results.map((r) => ({ name: r.name, error: r.error?.message ?? null }))).toEqual(
       saved.map((s) => ({ name: s.name, error: null })),
     );

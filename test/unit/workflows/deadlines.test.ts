@@ -5,7 +5,7 @@
  */
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Context } from '@temporalio/activity';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { codingSession, deliverPrompt, dispatchArena } from '../../../workflows';
@@ -24,7 +24,7 @@ import {
 import { arenaWorkflowBundle, timeSkippingEnvironment } from '../../support/time-skipping';
 
 let env: TestWorkflowEnvironment;
-let bundle: WorkflowBundleWithSourceMap;
+let bundle: Awaited<ReturnType<typeof arenaWorkflowBundle>>;
 
 beforeAll(async () => {
   [env, bundle] = await Promise.all([timeSkippingEnvironment(), arenaWorkflowBundle()]);
