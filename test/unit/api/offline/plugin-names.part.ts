@@ -3,6 +3,7 @@
  * Fastify looks for an unnamed one among every loaded module, twice a registration, which made up a
  * third of building the app in a test file.
  */
+import { named } from '../../../../api/plugins/plugin-name';
 import { buildOfflineApp } from '../../../support/offline-app';
 
 // Fastify's own helper, which names each plugin as it is registered; a plugin it finds a display
@@ -28,4 +29,12 @@ it('registers no plugin of its own that Fastify has to search the loaded modules
   } finally {
     spy.mockRestore();
   }
+});
+
+it('names a plugin after the const it is kept in, or as told, and refuses an anonymous one without a name', () => {
+  const kept = named(async function keptPlugin() {});
+  expect(pluginUtils.getDisplayName(kept)).toBe('keptPlugin');
+  expect(pluginUtils.getDisplayName(named(async () => {}, 'given'))).toBe('given');
+  // An arrow function passed inline has no name of its own: Fastify would have to search for it.
+  expect(() => named((() => async () => {})())).toThrow('a plugin needs a name: pass one for an anonymous function');
 });
