@@ -1,4 +1,4 @@
-/** Real Chromium for website tests: Debian's package, driven by playwright-core. */
+/** Real Chromium for website tests: Debian's headless shell, driven by playwright-core. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -15,7 +15,7 @@ export async function launchBrowser(): Promise<Browser> {
   if (outcome.startsWith('failed: ')) throw new Error(outcome.slice('failed: '.length));
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(
-      `no Chromium at ${CHROMIUM}: install Debian's chromium package (the test set-up does, as root) or set CHROMIUM_PATH`,
+      `no Chromium at ${CHROMIUM}: install Debian's chromium-headless-shell package (the test set-up does, as root) or set CHROMIUM_PATH`,
     );
   }
   return chromium.launch({
