@@ -9,7 +9,7 @@
  * examples per operation without the coverage phase, test/slow/fuzz.test.ts (the slow set) forty
  * with it.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -182,6 +182,24 @@ export function fuzzSuite(size: FuzzSize): void {
     }
     return { requests, operations: operations.size, failures, output, code };
   }
+
+  it('runs Schemathesis as a library, whose sources Hypothesis does not mine for constants', async () => {
+    // Hypothesis parses every module it takes for the code under test (any outside a site-packages
+    // folder) for constants to try: over Schemathesis and its libraries, a third of a run's CPU.
+    const tool = await findOrInstallSchemathesis();
+    const local = await new Promise<string>((resolve, reject) =>
+      execFile(
+        'python3',
+        [
+          '-c',
+          'import schemathesis, hypothesis.internal.constants_ast as c; print(c.is_local_module_file(schemathesis.__file__))',
+        ],
+        { env: tool.env },
+        (err, stdout) => (err ? reject(err) : resolve(stdout.trim())),
+      ),
+    );
+    expect(local).toBe('False');
+  });
 
   it('answers generated requests to every documented operation without a 5xx, as documented', async () => {
     const report = await fuzz(ALL_CHECKS, size.phases);
