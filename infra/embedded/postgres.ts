@@ -13,6 +13,8 @@ export interface EmbeddedPostgresOptions {
   port: number;
   /** Created when missing; default 'arena'. */
   database?: string;
+  /** Server settings beyond the defaults (`-c name=value`), e.g. the test run's `fsync: 'off'`. */
+  settings?: Record<string, string>;
   log?: (line: string) => void;
 }
 
@@ -57,6 +59,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
       'listen_addresses=127.0.0.1',
       '-c',
       'unix_socket_directories=',
+      ...Object.entries(opts.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     cwd: dataDir,
     env: PG_ENV,

@@ -33,7 +33,7 @@ async function query(url: string, sql: string): Promise<Array<Record<string, unk
   }
 }
 
-test('PostgreSQL keeps its data, its password and its database across a restart, and survives a stale pid file', async () => {
+test('PostgreSQL keeps its data, its password and its database across a restart, survives a stale pid file, and takes the settings asked for', async () => {
   const port = await freePort();
   const first = await startEmbeddedPostgres({ dataDir, port });
   try {
@@ -53,10 +53,21 @@ test('PostgreSQL keeps its data, its password and its database across a restart,
   try {
     expect(second.url).toBe(first.url);
     expect(await query(second.url, 'select name from survivor')).toEqual([{ name: 'still here' }]);
+    // Durable by default: only a caller that asks (the test run) gives up flushing at each commit.
+    expect(await query(second.url, `select current_setting('fsync') as fsync`)).toEqual([{ fsync: 'on' }]);
   } finally {
     await second.stop();
   }
   expect(await portIsOpen(port)).toBe(false);
+  const third = await startEmbeddedPostgres({ dataDir, port, settings: { fsync: 'off', synchronous_commit: 'off' } });
+  try {
+    expect(
+      await query(third.url, `select current_setting('fsync') as f, current_setting('synchronous_commit') as s`),
+    ).toEqual([{ f: 'off', s: 'off' }]);
+    expect(await query(third.url, 'select name from survivor')).toEqual([{ name: 'still here' }]);
+  } finally {
+    await third.stop();
+  }
 });
 
 test('the Temporal dev server serves the namespace with the arena search attributes and the retention asked for, also after a restart', async () => {

@@ -32,6 +32,12 @@ declare global {
 
 const REPO = path.resolve(__dirname, '..', '..');
 
+/**
+ * The run's PostgreSQL keeps nothing past the run, so it need not survive a crash of the machine:
+ * no flush to disk at each commit, and no full page images in the write-ahead log.
+ */
+const TEST_POSTGRES_SETTINGS = { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' };
+
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   const tempDir = await fs.mkdtemp(path.join(os.tmpdir(), 'arena-test-'));
@@ -61,7 +67,12 @@ export default async function globalSetup(): Promise<void> {
       process.env.TEST_WORKFLOW_BUNDLE = file;
     },
   );
-  const postgres = startEmbeddedPostgres({ dataDir: tempDir, port: pgPort, log: log('postgres') }).then((pg) => {
+  const postgres = startEmbeddedPostgres({
+    dataDir: tempDir,
+    port: pgPort,
+    settings: TEST_POSTGRES_SETTINGS,
+    log: log('postgres'),
+  }).then((pg) => {
     stack.stops.push(pg.stop);
     process.env.TEST_PG_ADMIN_URL = pg.adminUrl;
   });
