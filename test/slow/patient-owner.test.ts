@@ -13,7 +13,7 @@
  * its Elo by nothing, and live votes move no board.
  *
  * In the slow set. In `npm test`, test/arena/bought-votes.part.ts runs the owner's vote buying
- * against the same kind of simulated population in 14 rounds, without first waiting through
+ * against the same kind of simulated population in 10 rounds, without first waiting through
  * probation, and test/arena/judge-standing.part.ts checks establishment and probation themselves.
  */
 import { fitLeaderboard } from '../../domain/ratings/bradley-terry';
