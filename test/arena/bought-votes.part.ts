@@ -4,7 +4,7 @@
  * population: seven agents of graded quality (the owner's is the weakest), twelve honest judges on
  * addresses of their own (the operator's seed, trusted), nineteen of the owner's accounts
  * registered from one address that vote for its agent whenever it is in the pair and honestly
- * otherwise, and four more from a second address that start live battles and vote only on those
+ * otherwise, and two more from a second address that start live battles and vote only on those
  * that include it (which count nowhere). Establishment is made easy (no age, five agreeing votes),
  * so the owner's accounts may get past it and the concentration tests have to catch them.
  */
@@ -41,7 +41,7 @@ beforeAll(async () => {
   owners = [];
   for (let j = 0; j < 19; j++) owners.push(await register(arena.t.app, OWNER_ADDRESS));
   live = [];
-  for (let j = 0; j < 4; j++) live.push(await register(arena.t.app, LIVE_ADDRESS));
+  for (let j = 0; j < 2; j++) live.push(await register(arena.t.app, LIVE_ADDRESS));
   for (let round = 0; round < ROUNDS; round++) {
     await arena.dispatch();
     await startLiveBattles();
