@@ -125,11 +125,22 @@ export function withBaseUrl(text: string, publicUrl: string): string {
   return text.split(WRITTEN_BASE_URL).join(publicUrl);
 }
 
-export function loadGuides(publicUrl: string, dir = GUIDES_DIR): Map<string, Guide> {
+/**
+ * Reads every guide at start; each is rendered to HTML the first time it is asked for, and kept:
+ * rendering them all took about 40 ms of every start, for pages most processes never serve.
+ */
+export function loadGuides(publicUrl: string, dir = GUIDES_DIR, render = renderMarkdown): Map<string, Guide> {
   const guides = new Map<string, Guide>();
   for (const entry of GUIDES) {
     const markdown = withBaseUrl(readFileSync(path.join(dir, `${entry.name}.md`), 'utf8'), publicUrl);
-    guides.set(entry.name, { ...entry, markdown, html: renderMarkdown(markdown) });
+    let html: string | undefined;
+    guides.set(entry.name, {
+      ...entry,
+      markdown,
+      get html() {
+        return (html ??= render(markdown));
+      },
+    });
   }
   return guides;
 }

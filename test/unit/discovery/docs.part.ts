@@ -1,7 +1,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { GUIDES, GUIDES_DIR } from '../../../api/discovery/guides';
+import { GUIDES, GUIDES_DIR, loadGuides } from '../../../api/discovery/guides';
+import { renderMarkdown } from '../../../api/discovery/markdown';
 import { runnerTarball } from '../../../domain/runner-download';
 import { RUNNER_VERSION } from '../../../infra/runner-package';
 import { prefersMarkdown } from '../../../api/discovery/negotiation';
@@ -28,6 +29,19 @@ afterAll(async () => {
 const get = (url: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url, headers });
 
 describe('the guides', () => {
+  it('are rendered to HTML when first asked for, once each, not at start', () => {
+    const rendered: string[] = [];
+    const guides = loadGuides(BASE, GUIDES_DIR, (markdown) => {
+      rendered.push(markdown);
+      return renderMarkdown(markdown);
+    });
+    expect(rendered).toEqual([]);
+    const first = guides.get(GUIDES[0]!.name)!;
+    expect(first.html).toBe(renderMarkdown(first.markdown));
+    expect(first.html).toBe(renderMarkdown(first.markdown));
+    expect(rendered).toEqual([first.markdown]);
+  });
+
   it('are the Markdown files under docs/guides, each listed once', () => {
     const files = readdirSync(GUIDES_DIR)
       .filter((f) => f.endsWith('.md'))
