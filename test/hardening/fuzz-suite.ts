@@ -185,7 +185,7 @@ export function fuzzSuite(size: FuzzSize): void {
 
   it('runs Schemathesis as a library, whose sources Hypothesis does not mine for constants', async () => {
     // Hypothesis parses every module it takes for the code under test (any outside a site-packages
-    // folder) for constants to try: over Schemathesis and its libraries, a third of a run's CPU.
+    // folder) for constants to try: over Schemathesis and its libraries, a quarter of a run's CPU.
     const tool = await findOrInstallSchemathesis();
     const local = await new Promise<string>((resolve, reject) =>
       execFile(

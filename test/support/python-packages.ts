@@ -29,7 +29,7 @@ export async function findOrInstallPythonPackage(
   // Under a folder named site-packages: Hypothesis (under Schemathesis) mines constants for its
   // inputs from every module it takes for the code under test, which is any module outside a
   // site-packages folder, and parsing all of Schemathesis's and its libraries' sources took a
-  // third of each fuzzing run's CPU.
+  // quarter of a fuzzing run's CPU (two fifths of the stateful phase's).
   const folder = path.join(testToolDir(), 'site-packages', `${name}-${pins}`);
   if (await works(pythonEnv(folder))) return folder;
   await fs.rm(folder, { recursive: true, force: true });
